@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ringcast needs that are not installed yet.
+# Usage: scripts/deps.sh [build|test]   (test adds what the test suite needs)
+set -euo pipefail
+
+build_packages=(
+  g++ cmake ninja-build pkg-config
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-program-options1.81-dev
+  libfmt-dev
+)
+test_packages=(
+  libgtest-dev libbenchmark-dev
+  nodejs npm chromium
+)
+
+wanted=("${build_packages[@]}")
+if [[ "${1:-build}" == test ]]; then wanted+=("${test_packages[@]}"); fi
+
+missing=()
+for package in "${wanted[@]}"; do
+  # node may come from elsewhere than Debian's nodejs package; accept any node >= 18 on PATH
+  if [[ $package == nodejs || $package == npm ]] && command -v "${package/nodejs/node}" >/dev/null; then
+    continue
+  fi
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) != 0 ]]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
