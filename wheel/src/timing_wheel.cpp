@@ -145,12 +145,16 @@ std::optional<std::uint64_t> timing_wheel::next_work_tick() const {
   return std::nullopt;
 }
 
+// A deadline near time_point::max() rounds up to a tick whose start time_point cannot hold.
+timing_wheel::time_point timing_wheel::time_of_saturated(std::uint64_t tick) const {
+  const auto max_ticks = static_cast<std::uint64_t>((time_point::max() - epoch_) / tick_);
+  return tick > max_ticks ? time_point::max() : time_of(tick);
+}
+
 std::optional<timing_wheel::time_point> timing_wheel::next_due() const {
   const auto tick = next_work_tick();
   if (!tick) return std::nullopt;
-  const auto max_ticks = static_cast<std::uint64_t>((time_point::max() - epoch_) / tick_);
-  if (*tick > max_ticks) return time_point::max();
-  return time_of(*tick);
+  return time_of_saturated(*tick);
 }
 
 bool timing_wheel::begin_next_tick(std::uint64_t target) {
@@ -161,7 +165,9 @@ bool timing_wheel::begin_next_tick(std::uint64_t target) {
     return false;
   }
   current_tick_ = *tick;
-  // Top-down, so a node cascading from level 2 into level 1 at a shared boundary moves on at once.
+  // Cascade every level whose block starts at this tick. The order does not matter: a node lands
+  // either in level 0's current slot or in a lower level at a non-zero slot, never in a slot that
+  // is itself being cascaded now (this tick's digit is zero in every level it is aligned to).
   for (std::uint32_t level = levels_ - 1; level > 0; --level) {
     const std::uint32_t shift = level * bits_;
     if ((current_tick_ & ((std::uint64_t{1} << shift) - 1)) != 0) continue;
@@ -196,8 +202,7 @@ timer_node* timing_wheel::pop_expiring() {
 
 std::size_t timing_wheel::footprint_bytes() const {
   return sizeof(*this) + heads_.capacity() * sizeof(timer_node*) +
-         occupancy_.capacity() * sizeof(std::uint32_t) +
-         bitmap_.capacity() * sizeof(std::uint64_t);
+         occupancy_.capacity() * sizeof(std::uint32_t) + bitmap_.capacity() * sizeof(std::uint64_t);
 }
 
 }  // namespace ringcast

@@ -110,8 +110,11 @@ class timing_wheel {
   // The owner arms its one event-loop timer for this instant.
   std::optional<time_point> next_due() const;
 
-  // The instant at which an armed node will fire (the end of its tick).
-  time_point due_time(const timer_node& node) const { return time_of(node.deadline_tick_); }
+  // The instant at which an armed node will fire (the end of its tick); time_point::max() if that
+  // lies beyond what a time_point can hold.
+  time_point due_time(const timer_node& node) const {
+    return time_of_saturated(node.deadline_tick_);
+  }
 
   // Introspection, cheap to read (for the admin page's picture of the wheel).
   std::uint64_t current_tick() const { return current_tick_; }
@@ -135,6 +138,7 @@ class timing_wheel {
   time_point time_of(std::uint64_t tick) const {
     return epoch_ + tick_ * static_cast<duration::rep>(tick);
   }
+  time_point time_of_saturated(std::uint64_t tick) const;
 
   std::uint32_t slot_for(std::uint64_t deadline_tick) const;
   std::uint64_t& occupied_word(std::uint32_t slot) {
@@ -154,17 +158,17 @@ class timing_wheel {
   const time_point epoch_;
   const duration tick_;
   std::uint32_t slot_count_;
-  std::uint32_t bits_;    // log2(slot_count_)
-  std::uint32_t levels_;  // enough levels of slot_count_ slots to cover 64-bit ticks
+  std::uint32_t bits_;           // log2(slot_count_)
+  std::uint32_t levels_;         // enough levels of slot_count_ slots to cover 64-bit ticks
   std::uint32_t expiring_slot_;  // one extra slot: the batch of the tick being expired
 
   std::uint64_t current_tick_ = 0;
   std::size_t size_ = 0;
   counters counters_;
 
-  std::vector<timer_node*> heads_;          // levels_ * slot_count_ + 1 circular lists
-  std::vector<std::uint32_t> occupancy_;    // nodes per slot, same indexing
-  std::vector<std::uint64_t> bitmap_;       // occupied slots, levels_ * words_per_level_
+  std::vector<timer_node*> heads_;        // levels_ * slot_count_ + 1 circular lists
+  std::vector<std::uint32_t> occupancy_;  // nodes per slot, same indexing
+  std::vector<std::uint64_t> bitmap_;     // occupied slots, levels_ * words_per_level_
   std::uint32_t words_per_level_;
 };
 
