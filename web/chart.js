@@ -1,0 +1,86 @@
+// A small hand-drawn time-series chart: a few named lines over a sliding time window.
+
+const PAD = { left: 44, right: 10, top: 22, bottom: 18 };
+
+export class LineChart {
+  /** series: [{ key, label, color }]; windowMs: how much history the x axis shows. */
+  constructor(canvas, { series, windowMs = 5 * 60 * 1000 }) {
+    this.canvas = canvas;
+    this.series = series;
+    this.windowMs = windowMs;
+    this.points = []; // { t, values: { key: number } }, oldest first
+    this.width = canvas.width;
+    this.height = canvas.height;
+    const scale = window.devicePixelRatio || 1;
+    canvas.style.width = `${this.width}px`;
+    canvas.style.height = `${this.height}px`;
+    canvas.width *= scale;
+    canvas.height *= scale;
+    this.ctx = canvas.getContext('2d');
+    this.ctx.scale(scale, scale);
+  }
+
+  push(t, values) {
+    this.points.push({ t, values });
+    while (this.points.length > 0 && this.points[0].t < t - this.windowMs) this.points.shift();
+    this.draw(t);
+  }
+
+  draw(now) {
+    const { ctx, width, height } = this;
+    ctx.clearRect(0, 0, width, height);
+    const plotW = width - PAD.left - PAD.right;
+    const plotH = height - PAD.top - PAD.bottom;
+    const max = niceCeiling(Math.max(1, ...this.points.flatMap((p) => Object.values(p.values))));
+    const x = (t) => PAD.left + plotW * (1 - (now - t) / this.windowMs);
+    const y = (v) => PAD.top + plotH * (1 - v / max);
+
+    // Grid: zero, half and max, labelled on the left.
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    for (const v of [0, max / 2, max]) {
+      ctx.strokeStyle = '#e6e9ef';
+      ctx.beginPath();
+      ctx.moveTo(PAD.left, y(v));
+      ctx.lineTo(width - PAD.right, y(v));
+      ctx.stroke();
+      ctx.fillStyle = '#6b7385';
+      ctx.fillText(formatNumber(v), PAD.left - 6, y(v));
+    }
+    ctx.textAlign = 'left';
+    ctx.fillText(`${Math.round(this.windowMs / 60000)} min`, PAD.left, height - PAD.bottom / 2);
+    ctx.textAlign = 'right';
+    ctx.fillText('now', width - PAD.right, height - PAD.bottom / 2);
+
+    // Lines, and a legend with each series' latest value.
+    let legendX = PAD.left;
+    const latest = this.points.at(-1)?.values ?? {};
+    for (const s of this.series) {
+      ctx.strokeStyle = s.color;
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      this.points.forEach((p, i) => {
+        const v = p.values[s.key] ?? 0;
+        if (i === 0) ctx.moveTo(x(p.t), y(v));
+        else ctx.lineTo(x(p.t), y(v));
+      });
+      ctx.stroke();
+      ctx.fillStyle = s.color;
+      ctx.textAlign = 'left';
+      const label = `${s.label} ${formatNumber(latest[s.key] ?? 0)}`;
+      ctx.fillText(label, legendX, PAD.top / 2);
+      legendX += ctx.measureText(label).width + 14;
+    }
+  }
+}
+
+// Round the axis maximum up to 1, 2 or 5 times a power of ten, so the labels read easily.
+function niceCeiling(v) {
+  const power = 10 ** Math.floor(Math.log10(v));
+  return [1, 2, 5, 10].map((m) => m * power).find((c) => c >= v);
+}
+
+function formatNumber(v) {
+  return v >= 1000 ? `${(v / 1000).toFixed(v >= 10000 ? 0 : 1)}k` : String(Math.round(v * 10) / 10);
+}
