@@ -1,0 +1,65 @@
+#include "admin_request.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include "client_params.hpp"
+
+namespace ringcast {
+namespace {
+
+// The body as a JSON object, or why not.
+parsed<boost::json::object> json_object(std::string_view body) {
+  using result = parsed<boost::json::object>;
+  boost::system::error_code ec;
+  boost::json::value json = boost::json::parse(body, ec);
+  if (ec) return result::fail("invalid JSON");
+  auto* object = json.if_object();
+  if (!object) return result::fail("expected a JSON object");
+  return result::ok(std::move(*object));
+}
+
+// An optional identifier field: absent is fine, anything but a valid identifier string is not.
+parsed<std::optional<std::string>> identifier_field(const boost::json::object& object,
+                                                    std::string_view key) {
+  using result = parsed<std::optional<std::string>>;
+  const auto* field = object.if_contains(key);
+  if (!field) return result::ok(std::nullopt);
+  const auto* text = field->if_string();
+  if (!text || !valid_identifier(*text))
+    return result::fail(std::string{key} + ": " + std::string{identifier_rule});
+  return result::ok(std::string{*text});
+}
+
+}  // namespace
+
+parsed<publish_request> parse_publish_request(std::string_view body) {
+  using result = parsed<publish_request>;
+  auto object = json_object(body);
+  if (!object) return result::fail(std::move(object.error));
+
+  const auto* data = object.value->if_contains("data");
+  if (!data) return result::fail("data: required (any JSON value, null included)");
+  auto channel = identifier_field(*object.value, "channel");
+  if (!channel) return result::fail(std::move(channel.error));
+  auto user = identifier_field(*object.value, "user");
+  if (!user) return result::fail(std::move(user.error));
+  if (*channel.value && *user.value) return result::fail("give channel or user, not both");
+
+  return result::ok(publish_request{boost::json::serialize(*data), std::move(*channel.value),
+                                    std::move(*user.value)});
+}
+
+parsed<kick_request> parse_kick_request(std::string_view body) {
+  using result = parsed<kick_request>;
+  auto object = json_object(body);
+  if (!object) return result::fail(std::move(object.error));
+
+  auto user = identifier_field(*object.value, "user");
+  if (!user) return result::fail(std::move(user.error));
+  if (!*user.value) return result::fail("user: required, " + std::string{identifier_rule});
+  return result::ok(kick_request{std::move(**user.value)});
+}
+
+}  // namespace ringcast

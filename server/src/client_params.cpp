@@ -1,0 +1,93 @@
+#include "client_params.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+#include <boost/url/parse.hpp>
+
+namespace ringcast {
+namespace {
+
+constexpr bool identifier_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == ':' || c == '@' || c == '-';
+}
+
+std::string rule_for(std::string_view name) {
+  return std::string{name} + ": " + std::string{identifier_rule};
+}
+
+// The parameters this parser reads. A repeat of one of them is refused rather than resolved
+// (first wins? last wins?), because proxies and client libraries disagree on the answer.
+// `token` is reserved for client tokens: accepted, not yet checked.
+constexpr std::array<std::string_view, 5> known_params = {"user", "sid", "since", "channels",
+                                                          "token"};
+
+// Splits `list` on commas into `out`, skipping names already present. An empty list is no channels.
+std::string split_channels(std::string_view list, std::vector<std::string>& out) {
+  if (list.empty()) return {};
+  for (;;) {
+    const auto comma = list.find(',');
+    const auto name = list.substr(0, comma);
+    if (!valid_identifier(name)) return rule_for("channels");
+    if (std::find(out.begin(), out.end(), name) == out.end()) {
+      // Checked per new name so a huge list costs no more than 33 names' work to refuse.
+      if (out.size() == max_channels_per_client) return "channels: at most 32";
+      out.emplace_back(name);
+    }
+    if (comma == std::string_view::npos) return {};
+    list.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace
+
+bool valid_identifier(std::string_view text) {
+  return !text.empty() && text.size() <= max_identifier_length &&
+         std::all_of(text.begin(), text.end(), identifier_char);
+}
+
+std::optional<std::uint64_t> parse_message_id(std::string_view text) {
+  // from_chars already refuses '+', '-' and spaces for an unsigned type; only a full match counts.
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return id;
+}
+
+parsed<client_params> parse_client_params(std::string_view target) {
+  using result = parsed<client_params>;
+  const auto url = boost::urls::parse_origin_form(target);
+  if (!url) return result::fail("malformed request target");
+
+  client_params params;
+  std::array<bool, known_params.size()> seen{};
+  for (const auto& param : url->params()) {
+    const auto known = std::find(known_params.begin(), known_params.end(), param.key);
+    if (known == known_params.end()) continue;
+    auto& was_seen = seen[static_cast<std::size_t>(known - known_params.begin())];
+    if (was_seen) return result::fail(param.key + ": given more than once");
+    was_seen = true;
+
+    const std::string_view value = param.value;
+    if (param.key == "user") {
+      if (!valid_identifier(value)) return result::fail(rule_for("user"));
+      params.user = value;
+    } else if (param.key == "sid") {
+      if (!valid_identifier(value)) return result::fail(rule_for("sid"));
+      params.sid = value;
+    } else if (param.key == "since") {
+      params.since = parse_message_id(value);
+      if (!params.since)
+        return result::fail("since: expected a message id (0-18446744073709551615)");
+    } else if (param.key == "channels") {
+      if (auto error = split_channels(value, params.channels); !error.empty())
+        return result::fail(std::move(error));
+    }
+  }
+  if (params.user.empty()) return result::fail("user: required, " + std::string{identifier_rule});
+  return result::ok(std::move(params));
+}
+
+}  // namespace ringcast

@@ -16,6 +16,8 @@ constexpr std::size_t max_channels_per_client = 32;
 
 // 1-64 characters of [A-Za-z0-9_.:@-]: user ids, session ids and channel names.
 bool valid_identifier(std::string_view text);
+// The rule above as error messages state it after the field's name: "user: 1-64 characters of ...".
+constexpr std::string_view identifier_rule = "1-64 characters of [A-Za-z0-9_.:@-]";
 
 // A message id: a decimal unsigned 64-bit integer without sign, spaces or leading '+'.
 std::optional<std::uint64_t> parse_message_id(std::string_view text);

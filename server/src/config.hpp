@@ -30,9 +30,9 @@ struct config {
   ms tick{100};                     // --tick-ms (a plain number of milliseconds)
   std::uint32_t wheel_slots = 512;  // --wheel-slots, rounded up to a power of two
 
-  std::size_t history = 1000;         // --history: messages retained for resume
-  std::size_t max_queue = 1024;       // --max-queue: messages queued per connection
-  std::size_t max_body = 64 * 1024;   // --max-body: admin request body bytes
+  std::size_t history = 1000;            // --history: messages retained for resume
+  std::size_t max_queue = 1024;          // --max-queue: messages queued per connection
+  std::size_t max_body = 64 * 1024;      // --max-body: admin request body bytes
   std::size_t max_connections = 20'000;  // --max-connections: open TCP connections
 
   std::string admin_token;  // --admin-token, else $RINGCAST_ADMIN_TOKEN, else random

@@ -1,0 +1,99 @@
+#include "admin_request.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace ringcast {
+namespace {
+
+publish_request publish_ok(std::string_view body) {
+  auto r = parse_publish_request(body);
+  EXPECT_TRUE(r) << body << ": " << r.error;
+  return r.value.value_or(publish_request{});
+}
+
+std::string publish_error(std::string_view body) {
+  auto r = parse_publish_request(body);
+  EXPECT_FALSE(r) << "accepted " << body;
+  return r.error;
+}
+
+std::string kick_error(std::string_view body) {
+  auto r = parse_kick_request(body);
+  EXPECT_FALSE(r) << "accepted " << body;
+  return r.error;
+}
+
+TEST(ParsePublishRequest, Broadcast) {
+  const auto r = publish_ok(R"({"data":{"sale":"20%","items":[1,2]}})");
+  EXPECT_EQ(r.data_json, R"({"sale":"20%","items":[1,2]})");
+  EXPECT_EQ(r.channel, std::nullopt);
+  EXPECT_EQ(r.user, std::nullopt);
+}
+
+TEST(ParsePublishRequest, DataIsReserializedCompactly) {
+  EXPECT_EQ(publish_ok(R"( { "data" : [ 1 , "a\u0041" , true ] } )").data_json, R"([1,"aA",true])");
+}
+
+TEST(ParsePublishRequest, DataMayBeAnyJsonValue) {
+  EXPECT_EQ(publish_ok(R"({"data":null})").data_json, "null");
+  EXPECT_EQ(publish_ok(R"({"data":0})").data_json, "0");
+  EXPECT_EQ(publish_ok(R"({"data":-1.5})").data_json, "-1.5E0");
+  EXPECT_EQ(publish_ok(R"({"data":"hi"})").data_json, R"("hi")");
+  EXPECT_EQ(publish_ok(R"({"data":false})").data_json, "false");
+  EXPECT_EQ(publish_ok(R"({"data":[]})").data_json, "[]");
+  EXPECT_EQ(publish_ok(R"({"data":{}})").data_json, "{}");
+}
+
+TEST(ParsePublishRequest, ChannelOrUser) {
+  const auto to_channel = publish_ok(R"({"data":1,"channel":"news:eu"})");
+  EXPECT_EQ(to_channel.channel, "news:eu");
+  EXPECT_EQ(to_channel.user, std::nullopt);
+  const auto to_user = publish_ok(R"({"user":"alice@example.com","data":1})");
+  EXPECT_EQ(to_user.user, "alice@example.com");
+  EXPECT_EQ(to_user.channel, std::nullopt);
+  EXPECT_EQ(publish_error(R"({"data":1,"channel":"a","user":"b"})"),
+            "give channel or user, not both");
+}
+
+TEST(ParsePublishRequest, Errors) {
+  const std::string data_required = "data: required (any JSON value, null included)";
+  EXPECT_EQ(publish_error(R"({})"), data_required);
+  EXPECT_EQ(publish_error(R"({"channel":"a"})"), data_required);
+  EXPECT_EQ(publish_error(R"({"Data":1})"), data_required);
+  EXPECT_EQ(publish_error(""), "invalid JSON");
+  EXPECT_EQ(publish_error(R"({"data":1)"), "invalid JSON");
+  EXPECT_EQ(publish_error(R"({"data":1} trailing)"), "invalid JSON");
+  EXPECT_EQ(publish_error(R"([{"data":1}])"), "expected a JSON object");
+  EXPECT_EQ(publish_error("null"), "expected a JSON object");
+
+  const std::string channel_rule = "channel: 1-64 characters of [A-Za-z0-9_.:@-]";
+  EXPECT_EQ(publish_error(R"({"data":1,"channel":""})"), channel_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"channel":null})"), channel_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"channel":7})"), channel_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"channel":["a"]})"), channel_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"channel":"a b"})"), channel_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"channel":")" + std::string(65, 'c') + "\"}"), channel_rule);
+  EXPECT_EQ(publish_ok(R"({"data":1,"channel":")" + std::string(64, 'c') + "\"}").channel,
+            std::string(64, 'c'));
+  EXPECT_EQ(publish_error(R"({"data":1,"user":"*"})"), "user: 1-64 characters of [A-Za-z0-9_.:@-]");
+}
+
+TEST(ParseKickRequest, User) {
+  const auto r = parse_kick_request(R"({"user":"alice","why":"ignored"})");
+  ASSERT_TRUE(r) << r.error;
+  EXPECT_EQ(r.value->user, "alice");
+}
+
+TEST(ParseKickRequest, Errors) {
+  EXPECT_EQ(kick_error(R"({})"), "user: required, 1-64 characters of [A-Za-z0-9_.:@-]");
+  EXPECT_EQ(kick_error(R"({"user":""})"), "user: 1-64 characters of [A-Za-z0-9_.:@-]");
+  EXPECT_EQ(kick_error(R"({"user":1})"), "user: 1-64 characters of [A-Za-z0-9_.:@-]");
+  EXPECT_EQ(kick_error(R"({"user":"a/b"})"), "user: 1-64 characters of [A-Za-z0-9_.:@-]");
+  EXPECT_EQ(kick_error("user=alice"), "invalid JSON");
+  EXPECT_EQ(kick_error(R"("alice")"), "expected a JSON object");
+}
+
+}  // namespace
+}  // namespace ringcast
