@@ -1,0 +1,58 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "id_tracker.hpp"
+#include "result.hpp"
+
+namespace boost::json {
+class object;
+}
+
+namespace ringcast::load {
+
+// Microseconds of CLOCK_REALTIME: the publisher stamps messages with it and clients subtract it.
+// Realtime rather than steady because --procs workers are separate processes (same machine).
+std::int64_t realtime_us();
+
+// What a client should do after an envelope from the server.
+struct reaction {
+  enum class kind { keep, reconnect, give_up } what = kind::keep;
+  std::chrono::milliseconds delay{0};
+};
+
+// The transport-independent half of a client: it reads the server's envelopes (PROTOCOL.md
+// section 3), keeps the id to resume from, and books deliveries, latencies and server-side
+// reconnects/closes into the worker's result. The transports only move bytes.
+class client_state {
+ public:
+  client_state(client_result& result, progress& live, std::chrono::milliseconds max_retry)
+      : result_(result), live_(live), max_retry_(max_retry) {}
+
+  // A new connection attempt begins: messages published before `start_us` that arrive on it are
+  // replays, not live deliveries.
+  void connection_started(std::int64_t start_us) { connection_start_us_ = start_us; }
+
+  // One envelope: a WebSocket frame, an SSE event's data or a long-poll reply body.
+  reaction on_envelope(std::string_view json, std::int64_t now_us);
+
+  // The `since` to resume with; nullopt before anything was seen (start from "now").
+  std::optional<std::uint64_t> since() const { return last_id_; }
+  const id_tracker& ids() const { return ids_; }
+
+ private:
+  void on_message(const boost::json::object& message, std::int64_t now_us);
+  void set_base(std::uint64_t last_id);
+
+  client_result& result_;
+  progress& live_;
+  std::chrono::milliseconds max_retry_;
+  id_tracker ids_;
+  std::optional<std::uint64_t> last_id_;
+  std::int64_t connection_start_us_ = 0;
+};
+
+}  // namespace ringcast::load

@@ -1,0 +1,227 @@
+#include "flags.hpp"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace ringcast::load {
+
+std::string_view name_of(transport t) {
+  switch (t) {
+    case transport::ws:
+      return "ws";
+    case transport::sse:
+      return "sse";
+    case transport::poll:
+      return "poll";
+  }
+  return "?";
+}
+
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  while (true) {
+    const auto at = text.find(sep);
+    parts.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return parts;
+    text.remove_prefix(at + 1);
+  }
+}
+
+template <class T>
+T parse_whole(std::string_view text, std::string_view what) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+    throw flag_error(fmt::format("{}: '{}' is not a whole number in range", what, text));
+  }
+  return value;
+}
+
+double parse_number(std::string_view text, std::string_view what, double lo, double hi) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
+      !std::isfinite(value) || value < lo || value > hi) {
+    throw flag_error(fmt::format("{}: '{}' is not a number in [{}, {}]", what, text, lo, hi));
+  }
+  return value;
+}
+
+}  // namespace
+
+std::chrono::milliseconds parse_duration(std::string_view text) {
+  std::string_view digits = text;
+  std::int64_t scale = 1000;
+  if (digits.ends_with("ms")) {
+    digits.remove_suffix(2), scale = 1;
+  } else if (digits.ends_with('s')) {
+    digits.remove_suffix(1);
+  } else if (digits.ends_with('m')) {
+    digits.remove_suffix(1), scale = 60'000;
+  } else if (digits.ends_with('h')) {
+    digits.remove_suffix(1), scale = 3'600'000;
+  }
+  const auto n = parse_whole<std::uint32_t>(digits, fmt::format("duration '{}'", text));
+  return std::chrono::milliseconds{static_cast<std::int64_t>(n) * scale};
+}
+
+transport_mix parse_mix(std::string_view text) {
+  transport_mix mix;
+  mix.weight = {0, 0, 0};
+  for (const auto part : split(text, ',')) {
+    const auto eq = part.find('=');
+    const auto name = part.substr(0, eq);
+    // A bare name ("--mix sse") means that transport only.
+    const unsigned weight =
+        eq == std::string_view::npos ? 1 : parse_whole<unsigned>(part.substr(eq + 1), "--mix");
+    bool known = false;
+    for (const auto t : all_transports) {
+      if (name == name_of(t)) {
+        if (mix.weight[static_cast<int>(t)] != 0) {
+          throw flag_error(fmt::format("--mix: '{}' given twice", name));
+        }
+        mix.weight[static_cast<int>(t)] = weight;
+        known = true;
+      }
+    }
+    if (!known) {
+      throw flag_error(fmt::format("--mix: unknown transport '{}' (ws, sse or poll)", name));
+    }
+  }
+  if (mix.total() == 0) throw flag_error("--mix: every weight is zero");
+  return mix;
+}
+
+target parse_target(std::string_view text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos) {
+    throw flag_error(fmt::format("target '{}': expected HOST:PORT", text));
+  }
+  std::string host{text.substr(0, colon)};
+  if (host == "localhost") host = "127.0.0.1";
+  in_addr addr{};
+  if (inet_pton(AF_INET, host.c_str(), &addr) != 1) {
+    throw flag_error(fmt::format("target '{}': host must be an IPv4 address", text));
+  }
+  // The tool opens thousands of connections: it must never be pointed at another machine.
+  if ((ntohl(addr.s_addr) >> 24) != 127) {
+    throw flag_error(fmt::format("target '{}': only loopback (127.0.0.0/8) is allowed", text));
+  }
+  const auto port = parse_whole<std::uint16_t>(text.substr(colon + 1), "target port");
+  if (port == 0) throw flag_error(fmt::format("target '{}': port 0", text));
+  return {host, port};
+}
+
+std::vector<target> parse_targets(std::string_view text) {
+  std::vector<target> out;
+  for (const auto part : split(text, ','))
+    out.push_back(parse_target(part));
+  return out;
+}
+
+std::vector<transport> assign_transports(const transport_mix& mix, std::size_t n) {
+  std::vector<transport> out;
+  out.reserve(n);
+  std::array<long, 3> current{0, 0, 0};
+  const long total = mix.total();
+  for (std::size_t i = 0; i < n; ++i) {
+    int best = 0;
+    for (int t = 0; t < 3; ++t) {
+      current[t] += mix.weight[t];
+      if (current[t] > current[best]) best = t;
+    }
+    current[best] -= total;
+    out.push_back(all_transports[best]);
+  }
+  return out;
+}
+
+bool is_idle(std::size_t ws_ordinal, double idle_pct) {
+  // Bresenham: the k-th client is idle when the running share of idle ones steps up at k.
+  const auto before = std::floor(static_cast<double>(ws_ordinal) * idle_pct / 100.0);
+  const auto after = std::floor(static_cast<double>(ws_ordinal + 1) * idle_pct / 100.0);
+  return after > before;
+}
+
+std::optional<options> parse_flags(int argc, const char* const* argv, const char* env_token,
+                                   std::string* help_out) {
+  po::options_description desc("ringcast-load options");
+  // Every value is taken as text and checked here: program_options would wrap "-5" into a huge
+  // unsigned instead of refusing it.
+  desc.add_options()("help,h", "show this text")(
+      "target", po::value<std::string>(), "HOST:PORT of the server (default 127.0.0.1:8080)")(
+      "targets", po::value<std::string>(), "several nodes a,b,c; clients spread round-robin")(
+      "clients", po::value<std::string>(), "number of clients (default 100)")(
+      "mix", po::value<std::string>(), "transport weights, e.g. ws=70,sse=20,poll=10 (default ws)")(
+      "rate", po::value<std::string>(), "connects per second (default 500)")(
+      "churn", po::value<std::string>(),
+      "percent of clients per second that reconnect (default 0)")(
+      "idle", po::value<std::string>(), "percent of ws clients that never send (default 0)")(
+      "ping-interval", po::value<std::string>(), "ws ping period of active clients (default 20s)")(
+      "publish-rate", po::value<std::string>(), "broadcasts per second (default 10)")(
+      "duration", po::value<std::string>(), "run time from start, warmup included (default 15s)")(
+      "warmup", po::value<std::string>(), "time before publishing starts (default 2s)")(
+      "settle", po::value<std::string>(), "wait for late messages after publishing (default 2s)")(
+      "max-retry", po::value<std::string>(), "cap on a server's retry_ms (default 5s)")(
+      "procs", po::value<std::string>(), "worker processes (default 1)")(
+      "admin-token", po::value<std::string>(), "admin token (else RINGCAST_ADMIN_TOKEN)")(
+      "server-pid", po::value<std::string>(), "server PID, to sample its RSS and CPU")(
+      "expect-zero-loss", "exit 1 when a message was lost or duplicated");
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+  } catch (const po::error& e) {
+    throw flag_error(e.what());
+  }
+  if (vm.count("help")) {
+    std::ostringstream text;
+    text << "usage: ringcast-load [options]\n" << desc;
+    if (help_out) *help_out = text.str();
+    return std::nullopt;
+  }
+  const auto text = [&](const char* name) -> std::optional<std::string> {
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+  };
+
+  options o;
+  if (env_token) o.admin_token = env_token;
+  if (text("target") && text("targets")) throw flag_error("give --target or --targets, not both");
+  if (auto v = text("target")) o.targets = {parse_target(*v)};
+  if (auto v = text("targets")) o.targets = parse_targets(*v);
+  if (auto v = text("clients")) o.clients = parse_whole<std::size_t>(*v, "--clients");
+  if (o.clients == 0) throw flag_error("--clients: must be at least 1");
+  if (auto v = text("mix")) o.mix = parse_mix(*v);
+  if (auto v = text("rate")) o.rate = parse_number(*v, "--rate", 0.001, 1e6);
+  if (auto v = text("churn")) o.churn_pct = parse_number(*v, "--churn", 0, 100);
+  if (auto v = text("idle")) o.idle_pct = parse_number(*v, "--idle", 0, 100);
+  if (auto v = text("ping-interval")) o.ping_interval = parse_duration(*v);
+  if (o.ping_interval.count() == 0) throw flag_error("--ping-interval: must be positive");
+  if (auto v = text("publish-rate")) o.publish_rate = parse_number(*v, "--publish-rate", 0, 1e6);
+  if (auto v = text("duration")) o.duration = parse_duration(*v);
+  if (auto v = text("warmup")) o.warmup = parse_duration(*v);
+  if (auto v = text("settle")) o.settle = parse_duration(*v);
+  if (auto v = text("max-retry")) o.max_retry = parse_duration(*v);
+  if (o.duration.count() == 0) throw flag_error("--duration: must be positive");
+  if (o.warmup >= o.duration) throw flag_error("--warmup: must be shorter than --duration");
+  if (auto v = text("procs")) o.procs = parse_whole<unsigned>(*v, "--procs");
+  if (o.procs == 0 || o.procs > 64) throw flag_error("--procs: must be 1..64");
+  if (o.procs > o.clients) throw flag_error("--procs: more workers than clients");
+  if (auto v = text("admin-token")) o.admin_token = *v;
+  if (auto v = text("server-pid")) o.server_pid = parse_whole<int>(*v, "--server-pid");
+  if (o.server_pid && *o.server_pid <= 0) throw flag_error("--server-pid: must be positive");
+  o.expect_zero_loss = vm.count("expect-zero-loss") > 0;
+  return o;
+}
+
+}  // namespace ringcast::load

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ringcast::load {
+
+enum class transport { ws, sse, poll };
+inline constexpr std::array<transport, 3> all_transports{transport::ws, transport::sse,
+                                                         transport::poll};
+std::string_view name_of(transport t);
+
+// Weights per transport, e.g. ws=70,sse=20,poll=10 (weights need not sum to 100).
+struct transport_mix {
+  std::array<unsigned, 3> weight{100, 0, 0};
+  unsigned total() const { return weight[0] + weight[1] + weight[2]; }
+};
+
+// An IPv4 loopback endpoint; the tool never talks to anything outside 127.0.0.0/8.
+struct target {
+  std::string host;  // dotted quad
+  std::uint16_t port = 0;
+  std::string text() const { return host + ":" + std::to_string(port); }
+};
+
+struct options {
+  std::vector<target> targets{{"127.0.0.1", 8080}};
+  std::size_t clients = 100;
+  transport_mix mix;
+  double rate = 500;     // connects per second
+  double churn_pct = 0;  // percent of clients per second that reconnect
+  double idle_pct = 0;   // percent of ws clients that never send
+  std::chrono::milliseconds ping_interval{20'000};
+  double publish_rate = 10;  // broadcasts per second
+  std::chrono::milliseconds duration{15'000};
+  std::chrono::milliseconds warmup{2'000};
+  std::chrono::milliseconds settle{2'000};
+  std::chrono::milliseconds max_retry{5'000};
+  unsigned procs = 1;
+  std::string admin_token;
+  std::optional<int> server_pid;
+  bool expect_zero_loss = false;
+};
+
+// Thrown for a flag the tool cannot run with; main prints what() and exits 2.
+struct flag_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `env_token` is RINGCAST_ADMIN_TOKEN (or null); --admin-token wins over it.
+// Returns nullopt when --help was asked for (the usage text went to `help_out`).
+std::optional<options> parse_flags(int argc, const char* const* argv, const char* env_token,
+                                   std::string* help_out);
+
+transport_mix parse_mix(std::string_view text);
+target parse_target(std::string_view text);
+std::vector<target> parse_targets(std::string_view text);
+std::chrono::milliseconds parse_duration(std::string_view text);
+
+// Which transport each of `n` clients uses: interleaved (smooth weighted round-robin, as nginx
+// balances upstreams) so that every ramp-up prefix has the mix's proportions.
+std::vector<transport> assign_transports(const transport_mix& mix, std::size_t n);
+
+// Whether the k-th ws client is idle: spreads idle_pct evenly over the ws clients.
+bool is_idle(std::size_t ws_ordinal, double idle_pct);
+
+}  // namespace ringcast::load

@@ -1,0 +1,153 @@
+#include "flags.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace ringcast::load {
+namespace {
+
+std::optional<options> parse(std::vector<std::string> args, const char* env = nullptr) {
+  std::vector<const char*> argv{"ringcast-load"};
+  for (const auto& a : args)
+    argv.push_back(a.c_str());
+  return parse_flags(static_cast<int>(argv.size()), argv.data(), env, nullptr);
+}
+
+TEST(Flags, Defaults) {
+  const auto o = parse({});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->clients, 100u);
+  ASSERT_EQ(o->targets.size(), 1u);
+  EXPECT_EQ(o->targets[0].text(), "127.0.0.1:8080");
+  EXPECT_EQ(o->mix.weight[0], 100u);
+  EXPECT_EQ(o->ping_interval, std::chrono::seconds(20));
+  EXPECT_FALSE(o->expect_zero_loss);
+}
+
+TEST(Flags, FullCommandLine) {
+  const auto o = parse({"--clients",
+                        "1000",
+                        "--mix",
+                        "ws=70,sse=20,poll=10",
+                        "--rate",
+                        "250",
+                        "--churn",
+                        "2.5",
+                        "--idle",
+                        "10",
+                        "--ping-interval",
+                        "500ms",
+                        "--publish-rate",
+                        "50",
+                        "--duration",
+                        "1m",
+                        "--warmup",
+                        "3s",
+                        "--procs",
+                        "2",
+                        "--targets",
+                        "127.0.0.1:9001,127.0.0.2:9002",
+                        "--server-pid",
+                        "42",
+                        "--expect-zero-loss"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->clients, 1000u);
+  EXPECT_EQ(o->mix.weight[0], 70u);
+  EXPECT_EQ(o->mix.weight[1], 20u);
+  EXPECT_EQ(o->mix.weight[2], 10u);
+  EXPECT_DOUBLE_EQ(o->churn_pct, 2.5);
+  EXPECT_EQ(o->ping_interval, std::chrono::milliseconds(500));
+  EXPECT_EQ(o->duration, std::chrono::minutes(1));
+  EXPECT_EQ(o->procs, 2u);
+  ASSERT_EQ(o->targets.size(), 2u);
+  EXPECT_EQ(o->targets[1].host, "127.0.0.2");
+  EXPECT_EQ(o->targets[1].port, 9002);
+  EXPECT_EQ(o->server_pid, 42);
+  EXPECT_TRUE(o->expect_zero_loss);
+}
+
+TEST(Flags, TokenFromEnvironmentUnlessGiven) {
+  EXPECT_EQ(parse({}, "from-env")->admin_token, "from-env");
+  EXPECT_EQ(parse({"--admin-token", "flag"}, "from-env")->admin_token, "flag");
+}
+
+TEST(Flags, HelpReturnsNothing) {
+  std::string help;
+  const char* argv[] = {"ringcast-load", "--help"};
+  EXPECT_FALSE(parse_flags(2, argv, nullptr, &help));
+  EXPECT_NE(help.find("--mix"), std::string::npos);
+}
+
+TEST(Flags, BadValuesAreRefused) {
+  const std::vector<std::vector<std::string>> bad{
+      {"--clients", "0"},
+      {"--clients", "-5"},
+      {"--clients", "ten"},
+      {"--rate", "0"},
+      {"--churn", "101"},
+      {"--idle", "-1"},
+      {"--duration", "5x"},
+      {"--duration", "0"},
+      {"--warmup", "20", "--duration", "10"},
+      {"--procs", "0"},
+      {"--mix", "ws=70,udp=30"},
+      {"--mix", "ws=0"},
+      {"--mix", "ws=1,ws=2"},
+      {"--mix", "ws=a"},
+      {"--target", "10.0.0.1:80"},
+      {"--target", "example.com:80"},
+      {"--target", "127.0.0.1"},
+      {"--target", "127.0.0.1:0"},
+      {"--target", "127.0.0.1:70000"},
+      {"--targets", "127.0.0.1:1,192.168.1.1:2"},
+      {"--no-such-flag"},
+      {"--clients"},
+      {"--server-pid", "0"},
+      {"--target", "127.0.0.1:1", "--targets", "127.0.0.1:2"}};
+  for (const auto& args : bad) {
+    EXPECT_THROW(parse(args), flag_error) << args[0] << " " << (args.size() > 1 ? args[1] : "");
+  }
+}
+
+TEST(Mix, BareNameMeansOnlyThat) {
+  const auto m = parse_mix("sse");
+  EXPECT_EQ(m.weight[0], 0u);
+  EXPECT_GT(m.weight[1], 0u);
+  EXPECT_EQ(m.weight[2], 0u);
+}
+
+TEST(Mix, AssignmentMatchesWeightsAndInterleaves) {
+  const auto a = assign_transports(parse_mix("ws=70,sse=20,poll=10"), 1000);
+  EXPECT_EQ(std::count(a.begin(), a.end(), transport::ws), 700);
+  EXPECT_EQ(std::count(a.begin(), a.end(), transport::sse), 200);
+  EXPECT_EQ(std::count(a.begin(), a.end(), transport::poll), 100);
+  // Every ramp-up prefix of 10 has the proportions already.
+  const std::vector<transport> first(a.begin(), a.begin() + 10);
+  EXPECT_EQ(std::count(first.begin(), first.end(), transport::ws), 7);
+  EXPECT_EQ(std::count(first.begin(), first.end(), transport::poll), 1);
+}
+
+TEST(Mix, IdleShareIsSpreadEvenly) {
+  int idle = 0;
+  for (std::size_t k = 0; k < 1000; ++k)
+    idle += is_idle(k, 15) ? 1 : 0;
+  EXPECT_EQ(idle, 150);
+  EXPECT_FALSE(is_idle(0, 0));
+  EXPECT_TRUE(is_idle(0, 100));
+}
+
+TEST(Duration, Units) {
+  EXPECT_EQ(parse_duration("25"), std::chrono::seconds(25));
+  EXPECT_EQ(parse_duration("25s"), std::chrono::seconds(25));
+  EXPECT_EQ(parse_duration("500ms"), std::chrono::milliseconds(500));
+  EXPECT_EQ(parse_duration("2m"), std::chrono::minutes(2));
+  EXPECT_THROW(parse_duration(""), flag_error);
+  EXPECT_THROW(parse_duration("s"), flag_error);
+  EXPECT_THROW(parse_duration("1.5s"), flag_error);
+}
+
+}  // namespace
+}  // namespace ringcast::load

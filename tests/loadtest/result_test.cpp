@@ -1,0 +1,64 @@
+#include "result.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+namespace ringcast::load {
+namespace {
+
+client_result worker(std::uint64_t base_latency, std::vector<std::int64_t> fanout) {
+  client_result r;
+  r.clients = 10;
+  r.expected = 100, r.received = 99, r.lost = 1, r.duplicates = 2;
+  r.reconnects = 3;
+  for (std::uint64_t i = 0; i < 100; ++i)
+    r.latency_us.record(base_latency + i);
+  r.connect_us.record(base_latency * 10);
+  r.fanout_us = std::move(fanout);
+  r.server_closes["idle"] = 1;
+  r.errors["connect"] = 4;
+  return r;
+}
+
+TEST(ClientResult, JsonRoundTripKeepsEverything) {
+  const auto r = worker(1000, {5, -1, 7});
+  const auto back =
+      client_result::from_json(boost::json::parse(boost::json::serialize(r.to_json())));
+  EXPECT_EQ(back.to_json(), r.to_json());
+  EXPECT_EQ(back.latency_us.percentile(99), r.latency_us.percentile(99));
+}
+
+TEST(ClientResult, MergeAddsCountersAndMergesHistograms) {
+  auto a = worker(1000, {5, -1, 7});
+  const auto b = client_result::from_json(worker(5000, {9, 3}).to_json());
+  a.merge(b);
+  EXPECT_EQ(a.clients, 20u);
+  EXPECT_EQ(a.expected, 200u);
+  EXPECT_EQ(a.lost, 2u);
+  EXPECT_EQ(a.duplicates, 4u);
+  EXPECT_EQ(a.reconnects, 6u);
+  EXPECT_EQ(a.latency_us.count(), 200u);
+  EXPECT_EQ(a.latency_us.min(), 1000u);
+  EXPECT_GE(a.latency_us.max(), 5099u);
+  // The merged median lies between the two workers' ranges, as if one process had seen all.
+  EXPECT_LE(a.latency_us.percentile(50), 1099u * 129 / 128);
+  EXPECT_GE(a.latency_us.percentile(51), 5000u);
+  EXPECT_EQ(a.fanout_us, (std::vector<std::int64_t>{9, 3, 7}));
+  EXPECT_EQ(a.server_closes["idle"], 2u);
+  EXPECT_EQ(a.errors["connect"], 8u);
+}
+
+TEST(Progress, MergeSums) {
+  progress a, b;
+  a.connected = 5, a.messages = 50, a.interval_latency_us.record(10);
+  b.connected = 7, b.errors = 1, b.interval_latency_us.record(2000);
+  a.merge(progress::from_json(b.to_json()));
+  EXPECT_EQ(a.connected, 12u);
+  EXPECT_EQ(a.errors, 1u);
+  EXPECT_EQ(a.interval_latency_us.count(), 2u);
+  EXPECT_GE(a.interval_latency_us.percentile(99), 2000u);
+}
+
+}  // namespace
+}  // namespace ringcast::load
