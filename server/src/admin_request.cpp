@@ -1,5 +1,8 @@
 #include "admin_request.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -32,6 +35,18 @@ parsed<std::optional<std::string>> identifier_field(const boost::json::object& o
   return result::ok(std::string{*text});
 }
 
+// Boost.JSON reads a number too large for a double (1e400) as infinity and would write it back as
+// "Infinity", which no JSON parser accepts; such data must not reach the clients.
+bool numbers_finite(const boost::json::value& v) {
+  if (const auto* d = v.if_double()) return std::isfinite(*d);
+  if (const auto* array = v.if_array())
+    return std::all_of(array->begin(), array->end(), numbers_finite);
+  if (const auto* object = v.if_object())
+    return std::all_of(object->begin(), object->end(),
+                       [](const auto& member) { return numbers_finite(member.value()); });
+  return true;
+}
+
 }  // namespace
 
 parsed<publish_request> parse_publish_request(std::string_view body) {
@@ -41,6 +56,7 @@ parsed<publish_request> parse_publish_request(std::string_view body) {
 
   const auto* data = object.value->if_contains("data");
   if (!data) return result::fail("data: required (any JSON value, null included)");
+  if (!numbers_finite(*data)) return result::fail("data: number out of range");
   auto channel = identifier_field(*object.value, "channel");
   if (!channel) return result::fail(std::move(channel.error));
   auto user = identifier_field(*object.value, "user");

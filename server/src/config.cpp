@@ -117,29 +117,27 @@ void resolve_admin_token(const po::variables_map& vm,
 
 // Timeouts run on the wheel, which cannot measure anything shorter than one tick.
 void check_timeouts(const config& cfg) {
-  const std::pair<const char*, config::ms> must_be_positive[] = {
-      {"poll-timeout", cfg.poll_timeout},
-      {"heartbeat", cfg.heartbeat},
-      {"idle-timeout", cfg.idle_timeout},
-      {"session-ttl", cfg.session_ttl},
-      {"handshake-timeout", cfg.handshake_timeout}};
-  for (const auto& [flag, value] : must_be_positive)
-    if (value.count() == 0) bad_flag(flag, "must be more than 0");
-
-  const std::pair<const char*, config::ms> timeouts[] = {
-      {"poll-timeout", cfg.poll_timeout},
-      {"heartbeat", cfg.heartbeat},
-      {"idle-timeout", cfg.idle_timeout},
-      {"session-ttl", cfg.session_ttl},
-      {"handshake-timeout", cfg.handshake_timeout},
-      {"max-connection-age", cfg.max_connection_age},
-      {"drain", cfg.drain}};
-  for (const auto& [flag, value] : timeouts)
-    if (value.count() != 0 && value < cfg.tick)
-      throw flag_error(
-          fmt::format("--tick-ms {} is longer than --{} {}; every timeout must be "
-                      "at least one tick",
-                      cfg.tick.count(), flag, format_duration(value)));
+  struct timeout {
+    const char* flag;
+    config::ms value;
+    bool zero_allowed;  // 0 turns it off (max-connection-age) or makes it immediate (drain)
+  };
+  const timeout timeouts[] = {{"poll-timeout", cfg.poll_timeout, false},
+                              {"heartbeat", cfg.heartbeat, false},
+                              {"idle-timeout", cfg.idle_timeout, false},
+                              {"session-ttl", cfg.session_ttl, false},
+                              {"handshake-timeout", cfg.handshake_timeout, false},
+                              {"max-connection-age", cfg.max_connection_age, true},
+                              {"drain", cfg.drain, true}};
+  for (const auto& t : timeouts) {
+    if (t.value.count() == 0) {
+      if (!t.zero_allowed) bad_flag(t.flag, "must be more than 0");
+    } else if (t.value < cfg.tick) {
+      throw flag_error(fmt::format(
+          "--tick-ms {} is longer than --{} {}; every timeout must be at least one tick",
+          cfg.tick.count(), t.flag, format_duration(t.value)));
+    }
+  }
 }
 
 po::options_description describe_flags() {

@@ -46,6 +46,16 @@ TEST(ParsePublishRequest, DataMayBeAnyJsonValue) {
   EXPECT_EQ(publish_ok(R"({"data":{}})").data_json, "{}");
 }
 
+TEST(ParsePublishRequest, NumbersBeyondDoubleAreRefused) {
+  // They would otherwise be re-serialized as "Infinity", which clients cannot parse.
+  EXPECT_EQ(publish_error(R"({"data":1e400})"), "data: number out of range");
+  EXPECT_EQ(publish_error(R"({"data":-1e400})"), "data: number out of range");
+  EXPECT_EQ(publish_error(R"({"data":{"a":[1,{"b":[2e999]}]}})"), "data: number out of range");
+  EXPECT_EQ(publish_ok(R"({"data":1e300})").data_json, "1E300");
+  // Integers beyond 64 bits become (finite) doubles.
+  EXPECT_EQ(publish_ok(R"({"data":18446744073709551616})").data_json, "1.8446744073709552E19");
+}
+
 TEST(ParsePublishRequest, ChannelOrUser) {
   const auto to_channel = publish_ok(R"({"data":1,"channel":"news:eu"})");
   EXPECT_EQ(to_channel.channel, "news:eu");
