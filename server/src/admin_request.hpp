@@ -20,6 +20,9 @@ struct kick_request {
 };
 
 // {"data": <any JSON>, "channel": "name"?, "user": "id"?}; neither channel nor user = broadcast.
+// Extra fields are ignored; "data": null is data. Refused: a body that is not a JSON object, no
+// "data", a number in data too large for a double (it would serialize as "Infinity"),
+// channel/user not a valid identifier string (null included), and channel and user together.
 parsed<publish_request> parse_publish_request(std::string_view body);
 // {"user": "id"}
 parsed<kick_request> parse_kick_request(std::string_view body);

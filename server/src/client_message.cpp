@@ -15,8 +15,8 @@ using result = parsed<client_message>;
 constexpr std::string_view bad_type =
     "type: expected \"ping\", \"ack\", \"subscribe\" or \"unsubscribe\"";
 
-// JavaScript may send 42 as 42.0 or 4.2e1; those are the same id. 2^64 as a double is the first
-// value past the range.
+// JSON has one number type and some encoders write integers as 42.0 or 4.2e1: the same id.
+// 2^64 is the first double past the range.
 std::optional<std::uint64_t> unsigned_integer(const boost::json::value& v) {
   if (const auto* u = v.if_uint64()) return *u;
   if (const auto* i = v.if_int64()) {

@@ -28,6 +28,8 @@ using client_message =
 // {"type":"ping"} | {"type":"ack","id":N} | {"type":"subscribe","channels":[...]} |
 // {"type":"unsubscribe","channels":[...]}. Anything else (bad JSON, unknown type, wrong field
 // types, invalid channel names, more than 32 channels) fails with a message for the client.
+// Extra fields are ignored. An ack id is a non-negative integral JSON number below 2^64 (42.0
+// counts). Repeated keys: the last one wins (Boost.JSON's rule).
 parsed<client_message> parse_client_message(std::string_view text);
 
 }  // namespace ringcast

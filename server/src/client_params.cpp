@@ -32,7 +32,7 @@ std::string split_channels(std::string_view list, std::vector<std::string>& out)
     const auto name = list.substr(0, comma);
     if (!valid_identifier(name)) return rule_for("channels");
     if (std::find(out.begin(), out.end(), name) == out.end()) {
-      // Checked per new name so a huge list costs no more than 33 names' work to refuse.
+      // Refused at the 33rd distinct name, without reading the rest of the list.
       if (out.size() == max_channels_per_client) return "channels: at most 32";
       out.emplace_back(name);
     }

@@ -30,8 +30,11 @@ struct client_params {
 };
 
 // Parses the query of a request target such as "/ws?user=alice&sid=t1&since=41&channels=a,b".
-// Percent-decoding applies (Boost.URL). Unknown parameters are ignored; a parameter given twice is
-// an error; so are a missing/invalid user, an invalid sid, since or channel, more than 32 channels.
+// Percent-decoding applies (Boost.URL) to keys and values. Unknown parameters are ignored; one of
+// user, sid, since, channels or token given twice is an error (`token` is reserved for client
+// tokens and otherwise ignored for now); so are a missing/invalid user, an invalid sid, since or
+// channel name, and more than 32 distinct channels. `channels=` (empty) means no channels;
+// "a,,b" is an error. The error text is short and names the parameter: "since: ...".
 parsed<client_params> parse_client_params(std::string_view target);
 
 }  // namespace ringcast

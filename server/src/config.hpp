@@ -42,7 +42,9 @@ struct config {
 };
 
 // How parsing ended: either a config to run with, or an exit status (0 after --help, 2 on a bad
-// flag, with the reason already written to `err`).
+// flag, with the reason already written to `err` as one line: "ringcast: --flag: expected ...,
+// got 'value'"). The admin token is resolved (flag, then $RINGCAST_ADMIN_TOKEN if non-empty, else
+// 32 random hex characters with admin_token_generated set) and `threads` is never 0.
 struct config_outcome {
   std::optional<config> cfg;
   int exit_status = 0;
