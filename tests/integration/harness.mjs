@@ -1,0 +1,672 @@
+// Test harness for the ringcast integration suite (PROTOCOL.md is the spec).
+//
+// startServer(args) spawns the server binary ($RINGCAST_BIN, default build/server/ringcast) on
+// `--listen 127.0.0.1:0 --admin-token <random>` plus short timeouts, reads the port from the
+// "listening on HOST:PORT" log line, waits for /healthz, and gives back a handle with clients:
+//   srv.ws(params)        WebSocket client (npm `ws`) collecting JSON messages, with next()/none()
+//   srv.sse(params)       SSE client over raw HTTP, parsing id/event/data/retry lines and comments
+//   srv.poll(params)      one long-poll request (node:http, so the socket can be inspected)
+//   srv.admin(...)        admin API with the bearer token; publish(), kick(), stats()
+//   srv.stop()            closes the clients, sends SIGTERM, asserts exit status 0
+// Every wait has a timeout, so every test stops by itself.
+
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const BIN = process.env.RINGCAST_BIN || path.resolve(here, '../../build/server/ringcast');
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Flags every test server gets unless the test gives its own value: short, explicit timeouts
+// (never the defaults), a fine tick so that timeouts fire close to their deadline.
+const BASE_FLAGS = {
+  '--tick-ms': '20',
+  '--drain': '300ms',
+  '--heartbeat': '30',
+  '--idle-timeout': '30',
+  '--session-ttl': '60',
+  '--poll-timeout': '20',
+  '--handshake-timeout': '10',
+};
+
+const live = new Set(); // child processes not yet reaped: killed if the test process dies
+process.on('exit', () => {
+  for (const c of live) {
+    try { c.kill('SIGKILL'); } catch { /* already gone */ }
+  }
+});
+
+// Builds a query string; characters of the identifier charset (and ',') stay as they are so that
+// `channels=a,b` and `user:x` are sent literally, everything else is percent-encoded.
+export function query(params = {}) {
+  const parts = [];
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null) continue;
+    const val = Array.isArray(v) ? v.join(',') : String(v);
+    const enc = val.replace(/[^A-Za-z0-9_.:@,-]/gu, (c) => encodeURIComponent(c));
+    parts.push(`${k}=${enc}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+let uniq = 0;
+// A fresh identifier, unique within this process (tests share servers within a file).
+export function uid(prefix = 'u') {
+  uniq += 1;
+  return `${prefix}${process.pid}_${uniq}`;
+}
+
+// Waits until `fn()` resolves truthy; returns that value.
+export async function waitFor(fn, timeoutMs = 3000, what = 'condition', intervalMs = 25) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await fn();
+    if (last) return last;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+function describe(items) {
+  const s = JSON.stringify(items.slice(-20));
+  return s.length > 1500 ? `${s.slice(0, 1500)}…` : s;
+}
+
+// A queue of received items with a cursor: next(pred) returns the first item after the cursor that
+// matches (waiting for it if needed) and moves the cursor past it.
+export class Inbox {
+  constructor(name) {
+    this.name = name;
+    this.items = [];
+    this.cursor = 0;
+    this.waiters = [];
+    this.ended = false;
+  }
+
+  push(item) {
+    this.items.push(item);
+    this.#wake();
+  }
+
+  end() {
+    this.ended = true;
+    this.#wake();
+  }
+
+  #wake() {
+    for (const w of [...this.waiters]) w();
+  }
+
+  static match(pred) {
+    if (typeof pred === 'string') return (m) => m && m.type === pred;
+    return pred || (() => true);
+  }
+
+  #find(pred) {
+    for (let i = this.cursor; i < this.items.length; i++) {
+      if (pred(this.items[i])) return i;
+    }
+    return -1;
+  }
+
+  next(pred, timeoutMs = 3000) {
+    const p = Inbox.match(pred);
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const i = this.#find(p);
+        if (i >= 0) {
+          done();
+          this.cursor = i + 1;
+          resolve(this.items[i]);
+          return true;
+        }
+        if (this.ended) {
+          done();
+          reject(new Error(`${this.name}: ended before a matching item (${pred}); got ${describe(this.items)}`));
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`${this.name}: no matching item within ${timeoutMs} ms (${pred}); got ${describe(this.items)}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        const k = this.waiters.indexOf(check);
+        if (k >= 0) this.waiters.splice(k, 1);
+      };
+      if (!check()) this.waiters.push(check);
+    });
+  }
+
+  // Collects the next n items after the cursor matching pred.
+  async take(n, pred, timeoutMs = 3000) {
+    const out = [];
+    const deadline = Date.now() + timeoutMs;
+    while (out.length < n) out.push(await this.next(pred, Math.max(1, deadline - Date.now())));
+    return out;
+  }
+
+  // Asserts that no item after the cursor matches within ms (does not move the cursor).
+  async none(pred, ms = 300) {
+    await sleep(ms);
+    const i = this.#find(Inbox.match(pred));
+    assert.equal(i, -1, `${this.name}: unexpected item ${JSON.stringify(this.items[i])}`);
+  }
+
+  // Items after the cursor (not consumed).
+  rest() {
+    return this.items.slice(this.cursor);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// WebSocket client
+
+export class WsClient {
+  constructor(url, opts = {}) {
+    this.url = url;
+    this.inbox = new Inbox(`ws ${url}`);
+    this.pings = new Inbox(`ws pings ${url}`);
+    this.raw = [];
+    this.socket = new WebSocket(url, {
+      perMessageDeflate: false,
+      autoPong: opts.autoPong ?? true,
+      handshakeTimeout: 5000,
+      maxPayload: 64 * 1024 * 1024,
+    });
+    this.closed = new Promise((resolve) => {
+      this.socket.on('close', (code, reason) => {
+        this.closeInfo = { code, reason: reason.toString(), at: Date.now() };
+        this.inbox.end();
+        this.pings.end();
+        resolve(this.closeInfo);
+      });
+    });
+    this.socket.on('message', (data, isBinary) => {
+      const text = data.toString();
+      this.raw.push(text);
+      let msg;
+      try {
+        msg = JSON.parse(text);
+      } catch {
+        msg = { type: '__unparsable__', text, isBinary };
+      }
+      this.inbox.push(msg);
+    });
+    this.socket.on('ping', () => this.pings.push({ at: Date.now() }));
+    this.socket.on('error', (e) => { this.error = e; });
+    this.opened = new Promise((resolve, reject) => {
+      this.socket.once('open', () => resolve(this));
+      this.socket.once('unexpected-response', (req, res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => { body += c; });
+        res.on('end', () => {
+          const err = new Error(`ws handshake refused: HTTP ${res.statusCode} ${body}`);
+          err.status = res.statusCode;
+          err.headers = res.headers;
+          err.body = body;
+          reject(err);
+          req.destroy();
+        });
+      });
+      this.socket.once('error', reject);
+      this.socket.once('close', () => reject(new Error('ws closed before open')));
+    });
+    this.opened.catch(() => {});
+  }
+
+  next(pred, timeoutMs) { return this.inbox.next(pred, timeoutMs); }
+  none(pred, ms) { return this.inbox.none(pred, ms); }
+  get messages() { return this.inbox.items; }
+  // Ids of the `message` envelopes received so far.
+  ids() { return this.inbox.items.filter((m) => m.type === 'message').map((m) => m.id); }
+
+  send(obj) { this.socket.send(typeof obj === 'string' ? obj : JSON.stringify(obj)); }
+
+  // Round trip: our ping is answered by a pong, so everything sent before it was processed.
+  async sync(timeoutMs = 3000) {
+    this.send({ type: 'ping' });
+    return this.next('pong', timeoutMs);
+  }
+
+  isOpen() { return this.socket.readyState === WebSocket.OPEN; }
+
+  async waitClosed(timeoutMs = 3000) {
+    let t;
+    const timeout = new Promise((_, rej) => {
+      t = setTimeout(() => rej(new Error(`ws not closed within ${timeoutMs} ms; got ${describe(this.inbox.items)}`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.closed, timeout]);
+    } finally {
+      clearTimeout(t);
+    }
+  }
+
+  async close() {
+    if (this.socket.readyState === WebSocket.CLOSED) return;
+    try { this.socket.close(1000); } catch { this.socket.terminate(); }
+    try {
+      await this.waitClosed(1000);
+    } catch {
+      this.socket.terminate();
+    }
+  }
+
+  terminate() { this.socket.terminate(); }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SSE client over raw HTTP (node:http), parsing the event stream by hand.
+
+export class SseClient {
+  constructor(host, port, pathAndQuery, headers = {}) {
+    this.events = new Inbox(`sse ${pathAndQuery}`);
+    this.comments = new Inbox(`sse comments ${pathAndQuery}`);
+    this.buf = '';
+    this.cur = null;
+    this.ended = new Promise((resolve) => { this._resolveEnded = resolve; });
+    this.response = new Promise((resolve, reject) => {
+      this.req = http.get({
+        host, port, path: pathAndQuery, agent: false,
+        headers: { Accept: 'text/event-stream', ...headers },
+      }, (res) => {
+        this.res = res;
+        this.status = res.statusCode;
+        this.headers = res.headers;
+        res.setEncoding('utf8');
+        if (res.statusCode !== 200) {
+          let body = '';
+          res.on('data', (c) => { body += c; });
+          res.on('end', () => {
+            this.body = body;
+            try { this.json = JSON.parse(body); } catch { /* not JSON */ }
+            this.#finish();
+            resolve(this);
+          });
+          return;
+        }
+        res.on('data', (c) => this.#feed(c));
+        res.on('end', () => this.#finish());
+        res.on('error', () => this.#finish());
+        res.on('close', () => this.#finish());
+        resolve(this);
+      });
+      this.req.on('error', (e) => { this.error = e; this.#finish(); reject(e); });
+    });
+    this.response.catch(() => {});
+  }
+
+  #finish() {
+    if (this.endedAt) return;
+    this.endedAt = Date.now();
+    this.events.end();
+    this.comments.end();
+    this._resolveEnded({ at: this.endedAt });
+  }
+
+  #feed(chunk) {
+    this.buf += chunk;
+    // Lines end with \r\n, \n or \r; keep a trailing partial line (and a lone trailing \r, which
+    // may be the first half of \r\n) in the buffer.
+    for (;;) {
+      const m = /\r\n|\n|\r(?!$)/u.exec(this.buf);
+      if (!m) break;
+      const line = this.buf.slice(0, m.index);
+      this.buf = this.buf.slice(m.index + m[0].length);
+      this.#line(line);
+    }
+  }
+
+  #line(line) {
+    if (line === '') {
+      if (this.cur && this.cur.data !== undefined) {
+        const ev = this.cur;
+        try { ev.json = JSON.parse(ev.data); } catch { /* not JSON */ }
+        ev.at = Date.now();
+        this.events.push(ev);
+      }
+      this.cur = null;
+      return;
+    }
+    if (line.startsWith(':')) {
+      this.comments.push({ text: line.slice(1).trim(), at: Date.now() });
+      return;
+    }
+    const i = line.indexOf(':');
+    const field = i < 0 ? line : line.slice(0, i);
+    let value = i < 0 ? '' : line.slice(i + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    this.cur ??= { fields: [] };
+    this.cur.fields.push(field);
+    if (field === 'data') this.cur.data = this.cur.data === undefined ? value : `${this.cur.data}\n${value}`;
+    else if (field === 'event') this.cur.event = value;
+    else if (field === 'id') this.cur.id = value;
+    else if (field === 'retry') this.cur.retry = value;
+  }
+
+  // next event whose JSON data matches (a string matches json.type).
+  next(pred, timeoutMs) {
+    const p = typeof pred === 'string' ? (e) => e.json && e.json.type === pred : pred;
+    return this.events.next(p, timeoutMs);
+  }
+
+  none(pred, ms) {
+    const p = typeof pred === 'string' ? (e) => e.json && e.json.type === pred : pred;
+    return this.events.none(p, ms);
+  }
+
+  ids() { return this.events.items.filter((e) => e.json && e.json.type === 'message').map((e) => e.json.id); }
+
+  async waitEnded(timeoutMs = 3000) {
+    let t;
+    const timeout = new Promise((_, rej) => {
+      t = setTimeout(() => rej(new Error(`sse response not ended within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.ended, timeout]);
+    } finally {
+      clearTimeout(t);
+    }
+  }
+
+  close() {
+    this.req.destroy();
+    if (this.res) this.res.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain HTTP request (node:http): one connection per request unless an agent is given.
+
+export function request(host, port, method, pathAndQuery, { headers = {}, body, agent = false, timeoutMs = 10000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    let payload = body;
+    const h = { ...headers };
+    if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) {
+      payload = JSON.stringify(body);
+      h['Content-Type'] ??= 'application/json';
+    }
+    if (payload !== undefined) h['Content-Length'] = Buffer.byteLength(payload);
+    const req = http.request({ host, port, method, path: pathAndQuery, headers: h, agent }, (res) => {
+      const socket = res.socket;
+      const localPort = socket && socket.localPort;
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => {
+        clearTimeout(timer);
+        let json;
+        try { json = JSON.parse(text); } catch { /* not JSON */ }
+        resolve({ status: res.statusCode, headers: res.headers, text, json, localPort, socket, elapsed: Date.now() - started });
+      });
+      res.on('error', (e) => { clearTimeout(timer); reject(e); });
+    });
+    const timer = setTimeout(() => {
+      req.destroy(new Error(`${method} ${pathAndQuery}: no response within ${timeoutMs} ms`));
+    }, timeoutMs);
+    req.on('error', (e) => { clearTimeout(timer); reject(e); });
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server under test
+
+export class Server {
+  constructor(proc, host, port, token, args) {
+    this.proc = proc;
+    this.host = host;
+    this.port = port;
+    this.token = token;
+    this.args = args;
+    this.clients = new Set();
+    this.stopped = false;
+  }
+
+  get base() { return `http://${this.host}:${this.port}`; }
+  wsUrl(params) { return `ws://${this.host}:${this.port}/ws${query(params)}`; }
+
+  // Opens a WebSocket; resolves once it is open (rejects with err.status on a refused handshake).
+  async ws(params, opts) {
+    const c = new WsClient(this.wsUrl(params), opts);
+    this.clients.add(c);
+    await c.opened;
+    return c;
+  }
+
+  // Opens a WebSocket and waits for its hello (available as client.hello).
+  async wsHello(params, opts, timeoutMs = 3000) {
+    const c = await this.ws(params, opts);
+    c.hello = await c.next('hello', timeoutMs);
+    return c;
+  }
+
+  // The HTTP status and body of a refused WebSocket handshake.
+  async wsRefused(params) {
+    const c = new WsClient(this.wsUrl(params));
+    this.clients.add(c);
+    try {
+      await c.opened;
+    } catch (e) {
+      if (e.status) {
+        let json;
+        try { json = JSON.parse(e.body); } catch { /* not JSON */ }
+        return { status: e.status, headers: e.headers, text: e.body, json };
+      }
+      throw e;
+    }
+    c.terminate();
+    throw new Error(`ws handshake with ${JSON.stringify(params)} was accepted`);
+  }
+
+  async sse(params, headers = {}) {
+    const c = new SseClient(this.host, this.port, `/sse${query(params)}`, headers);
+    this.clients.add(c);
+    await c.response;
+    return c;
+  }
+
+  async sseHello(params, headers = {}, timeoutMs = 3000) {
+    const c = await this.sse(params, headers);
+    assert.equal(c.status, 200, `sse refused: ${c.status} ${c.body}`);
+    c.hello = (await c.next('hello', timeoutMs)).json;
+    return c;
+  }
+
+  poll(params, opts = {}) {
+    return request(this.host, this.port, 'GET', `/poll${query(params)}`, { timeoutMs: 15000, ...opts });
+  }
+
+  get(pathAndQuery, opts = {}) {
+    return request(this.host, this.port, 'GET', pathAndQuery, opts);
+  }
+
+  // Admin request; token defaults to the right one, null sends no Authorization header.
+  admin(method, pathAndQuery, { body, token = this.token, headers = {} } = {}) {
+    const h = { ...headers };
+    if (token !== null) h.Authorization = `Bearer ${token}`;
+    return request(this.host, this.port, method, pathAndQuery, { headers: h, body });
+  }
+
+  async publish(body) {
+    const r = await this.admin('POST', '/admin/publish', { body });
+    assert.equal(r.status, 200, `publish ${JSON.stringify(body)} -> ${r.status} ${r.text}`);
+    assert.equal(typeof r.json.id, 'number', `publish reply ${r.text}`);
+    return r.json;
+  }
+
+  async kick(user) {
+    const r = await this.admin('POST', '/admin/kick', { body: { user } });
+    assert.equal(r.status, 200, `kick -> ${r.status} ${r.text}`);
+    return r.json;
+  }
+
+  async stats() {
+    const r = await this.admin('GET', '/admin/stats');
+    assert.equal(r.status, 200, `stats -> ${r.status} ${r.text}`);
+    return r.json;
+  }
+
+  // Waits until pred(stats) holds; returns those stats.
+  async statsUntil(pred, timeoutMs = 3000, what = 'stats condition') {
+    let last;
+    try {
+      return await waitFor(async () => {
+        last = await this.stats();
+        return pred(last) ? last : null;
+      }, timeoutMs, what, 40);
+    } catch (e) {
+      e.message += `; last stats: ${JSON.stringify({ ...last, wheel: undefined })}`;
+      throw e;
+    }
+  }
+
+  closeClients() {
+    for (const c of this.clients) {
+      try {
+        if (c instanceof WsClient) c.terminate();
+        else c.close();
+      } catch { /* already closed */ }
+    }
+    this.clients.clear();
+  }
+
+  // Sends a signal and waits for the exit; resolves {code, signal, ms}.
+  async signalAndWait(sig = 'SIGTERM', timeoutMs = 5000) {
+    const started = Date.now();
+    const exited = this.exited;
+    this.proc.kill(sig);
+    let t;
+    const timeout = new Promise((resolve) => { t = setTimeout(() => resolve(null), timeoutMs); });
+    const r = await Promise.race([exited, timeout]);
+    clearTimeout(t);
+    if (!r) {
+      this.proc.kill('SIGKILL');
+      await exited;
+      throw new Error(`server did not exit within ${timeoutMs} ms of ${sig}; log:\n${this.logTail()}`);
+    }
+    return { ...r, ms: Date.now() - started };
+  }
+
+  // Closes every client, SIGTERM, asserts exit status 0.
+  async stop({ closeClients = true, timeoutMs } = {}) {
+    if (this.stopped) return this.exitInfo;
+    this.stopped = true;
+    if (closeClients) this.closeClients();
+    if (this.exitInfo) {
+      assert.fail(`server had already exited: ${JSON.stringify(this.exitInfo)}; log:\n${this.logTail()}`);
+    }
+    const r = await this.signalAndWait('SIGTERM', timeoutMs ?? this.drainMs + 5000);
+    assert.equal(r.signal, null, `server killed by ${r.signal}; log:\n${this.logTail()}`);
+    assert.equal(r.code, 0, `server exit status ${r.code}; log:\n${this.logTail()}`);
+    return r;
+  }
+
+  logTail(n = 40) {
+    return this.log.split('\n').slice(-n).join('\n');
+  }
+}
+
+function flagName(a) {
+  return a.startsWith('--') ? a.split('=')[0] : null;
+}
+
+// Starts the server with `args` (an array of flags) on an ephemeral port.
+// tokenVia: 'flag' (--admin-token) or 'env' (RINGCAST_ADMIN_TOKEN).
+export async function startServer(args = [], { env = {}, timeoutMs = 10000, tokenVia = 'flag' } = {}) {
+  if (!existsSync(BIN)) throw new Error(`server binary not found: ${BIN} (set RINGCAST_BIN)`);
+  const given = new Set(args.map(flagName).filter(Boolean));
+  const token = randomBytes(16).toString('hex');
+  const full = ['--listen', '127.0.0.1:0'];
+  const childEnv = { ...process.env, ...env };
+  delete childEnv.RINGCAST_ADMIN_TOKEN;
+  if (tokenVia === 'env') childEnv.RINGCAST_ADMIN_TOKEN = token;
+  else full.push('--admin-token', token);
+  for (const [k, v] of Object.entries(BASE_FLAGS)) if (!given.has(k)) full.push(k, v);
+  full.push(...args);
+  const drainArg = full[full.lastIndexOf('--drain') + 1];
+  const proc = spawn(BIN, full, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
+  live.add(proc);
+  let log = '';
+  let srv;
+  const exited = new Promise((resolve) => {
+    proc.on('exit', (code, signal) => {
+      live.delete(proc);
+      const info = { code, signal };
+      if (srv) srv.exitInfo = info;
+      resolve(info);
+    });
+  });
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening on" line within ${timeoutMs} ms; log:\n${log}`)), timeoutMs);
+    const onData = (chunk) => {
+      log += chunk;
+      if (srv) srv.log = log;
+      const m = /listening on (\S+):(\d+)/u.exec(log);
+      if (m && !srv) {
+        clearTimeout(timer);
+        resolve(Number(m[2]));
+      }
+    };
+    proc.stderr.setEncoding('utf8');
+    proc.stdout.setEncoding('utf8');
+    proc.stderr.on('data', onData);
+    proc.stdout.on('data', onData);
+    proc.on('error', (e) => { clearTimeout(timer); reject(e); });
+    exited.then((info) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited early ${JSON.stringify(info)}; args ${full.join(' ')}; log:\n${log}`));
+    });
+  });
+  srv = new Server(proc, '127.0.0.1', port, token, full);
+  srv.log = log;
+  srv.exited = exited;
+  srv.drainMs = parseDurationMs(drainArg ?? '5');
+  // Wait until it answers.
+  await waitFor(async () => {
+    try {
+      const r = await srv.get('/healthz', { timeoutMs: 1000 });
+      return r.status === 200;
+    } catch {
+      return false;
+    }
+  }, timeoutMs, '/healthz');
+  return srv;
+}
+
+export function parseDurationMs(s) {
+  const m = /^(\d+)(ms|s|m|h)?$/u.exec(String(s));
+  if (!m) return 5000;
+  const mult = { ms: 1, s: 1000, m: 60000, h: 3600000 }[m[2] ?? 's'];
+  return Number(m[1]) * mult;
+}
+
+// A raw TCP connection to the server, for requests no HTTP client would send.
+export function rawConnect(srv) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(srv.port, srv.host, () => resolve(s));
+    s.on('error', reject);
+  });
+}
+
+// Strictly increasing?
+export function assertIncreasing(ids, what = 'ids') {
+  for (let i = 1; i < ids.length; i++) {
+    assert.ok(ids[i] > ids[i - 1], `${what} not strictly increasing at ${i}: ${JSON.stringify(ids)}`);
+  }
+}
