@@ -1,0 +1,133 @@
+// Every parser of outside input, fed random and mutated input: it must not crash, a failure must
+// say why, and a success must uphold the contract (valid identifiers, at most 32 distinct
+// channels). A deterministic stand-in for the libFuzzer targets that come later.
+#include <random>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "admin_request.hpp"
+#include "client_message.hpp"
+#include "client_params.hpp"
+#include "duration.hpp"
+
+namespace ringcast {
+namespace {
+
+// Mutates a valid seed: replaces, inserts or deletes a few bytes, drawn mostly from the
+// characters the grammars care about so that mutants stay near the interesting boundaries.
+std::string mutate(std::string text, std::mt19937& rng) {
+  static constexpr std::string_view alphabet = "{}[]\",:%+-.09aAzZ_@& =?/\\e\x00\xff\x7f";
+  auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n)(rng); };
+  for (std::size_t edits = 1 + pick(3); edits > 0; --edits) {
+    const char c = alphabet[pick(alphabet.size() - 1)];
+    const std::size_t at = pick(text.size());
+    switch (pick(2)) {
+      case 0:
+        if (at < text.size()) text[at] = c;
+        break;
+      case 1:
+        text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+        break;
+      default:
+        if (at < text.size()) text.erase(at, 1);
+    }
+  }
+  return text;
+}
+
+void expect_valid_channels(const std::vector<std::string>& channels, std::string_view input) {
+  EXPECT_LE(channels.size(), max_channels_per_client) << input;
+  EXPECT_EQ(std::set<std::string>(channels.begin(), channels.end()).size(), channels.size())
+      << input;
+  for (const auto& c : channels)
+    EXPECT_TRUE(valid_identifier(c)) << input;
+}
+
+template <class T>
+void expect_reason_on_failure(const parsed<T>& p, std::string_view input) {
+  if (!p) {
+    EXPECT_FALSE(p.error.empty()) << input;
+  }
+}
+
+TEST(RandomInput, ClientParams) {
+  std::mt19937 rng(1);
+  const std::string seed = "/ws?user=alice&sid=t1&since=41&channels=a,b,c%2Cd&token=x";
+  int accepted = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const std::string input = mutate(seed, rng);
+    const auto p = parse_client_params(input);
+    expect_reason_on_failure(p, input);
+    if (!p) continue;
+    ++accepted;
+    EXPECT_TRUE(valid_identifier(p.value->user)) << input;
+    EXPECT_TRUE(valid_identifier(p.value->sid)) << input;
+    expect_valid_channels(p.value->channels, input);
+  }
+  EXPECT_GT(accepted, 100);  // the success path was exercised, not just the refusals
+}
+
+TEST(RandomInput, ClientMessages) {
+  std::mt19937 rng(2);
+  const std::string seeds[] = {R"({"type":"ack","id":42})",
+                               R"({"type":"subscribe","channels":["a","b"]})",
+                               R"({"type":"unsubscribe","channels":["a"]})", R"({"type":"ping"})"};
+  int accepted = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const std::string input = mutate(seeds[i % 4], rng);
+    const auto m = parse_client_message(input);
+    expect_reason_on_failure(m, input);
+    if (!m) continue;
+    ++accepted;
+    if (const auto* s = std::get_if<subscribe_message>(&*m.value))
+      expect_valid_channels(s->channels, input);
+    if (const auto* u = std::get_if<unsubscribe_message>(&*m.value))
+      expect_valid_channels(u->channels, input);
+  }
+  EXPECT_GT(accepted, 100);
+}
+
+TEST(RandomInput, AdminBodies) {
+  std::mt19937 rng(3);
+  int accepted = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const std::string input = mutate(R"({"data":{"x":[1,2.5,"s"]},"channel":"news"})", rng);
+    const auto p = parse_publish_request(input);
+    expect_reason_on_failure(p, input);
+    if (p) {
+      ++accepted;
+      EXPECT_FALSE(p.value->channel && p.value->user) << input;
+      if (p.value->channel) {
+        EXPECT_TRUE(valid_identifier(*p.value->channel)) << input;
+      }
+      if (p.value->user) {
+        EXPECT_TRUE(valid_identifier(*p.value->user)) << input;
+      }
+    }
+    const auto k = parse_kick_request(mutate(R"({"user":"alice"})", rng));
+    if (k) {
+      EXPECT_TRUE(valid_identifier(k.value->user));
+    }
+  }
+  EXPECT_GT(accepted, 100);
+}
+
+TEST(RandomInput, DurationsRoundTrip) {
+  std::mt19937 rng(4);
+  int accepted = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const std::string input = mutate("1500ms", rng);
+    const auto d = parse_duration(input);
+    expect_reason_on_failure(d, input);
+    if (!d) continue;
+    ++accepted;
+    EXPECT_GE(d.value->count(), 0) << input;
+    EXPECT_EQ(parse_duration(format_duration(*d.value)).value, d.value) << input;
+  }
+  EXPECT_GT(accepted, 100);
+}
+
+}  // namespace
+}  // namespace ringcast
