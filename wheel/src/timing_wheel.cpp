@@ -175,19 +175,36 @@ bool timing_wheel::begin_next_tick(std::uint64_t target) {
             (static_cast<std::uint32_t>(current_tick_ >> shift) & (slot_count_ - 1)));
   }
   // Hand the level-0 slot over to the expiring batch, so callbacks may cancel or move any of it.
+  // The list moves whole; only each node's slot index is rewritten.
   const auto slot = static_cast<std::uint32_t>(current_tick_) & (slot_count_ - 1);
-  while (timer_node* node = heads_[slot]) {
-    unlink(*node);
-    link(*node, expiring_slot_);
+  if (timer_node* head = heads_[slot]) {
+    timer_node* node = head;
+    do {
+      node->slot_ = expiring_slot_;
+      node = node->next_;
+    } while (node != head);
+    heads_[expiring_slot_] = head;
+    occupancy_[expiring_slot_] = occupancy_[slot];
+    heads_[slot] = nullptr;
+    occupancy_[slot] = 0;
+    occupied_word(slot) &= ~occupied_bit(slot);
   }
   return true;
 }
 
 void timing_wheel::cascade(std::uint32_t slot) {
-  while (timer_node* node = heads_[slot]) {
-    unlink(*node);
+  timer_node* node = heads_[slot];
+  if (!node) return;
+  // Detach the whole list, then relink each node where it now belongs: no unlinking one by one.
+  counters_.cascaded += occupancy_[slot];
+  heads_[slot] = nullptr;
+  occupancy_[slot] = 0;
+  occupied_word(slot) &= ~occupied_bit(slot);
+  node->prev_->next_ = nullptr;
+  while (node) {
+    timer_node* next = node->next_;
     link(*node, slot_for(node->deadline_tick_));
-    ++counters_.cascaded;
+    node = next;
   }
 }
 

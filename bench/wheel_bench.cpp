@@ -1,0 +1,216 @@
+// Schedule, cancel, move and expire per operation at 1k, 100k and 1M armed timers, for the
+// hierarchical wheel and three baselines (timer_sets.hpp), plus bytes per timer and a steady
+// churn of timeouts. docs/wheel.md explains the scenarios and holds the results.
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "heap_meter.hpp"
+#include "timer_sets.hpp"
+
+namespace ringcast::bench {
+namespace {
+
+// Operations are timed in batches so that pausing the clock to restore the state costs nothing
+// per operation.
+constexpr std::size_t batch = 1024;
+
+// Timeouts of a push server: up to 4096 ticks ahead (7 min at the default 100 ms tick), which
+// spans the wheel's first two levels.
+constexpr std::uint64_t near_span = 4096;
+// Far-future timers for the expire benchmark: beyond any tick the benchmark reaches.
+constexpr std::uint64_t far_ahead = std::uint64_t{1} << 22;
+
+class xorshift {  // cheap and identical for every set, so it does not skew the comparison
+ public:
+  std::uint64_t next() {
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 7;
+    state_ ^= state_ << 17;
+    return state_;
+  }
+  std::uint64_t below(std::uint64_t n) { return next() % n; }
+  std::uint64_t near_ahead() { return 2 + below(near_span - 1); }
+
+ private:
+  std::uint64_t state_ = 0x9e3779b97f4a7c15;
+};
+
+std::size_t armed_count(const benchmark::State& state) {
+  return static_cast<std::size_t>(state.range(0));
+}
+
+void report_per_op(benchmark::State& state, std::size_t ops_per_iteration) {
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ops_per_iteration));
+  // Seconds per operation, printed with an SI prefix ("15.5ns").
+  state.counters["per_op"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * ops_per_iteration),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+template <class Set>
+void arm_near(Set& set, std::size_t n, xorshift& rng) {
+  for (std::size_t i = 0; i < n; ++i)
+    set.schedule(i, rng.near_ahead());
+}
+
+// Arming an unarmed timer while n others are armed.
+template <class Set>
+void bm_schedule(benchmark::State& state) {
+  const std::size_t n = armed_count(state);
+  Set set(n + batch);
+  xorshift rng;
+  arm_near(set, n, rng);
+  for (auto _ : state) {
+    for (std::size_t k = 0; k < batch; ++k)
+      set.schedule(n + k, rng.near_ahead());
+    state.PauseTiming();
+    for (std::size_t k = 0; k < batch; ++k)
+      set.cancel(n + k);
+    set.settle();
+    state.ResumeTiming();
+  }
+  report_per_op(state, batch);
+}
+
+// Disarming one of n armed timers.
+template <class Set>
+void bm_cancel(benchmark::State& state) {
+  const std::size_t n = armed_count(state);
+  Set set(n + batch);
+  xorshift rng;
+  arm_near(set, n, rng);
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (std::size_t k = 0; k < batch; ++k)
+      set.schedule(n + k, rng.near_ahead());
+    state.ResumeTiming();
+    for (std::size_t k = 0; k < batch; ++k)
+      set.cancel(n + k);
+    set.settle();
+  }
+  report_per_op(state, batch);
+}
+
+// Giving a random one of n armed timers a new deadline: a session's activity or reconnect.
+template <class Set>
+void bm_move(benchmark::State& state) {
+  const std::size_t n = armed_count(state);
+  Set set(n);
+  xorshift rng;
+  arm_near(set, n, rng);
+  for (auto _ : state) {
+    for (std::size_t k = 0; k < batch; ++k)
+      set.move(rng.below(n), rng.near_ahead());
+    set.settle();
+  }
+  report_per_op(state, batch);
+}
+
+// Firing a batch of timers due in the next tick while n far-future timers share the structure.
+template <class Set>
+void bm_expire(benchmark::State& state) {
+  const std::size_t n = armed_count(state);
+  Set set(n + batch);
+  xorshift rng;
+  for (std::size_t i = 0; i < n; ++i)
+    set.schedule(i, far_ahead + rng.below(far_ahead));
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (std::size_t k = 0; k < batch; ++k)
+      set.schedule(n + k, 1);
+    state.ResumeTiming();
+    if (set.tick() != batch) {
+      state.SkipWithError("a far-future timer fired, or a due one did not");
+      break;
+    }
+  }
+  report_per_op(state, batch);
+}
+
+// Steady state: n timeouts spread over `churn_span` ticks, each re-armed that far ahead when it
+// fires (a heartbeat), one tick per iteration. Includes cascading (wheel) and walking the
+// not-yet-due (rounds). Asio is left out: it cannot run on a simulated clock.
+constexpr std::uint64_t churn_span = 3000;  // 5 minutes of 100 ms ticks
+
+template <class Set>
+void bm_churn(benchmark::State& state) {
+  const std::size_t n = armed_count(state);
+  Set set(n);
+  xorshift rng;
+  for (std::size_t i = 0; i < n; ++i)
+    set.schedule(i, 1 + rng.below(churn_span));
+  std::size_t fired = 0;
+  for (auto _ : state) {
+    fired += set.tick(churn_span);
+  }
+  state.counters["per_fire"] = benchmark::Counter(
+      static_cast<double>(fired), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// Heap bytes per armed timer, the owner-side object included (each set holds n of them).
+template <class Set>
+void bm_memory(benchmark::State& state) {
+  const std::size_t n = armed_count(state);
+  for (auto _ : state) {
+    const heap_meter meter;
+    Set set(n);
+    xorshift rng;
+    arm_near(set, n, rng);
+    state.counters["B/node"] = static_cast<double>(meter.live_bytes()) / static_cast<double>(n);
+  }
+}
+
+// Registered as "<operation>/<set>/<armed timers>", grouped by operation.
+using family = void (*)(benchmark::State&);
+struct families {
+  family schedule, cancel, move, expire, churn, memory;
+};
+
+template <class Set>
+constexpr families families_of(bool with_churn = true) {
+  return {bm_schedule<Set>,
+          bm_cancel<Set>,
+          bm_move<Set>,
+          bm_expire<Set>,
+          with_churn ? bm_churn<Set> : nullptr,
+          bm_memory<Set>};
+}
+
+void register_all() {
+  const std::pair<const char*, families> sets[] = {
+      {"wheel", families_of<hierarchical_set>()},
+      {"rounds", families_of<rounds_set>()},
+      {"multimap", families_of<multimap_set>()},
+      {"asio", families_of<asio_set>(false)},
+  };
+  const std::pair<const char*, family families::*> operations[] = {
+      {"schedule", &families::schedule}, {"cancel", &families::cancel},
+      {"move", &families::move},         {"expire", &families::expire},
+      {"churn", &families::churn},       {"memory", &families::memory},
+  };
+  for (const auto& [operation, member] : operations) {
+    for (const auto& [set, runs] : sets) {
+      if (!(runs.*member)) continue;
+      const std::string name = std::string(operation) + "/" + set;
+      auto* bm = benchmark::RegisterBenchmark(name.c_str(), runs.*member);
+      bm->Arg(1'000)->Arg(100'000)->Arg(1'000'000);
+      if (member == &families::memory) bm->Iterations(1);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ringcast::bench
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  ringcast::bench::register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
