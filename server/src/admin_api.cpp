@@ -1,0 +1,88 @@
+#include "admin_api.hpp"
+
+#include <fmt/format.h>
+#include <boost/beast/http/field.hpp>
+
+#include "server.hpp"
+#include "snapshot_format.hpp"
+
+namespace ringcast {
+
+namespace http = boost::beast::http;
+
+bool same_token(std::string_view given, std::string_view expected) {
+  unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    diff |= static_cast<unsigned char>(given[i] ^
+                                       expected[i % std::max<std::size_t>(1, expected.size())]);
+  }
+  return diff == 0 && !expected.empty();
+}
+
+namespace {
+
+bool authorized(const http_request& req, const std::string& token) {
+  const auto header = req[http::field::authorization];
+  constexpr std::string_view scheme = "Bearer ";
+  return header.starts_with(scheme) && same_token(header.substr(scheme.size()), token);
+}
+
+http_response method_not_allowed(const http_request& req, std::string_view allow) {
+  auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
+                            fmt::format("use {}", allow), req);
+  res.set(http::field::allow, allow);
+  return res;
+}
+
+}  // namespace
+
+void handle_operations(event_loop& loop, const http_request& req,
+                       std::function<void(http_response)> reply) {
+  server& srv = loop.owner();
+  const std::string_view path = req.target().substr(0, req.target().find('?'));
+  const auto executor = loop.context().get_executor();
+
+  if (path == "/healthz" || path == "/metrics") {
+    if (req.method() != http::verb::get) return reply(method_not_allowed(req, "GET"));
+    if (path == "/healthz") return reply(make_response(http_status::ok, "ok", "text/plain", req));
+    srv.snapshot(executor, [req, reply](server_snapshot s) {
+      reply(make_response(http_status::ok, prometheus_text(s), "text/plain; version=0.0.4", req));
+    });
+    return;
+  }
+
+  const bool known = path == "/admin/publish" || path == "/admin/kick" || path == "/admin/stats";
+  if (!known)
+    return reply(error_response(http_status::not_found, "not_found", "no such path", req));
+  if (!authorized(req, srv.settings().admin_token)) {
+    auto res = error_response(http_status::unauthorized, "unauthorized",
+                              "Authorization: Bearer <admin token> required", req);
+    res.set(http::field::www_authenticate, "Bearer");
+    return reply(std::move(res));
+  }
+  if (path == "/admin/stats") {
+    if (req.method() != http::verb::get) return reply(method_not_allowed(req, "GET"));
+    srv.snapshot(executor, [req, reply, &srv](server_snapshot s) {
+      reply(json_response(http_status::ok, stats_json(s, srv.settings()), req));
+    });
+    return;
+  }
+  if (req.method() != http::verb::post) return reply(method_not_allowed(req, "POST"));
+  if (path == "/admin/publish") {
+    auto body = parse_publish_request(req.body());
+    if (!body)
+      return reply(error_response(http_status::bad_request, "bad_request", body.error, req));
+    srv.publish(*body.value, executor, [req, reply](std::uint64_t id, std::size_t recipients) {
+      reply(json_response(http_status::ok,
+                          fmt::format(R"({{"id":{},"recipients":{}}})", id, recipients), req));
+    });
+    return;
+  }
+  auto body = parse_kick_request(req.body());
+  if (!body) return reply(error_response(http_status::bad_request, "bad_request", body.error, req));
+  srv.kick(body.value->user, executor, [req, reply](std::size_t kicked) {
+    reply(json_response(http_status::ok, fmt::format(R"({{"kicked":{}}})", kicked), req));
+  });
+}
+
+}  // namespace ringcast

@@ -1,0 +1,60 @@
+// One thread, one io_context, one hub (sessions + timing wheel): shared-nothing per core.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <thread>
+#include <unordered_set>
+
+#include "hub.hpp"
+
+namespace ringcast {
+
+class server;
+
+// A connection waiting for its next HTTP request: closed at once when the server drains.
+class idle_connection {
+ public:
+  virtual void close_now() = 0;
+
+ protected:
+  ~idle_connection() = default;
+};
+
+class event_loop {
+ public:
+  using time_point = hub::time_point;
+
+  event_loop(server& owner, unsigned index, time_point epoch, std::uint64_t floor_id);
+  event_loop(const event_loop&) = delete;
+  event_loop& operator=(const event_loop&) = delete;
+
+  boost::asio::io_context& context() { return ctx_; }
+  hub& sessions() { return hub_; }
+  server& owner() { return owner_; }
+  unsigned index() const { return index_; }
+
+  void add_idle(idle_connection& c) { idle_.insert(&c); }
+  void remove_idle(idle_connection& c) { idle_.erase(&c); }
+  void close_idle_connections();
+
+  void start();  // runs the io_context on a thread of its own
+  void stop() { ctx_.stop(); }
+  void join();
+
+ private:
+  void wake_at(time_point when);
+  void on_wake();
+
+  server& owner_;
+  unsigned index_;
+  boost::asio::io_context ctx_{1};
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  boost::asio::steady_timer timer_;  // the loop's one timer, armed for the wheel's next due tick
+  hub hub_;
+  std::unordered_set<idle_connection*> idle_;
+  std::thread thread_;
+};
+
+}  // namespace ringcast

@@ -1,0 +1,24 @@
+#include "history.hpp"
+
+#include <algorithm>
+
+namespace ringcast {
+
+void history::append(message_ptr m) {
+  messages_.push_back(std::move(m));
+  if (messages_.size() > capacity_) {
+    floor_id_ = messages_.front()->id;
+    messages_.pop_front();
+  }
+}
+
+history::resume_span history::after(std::uint64_t since) const {
+  const bool from_the_future = since > newest_id();
+  const bool evicted = since < floor_id_;
+  if (from_the_future) return {messages_.end(), messages_.end(), true};
+  auto first = std::upper_bound(messages_.begin(), messages_.end(), since,
+                                [](std::uint64_t id, const message_ptr& m) { return id < m->id; });
+  return {first, messages_.end(), evicted};
+}
+
+}  // namespace ringcast

@@ -1,0 +1,243 @@
+#include "http_connection.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+
+#include "admin_api.hpp"
+#include "sse_connection.hpp"
+#include "web_routes.hpp"
+#include "ws_connection.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr std::size_t header_limit = 8 * 1024;
+
+auto now() {
+  return std::chrono::steady_clock::now();
+}
+
+std::string_view path_of(std::string_view target) {
+  return target.substr(0, target.find('?'));
+}
+
+}  // namespace
+
+void http_connection::start(event_loop& loop, tcp::socket socket, slot_type slot) {
+  std::make_shared<http_connection>(loop, std::move(socket), std::move(slot), beast::flat_buffer{})
+      ->read_request();
+}
+
+http_connection::http_connection(event_loop& loop, tcp::socket socket, slot_type slot,
+                                 beast::flat_buffer buffer)
+    : loop_(loop), stream_(std::move(socket)), buffer_(std::move(buffer)), slot_(std::move(slot)) {}
+
+http_connection::~http_connection() {
+  loop_.sessions().disarm(*this);
+  loop_.remove_idle(*this);
+  if (held_) loop_.sessions().detach(*held_, *this, now());
+}
+
+void http_connection::read_request() {
+  parser_.emplace();
+  parser_->header_limit(header_limit);
+  parser_->body_limit(loop_.owner().settings().max_body);
+  loop_.sessions().arm(*this, now() + loop_.owner().settings().handshake_timeout);
+  loop_.add_idle(*this);
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+}
+
+void http_connection::on_timer(time_point) {
+  ++loop_.sessions().stats().handshake;
+  close();
+}
+
+void http_connection::close_now() {
+  close();
+}
+
+void http_connection::close() {
+  closing_ = true;
+  loop_.remove_idle(*this);
+  beast::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.close();
+}
+
+void http_connection::on_read(beast::error_code ec) {
+  loop_.remove_idle(*this);
+  loop_.sessions().disarm(*this);
+  if (closing_) return;
+  if (ec) {
+    if (ec.category() != http::make_error_code(http::error::bad_target).category() ||
+        ec == http::error::end_of_stream || ec == http::error::partial_message) {
+      close();  // the peer went away, or the socket failed
+      return;
+    }
+    http_request bad;  // no request to echo: answer HTTP/1.1 and close
+    bad.version(11);
+    bad.keep_alive(false);
+    if (ec == http::error::body_limit) {
+      reply(error_response(http_status::payload_too_large, "too_large",
+                           "request body over --max-body", bad));
+    } else if (ec == http::error::header_limit) {
+      reply(error_response(http_status::request_header_fields_too_large, "too_large",
+                           "request line and headers over 8 KiB", bad));
+    } else {
+      reply(error_response(http_status::bad_request, "bad_request", ec.message(), bad));
+    }
+    return;
+  }
+  handle(parser_->release());
+}
+
+void http_connection::handle(http_request req) {
+  if (!slot_) {
+    req.keep_alive(false);
+    reply(error_response(http_status::service_unavailable, "overloaded",
+                         "too many connections (--max-connections)", req));
+    return;
+  }
+  const std::string_view path = path_of(req.target());
+  if (path == "/ws" || path == "/sse" || path == "/poll") {
+    handle_client_endpoint(std::move(req), path);
+    return;
+  }
+  auto self = shared_from_this();
+  auto respond = [self](http_response res) { self->reply(std::move(res)); };
+  if (path == "/healthz" || path == "/metrics" || path.starts_with("/admin/")) {
+    handle_operations(loop_, req, respond);
+    return;
+  }
+  respond(serve_page(req, loop_.owner().settings().web_root));
+}
+
+void http_connection::handle_client_endpoint(http_request req, std::string_view path) {
+  if (req.method() != http::verb::get) {
+    auto res =
+        error_response(http_status::method_not_allowed, "method_not_allowed", "use GET", req);
+    res.set(http::field::allow, "GET");
+    reply(std::move(res));
+    return;
+  }
+  auto params = parse_client_params(req.target());
+  if (!params) {
+    reply(error_response(http_status::bad_request, "bad_request", params.error, req));
+    return;
+  }
+  if (path == "/sse" && !params.value->since) {
+    if (auto last = req.find("Last-Event-ID"); last != req.end()) {
+      params.value->since = parse_message_id(last->value());
+      if (!params.value->since) {
+        reply(error_response(http_status::bad_request, "bad_request",
+                             "Last-Event-ID: expected a message id", req));
+        return;
+      }
+    }
+  }
+  server& srv = loop_.owner();
+  if (srv.draining()) {
+    req.keep_alive(false);
+    reply(
+        error_response(http_status::service_unavailable, "overloaded", "server is draining", req));
+    return;
+  }
+  // Every session lives on one loop; a connection for it is served there.
+  event_loop& home = srv.home_loop(params.value->user, params.value->sid);
+  if (&home != &loop_) {
+    hand_off(home, std::move(req));
+    return;
+  }
+  if (path == "/poll") {
+    hold_poll(std::move(req), *params.value);
+  } else if (path == "/sse") {
+    closing_ = true;  // the stream now belongs to the SSE connection
+    sse_connection::start(loop_, std::move(stream_), std::move(*slot_), *params.value,
+                          std::move(req));
+  } else if (!beast::websocket::is_upgrade(req)) {
+    reply(error_response(http_status::upgrade_required, "bad_request",
+                         "/ws expects a WebSocket upgrade", req));
+  } else {
+    closing_ = true;
+    ws_connection::start(loop_, std::move(stream_), std::move(*slot_), *params.value,
+                         std::move(req));
+  }
+}
+
+void http_connection::hand_off(event_loop& home, http_request req) {
+  beast::error_code ec;
+  const auto protocol = stream_.socket().local_endpoint(ec).protocol();
+  if (ec) {
+    close();
+    return;
+  }
+  tcp::socket socket = stream_.release_socket();
+  const int fd = socket.release(ec);
+  closing_ = true;
+  if (ec) return;
+  asio::post(home.context(), [&home, fd, protocol, slot = std::move(slot_),
+                              buffer = std::move(buffer_), req = std::move(req)]() mutable {
+    tcp::socket adopted(home.context());
+    beast::error_code assign_ec;
+    adopted.assign(protocol, fd, assign_ec);
+    if (assign_ec) {
+      ::close(fd);
+      return;
+    }
+    std::make_shared<http_connection>(home, std::move(adopted), std::move(slot), std::move(buffer))
+        ->handle(std::move(req));
+  });
+}
+
+void http_connection::hold_poll(http_request req, const client_params& params) {
+  hub& h = loop_.sessions();
+  auto attached = h.attach(params, *this, now());
+  if (!attached.backlog.empty() || attached.gap) {
+    h.detach(*attached.s, *this, now());
+    reply(json_response(http_status::ok,
+                        messages_json(attached.backlog, attached.last_id, attached.gap), req));
+    return;
+  }
+  held_ = attached.s;
+  held_request_ = std::move(req);
+  keep_alive_while_held_ = shared_from_this();  // no I/O is pending while a poll is held
+}
+
+void http_connection::deliver(const message_ptr& m) {
+  session* s = std::exchange(held_, nullptr);
+  loop_.sessions().detach(*s, *this, now());
+  reply(json_response(http_status::ok, messages_json({m}, m->id, false), held_request_));
+}
+
+void http_connection::end(const ending_notice& notice) {
+  held_ = nullptr;
+  if (notice.why == ending::reconnect_shutdown) held_request_.keep_alive(false);
+  reply(json_response(http_status::ok, notice.json, held_request_));
+}
+
+void http_connection::reply(http_response res) {
+  if (loop_.owner().draining()) res.keep_alive(false);
+  auto shared = std::make_shared<http_response>(std::move(res));
+  auto self = shared_from_this();
+  keep_alive_while_held_.reset();
+  http::async_write(stream_, *shared, [self, shared](beast::error_code ec, std::size_t) {
+    if (ec || !shared->keep_alive() || self->closing_) {
+      self->close();
+    } else {
+      self->read_request();
+    }
+  });
+}
+
+}  // namespace ringcast

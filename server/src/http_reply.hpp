@@ -1,0 +1,23 @@
+// HTTP responses with JSON bodies, including the error shape of PROTOCOL.md section 6.
+#pragma once
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace ringcast {
+
+using http_request = boost::beast::http::request<boost::beast::http::string_body>;
+using http_response = boost::beast::http::response<boost::beast::http::string_body>;
+using http_status = boost::beast::http::status;
+
+http_response make_response(http_status status, std::string body, std::string_view content_type,
+                            const http_request& req);
+http_response json_response(http_status status, std::string body, const http_request& req);
+// {"error":"<code>","message":"..."}
+http_response error_response(http_status status, std::string_view code, std::string_view message,
+                             const http_request& req);
+
+}  // namespace ringcast

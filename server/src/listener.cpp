@@ -1,0 +1,80 @@
+#include "listener.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include "http_connection.hpp"
+#include "log.hpp"
+#include "server.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+listener::listener(server& owner)
+    : owner_(owner),
+      acceptor_(owner.loops()[0]->context()),
+      backoff_(owner.loops()[0]->context()) {}
+
+bool listener::open() {
+  const config& cfg = owner_.settings();
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(cfg.listen_host, ec);
+  if (ec) {
+    log_warn("cannot listen on {}: {}", cfg.listen_host, ec.message());
+    return false;
+  }
+  const tcp::endpoint endpoint(address, cfg.listen_port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    log_warn("cannot listen on {}:{}: {}", cfg.listen_host, cfg.listen_port, ec.message());
+    return false;
+  }
+  const auto local = acceptor_.local_endpoint();
+  log_info("listening on {}:{} with {} thread(s)", local.address().to_string(), local.port(),
+           cfg.threads);
+  accept();
+  return true;
+}
+
+void listener::close() {
+  asio::post(acceptor_.get_executor(), [this] {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    backoff_.cancel();
+  });
+}
+
+void listener::accept() {
+  event_loop& loop = *owner_.loops()[next_loop_++ % owner_.loops().size()];
+  acceptor_.async_accept(loop.context(),
+                         [this, &loop](boost::system::error_code ec, tcp::socket socket) {
+                           on_accept(ec, std::move(socket), loop);
+                         });
+}
+
+void listener::on_accept(boost::system::error_code ec, tcp::socket socket, event_loop& loop) {
+  if (!acceptor_.is_open()) return;
+  if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+      ec.value() == ENFILE) {
+    // Retrying at once would spin a core until a descriptor frees up.
+    log_warn("accept: {}; pausing accepts for 100 ms", ec.message());
+    backoff_.expires_after(std::chrono::milliseconds(100));
+    backoff_.async_wait([this](boost::system::error_code wait_ec) {
+      if (!wait_ec) accept();
+    });
+    return;
+  }
+  if (!ec) {
+    asio::post(loop.context(),
+               [&loop, socket = std::move(socket), slot = owner_.try_open_connection()]() mutable {
+                 http_connection::start(loop, std::move(socket), std::move(slot));
+               });
+  }
+  accept();
+}
+
+}  // namespace ringcast

@@ -1,0 +1,21 @@
+// One line per event worth knowing (start, listen address, generated token, drain), on stderr.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace ringcast {
+
+void log_line(std::string_view level, std::string_view text);
+
+template <class... Args>
+void log_info(fmt::format_string<Args...> f, Args&&... args) {
+  log_line("info", fmt::format(f, std::forward<Args>(args)...));
+}
+template <class... Args>
+void log_warn(fmt::format_string<Args...> f, Args&&... args) {
+  log_line("warn", fmt::format(f, std::forward<Args>(args)...));
+}
+
+}  // namespace ringcast

@@ -1,0 +1,20 @@
+// ringcast: a long-connection push server whose timeouts run on a hashed timing wheel.
+#include <cstdlib>
+#include <iostream>
+
+#include "config.hpp"
+#include "log.hpp"
+#include "server.hpp"
+
+int main(int argc, char** argv) {
+  auto outcome = ringcast::parse_config(argc, argv, std::cout, std::cerr,
+                                        [](const char* name) { return std::getenv(name); });
+  if (!outcome.cfg) return outcome.exit_status;
+  const ringcast::config& cfg = *outcome.cfg;
+  if (cfg.admin_token_generated) {
+    ringcast::log_info("admin token (generated; set --admin-token to choose one): {}",
+                       cfg.admin_token);
+  }
+  ringcast::server srv(cfg);
+  return srv.run();
+}

@@ -1,0 +1,171 @@
+#include "server.hpp"
+
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <thread>
+
+#include "listener.hpp"
+#include "log.hpp"
+
+namespace ringcast {
+namespace {
+
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Ids continue across restarts: a run starts from the Unix time in microseconds, so an id from
+// an earlier run is always below this run's floor and a resume from it reports a gap.
+std::uint64_t first_floor_id() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
+}  // namespace
+
+server::server(config cfg) : cfg_(std::move(cfg)), last_id_(first_floor_id()) {
+  const auto epoch = std::chrono::steady_clock::now();
+  for (unsigned i = 0; i < cfg_.threads; ++i) {
+    loops_.push_back(std::make_unique<event_loop>(*this, i, epoch, last_id_));
+  }
+}
+
+server::~server() = default;
+
+event_loop& server::home_loop(std::string_view user, std::string_view sid) {
+  std::size_t h = std::hash<std::string_view>{}(user);
+  h ^= std::hash<std::string_view>{}(sid) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return *loops_[h % loops_.size()];
+}
+
+std::optional<server::connection_slot> server::try_open_connection() {
+  if (open_connections_.fetch_add(1, std::memory_order_relaxed) >= cfg_.max_connections) {
+    open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    return std::nullopt;
+  }
+  return connection_slot(this);
+}
+
+void server::publish(const publish_request& req, boost::asio::any_io_executor origin,
+                     std::function<void(std::uint64_t, std::size_t)> done) {
+  const audience to = req.user      ? audience::user
+                      : req.channel ? audience::channel
+                                    : audience::broadcast;
+  std::string target = req.user ? *req.user : req.channel.value_or("");
+  std::lock_guard lock(sequencer_);
+  const std::uint64_t id = ++last_id_;
+  ++published_;
+  message_ptr m = make_message(id, unix_ms(), to, std::move(target), req.data_json);
+  for_each_loop<std::size_t>(
+      [m](event_loop& loop) {
+        return loop.sessions().publish(m, std::chrono::steady_clock::now());
+      },
+      std::move(origin),
+      [id, done = std::move(done)](std::vector<std::size_t> counts) {
+        std::size_t total = 0;
+        for (std::size_t c : counts)
+          total += c;
+        done(id, total);
+      });
+}
+
+void server::kick(std::string user, boost::asio::any_io_executor origin,
+                  std::function<void(std::size_t)> done) {
+  for_each_loop<std::size_t>(
+      [user = std::move(user)](event_loop& loop) {
+        return loop.sessions().kick(user, std::chrono::steady_clock::now());
+      },
+      std::move(origin),
+      [done = std::move(done)](std::vector<std::size_t> counts) {
+        std::size_t total = 0;
+        for (std::size_t c : counts)
+          total += c;
+        done(total);
+      });
+}
+
+void server::snapshot(boost::asio::any_io_executor origin,
+                      std::function<void(server_snapshot)> done) {
+  server_snapshot base;
+  {
+    std::lock_guard lock(sequencer_);
+    base.published = published_;
+    base.last_id = last_id_;
+  }
+  base.open_connections = open_connections_.load(std::memory_order_relaxed);
+  base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started_);
+  for_each_loop<loop_snapshot>(
+      [](event_loop& loop) {
+        const hub& h = loop.sessions();
+        const timing_wheel& w = h.wheel();
+        loop_snapshot s;
+        s.stats = h.stats();
+        s.sessions = h.session_count();
+        s.connected = h.connected_count();
+        s.tick = w.current_tick();
+        s.armed = w.size();
+        s.wheel = w.stats();
+        auto l0 = w.occupancy(0), l1 = w.occupancy(1);
+        s.level0.assign(l0.begin(), l0.end());
+        s.level1.assign(l1.begin(), l1.end());
+        return s;
+      },
+      std::move(origin),
+      [base, done = std::move(done)](std::vector<loop_snapshot> loops) mutable {
+        base.loops = std::move(loops);
+        done(std::move(base));
+      });
+}
+
+int server::run() {
+  listener_ = std::make_unique<listener>(*this);
+  if (!listener_->open()) return 1;
+  for (auto& loop : loops_)
+    loop->start();
+
+  boost::asio::signal_set signals(loops_[0]->context(), SIGINT, SIGTERM);
+  signals.async_wait([this](boost::system::error_code ec, int signal) {
+    if (ec) return;
+    log_info("signal {}: draining for {} ms", signal, cfg_.drain.count());
+    begin_drain();
+  });
+  drained_.get_future().wait();
+  for (auto& loop : loops_)
+    loop->stop();
+  for (auto& loop : loops_)
+    loop->join();
+  log_info("drained, exiting");
+  return 0;
+}
+
+void server::begin_drain() {
+  draining_.store(true, std::memory_order_relaxed);
+  listener_->close();
+  for (auto& loop : loops_) {
+    boost::asio::post(loop->context(), [l = loop.get()] {
+      l->sessions().drain(std::chrono::steady_clock::now());
+      l->close_idle_connections();
+    });
+  }
+  drain_timer_ = std::make_unique<boost::asio::steady_timer>(loops_[0]->context());
+  watch_drain(std::chrono::steady_clock::now() + cfg_.drain);
+}
+
+// Connections end as soon as their reconnect/shutdown notice is written: stop when they have all
+// gone, and never later than the drain window.
+void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
+  if (open_connections_.load(std::memory_order_relaxed) == 0 ||
+      std::chrono::steady_clock::now() >= deadline) {
+    drained_.set_value();
+    return;
+  }
+  drain_timer_->expires_after(std::chrono::milliseconds(20));
+  drain_timer_->async_wait([this, deadline](boost::system::error_code) { watch_drain(deadline); });
+}
+
+}  // namespace ringcast

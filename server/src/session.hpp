@@ -1,0 +1,51 @@
+// A client session (user, sid): outlives its connections, lives in its loop's timing wheel.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ringcast/wheel/timing_wheel.hpp"
+#include "subscriber.hpp"
+
+namespace ringcast {
+
+// Anything with a timeout in a loop's wheel: the wheel hands back the node, this gives it a
+// behaviour without growing the node itself.
+class timed : public timer_node {
+ public:
+  using time_point = timing_wheel::time_point;
+  virtual void on_timer(time_point now) = 0;
+
+ protected:
+  ~timed() = default;
+};
+
+class hub;
+
+class session final : public timed {
+ public:
+  session(hub& owner, std::string user, std::string sid)
+      : hub_(owner), user_(std::move(user)), sid_(std::move(sid)) {}
+  void on_timer(time_point now) override;
+
+  const std::string& user() const { return user_; }
+  const std::string& sid() const { return sid_; }
+
+ private:
+  friend class hub;
+  hub& hub_;
+  std::string user_;
+  std::string sid_;
+  std::vector<std::string> channels_;
+  subscriber* conn_ = nullptr;      // the live connection or held poll, if any
+  std::size_t attached_index_ = 0;  // position in hub::attached_ while conn_ is set
+  std::uint64_t acked_id_ = 0;      // the last id the client acknowledged
+  time_point attached_at_{};        // when conn_ was set
+  time_point last_activity_{};      // last client frame or pong (WebSocket)
+  time_point last_sent_{};          // last server write (heartbeats are due after it)
+  time_point detached_at_{};        // when the last connection ended
+};
+
+}  // namespace ringcast

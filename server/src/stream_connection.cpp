@@ -1,0 +1,97 @@
+#include "stream_connection.hpp"
+
+namespace ringcast {
+namespace {
+
+auto now() {
+  return std::chrono::steady_clock::now();
+}
+
+// How long a client gets to take its final notice before the socket is closed under it.
+constexpr std::chrono::seconds ending_grace{2};
+
+}  // namespace
+
+stream_connection::stream_connection(event_loop& loop, server::connection_slot slot)
+    : loop_(loop), slot_(std::move(slot)) {}
+
+stream_connection::~stream_connection() {
+  loop_.sessions().disarm(*this);
+  if (session_) loop_.sessions().detach(*session_, *this, now());
+}
+
+void stream_connection::attach(const client_params& params) {
+  hub& h = loop_.sessions();
+  auto attached = h.attach(params, *this, now());
+  session_ = attached.s;
+  send_text(frame("hello", h.hello_for(attached), 0));
+  for (auto& m : attached.backlog) {
+    queue_.push_back({std::move(m), {}});
+  }
+  write_next();
+}
+
+void stream_connection::activity() {
+  if (session_) loop_.sessions().activity(*session_, now());
+}
+
+void stream_connection::deliver(const message_ptr& m) {
+  if (queue_.size() >= loop_.owner().settings().max_queue) {
+    ++loop_.sessions().stats().slow;
+    loop_.sessions().end_connection(*session_, ending::close_slow, now());  // calls end()
+    return;
+  }
+  queue_.push_back({m, {}});
+  write_next();
+}
+
+void stream_connection::send_text(std::string text) {
+  if (ending_) return;
+  queue_.push_back({nullptr, std::move(text)});
+  write_next();
+}
+
+void stream_connection::end(const ending_notice& notice) {
+  session_ = nullptr;  // the hub has detached us
+  // Whatever is still queued is dropped (a resume finds it in history); the write in flight,
+  // if any, cannot be taken back.
+  queue_.erase(writing_ ? queue_.begin() + 1 : queue_.begin(), queue_.end());
+  const std::string_view event = is_reconnect(notice.why) ? "reconnect" : "close";
+  queue_.push_back({nullptr, frame(event, notice.json, notice.retry_ms)});
+  ending_ = notice.why;
+  loop_.sessions().arm(*this, now() + ending_grace);
+  write_next();
+}
+
+void stream_connection::on_timer(time_point) {
+  abort();
+}
+
+void stream_connection::peer_gone() {
+  if (session_) loop_.sessions().detach(*session_, *this, now());
+  session_ = nullptr;
+  failed_ = true;
+}
+
+void stream_connection::write_next() {
+  if (writing_ || failed_) return;
+  if (queue_.empty()) {
+    if (ending_) close_after_notice(*ending_);
+    return;
+  }
+  writing_ = true;
+  write(queue_.front());
+}
+
+void stream_connection::write_done(boost::system::error_code ec) {
+  writing_ = false;
+  if (!queue_.empty()) queue_.pop_front();
+  if (ec) {
+    peer_gone();
+    abort();
+    return;
+  }
+  write_next();
+}
+
+}  // namespace ringcast
