@@ -235,7 +235,10 @@
       return url.href;
     }
 
-    /** Take the server's last id as the resume point unless we already have a later one. */
+    /**
+     * Take the server's last id as the resume point unless we already have a later one. Only safe
+     * once everything up to that id that was addressed to us has arrived (a long-poll reply).
+     */
     adoptLastId(id) {
       if (typeof id === 'number' && (this.lastId === null || id > this.lastId)) this.lastId = id;
     }
@@ -307,7 +310,8 @@
         case 'hello':
           this.session = env;
           // Without `since`, the stream starts at the server's last id: resume from there later.
-          this.adoptLastId(env.last_id);
+          // With it, the resumed messages follow hello and must not be mistaken for repeats.
+          if (this.lastId === null) this.adoptLastId(env.last_id);
           this.markOpen();
           if (env.gap) this.emit('gap', { transport: this.transport, lastId: this.lastId });
           break;
@@ -321,7 +325,7 @@
           this.adoptLastId(env.last_id);
           break;
         case 'reconnect':
-          this.adoptLastId(env.last_id);
+          if (this.lastId === null) this.adoptLastId(env.last_id);
           // A held poll answered `replaced` means another poll of this session took over.
           if (this.transport === 'poll' && env.reason === 'replaced') this.stop('replaced');
           else this.restart(env.reason || 'reconnect', env.retry_ms ?? this.backoff());

@@ -1,0 +1,124 @@
+// Shared by the browser suites: start a server, start Chromium, talk to the admin API.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { startFakeServer } from './fake_server.mjs';
+
+export const SERVER_BIN = process.env.RINGCAST_BIN ?? '/work/main/build/server/ringcast';
+export const USE_FAKE = process.env.RINGCAST_FAKE === '1';
+export const OUTPUT_DIR = new URL('../output/', import.meta.url).pathname;
+export const DOCS_IMG_DIR = new URL('../../docs/img/', import.meta.url).pathname;
+
+/** Why the page suites cannot run here, or undefined: pass as node:test's `skip` option. */
+export const skipReason = USE_FAKE || existsSync(SERVER_BIN)
+  ? undefined
+  : `no server binary at ${SERVER_BIN} (set RINGCAST_BIN, or RINGCAST_FAKE=1 for the stand-in)`;
+
+/**
+ * Starts the server on a free loopback port with a random admin token. Resolves to
+ * { url, token, publish, kick, stats, stop }.
+ */
+export async function startServer(extraArgs = []) {
+  const server = USE_FAKE ? await startFakeServer() : await spawnServer(extraArgs);
+  return { ...server, ...adminApi(server.url, server.token) };
+}
+
+async function spawnServer(extraArgs) {
+  const token = randomBytes(16).toString('hex');
+  const child = spawn(SERVER_BIN, ['--listen', '127.0.0.1:0', '--admin-token', token, ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not report its port:\n${log}`)), 10000);
+    const onData = (chunk) => {
+      log += chunk;
+      const match = /listening on (\S+):(\d+)/.exec(log);
+      if (match) {
+        clearTimeout(timer);
+        resolve(`http://${match[1]}:${match[2]}`);
+      }
+    };
+    // The contract is a line on stderr; reading stdout as well costs nothing.
+    child.stderr.on('data', onData);
+    child.stdout.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${log}`)));
+  });
+  return {
+    url,
+    token,
+    log: () => log,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.on('exit', resolve);
+        child.kill('SIGTERM');
+        // The drain spreads reconnects over --drain (5 s by default); do not wait much longer.
+        setTimeout(() => child.kill('SIGKILL'), 8000).unref();
+      }),
+  };
+}
+
+function adminApi(url, token) {
+  const call = async (method, path, body) => {
+    const response = await fetch(url + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    publish: (body) => call('POST', '/admin/publish', body),
+    kick: (user) => call('POST', '/admin/kick', { user }),
+    stats: () => call('GET', '/admin/stats'),
+  };
+}
+
+/** Headless Chromium with a fresh profile. Resolves to { context, close }. */
+export async function launchBrowser() {
+  const profile = await mkdtemp(join(tmpdir(), 'ringcast-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run',
+    ],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens the storefront as `user` and waits until its client is connected. */
+export async function openStore(context, url, { user, transport = 'auto', channels }) {
+  const page = await context.newPage();
+  const query = new URLSearchParams({ user, transport });
+  if (channels) query.set('channels', channels.join(','));
+  await page.goto(`${url}/?${query}`);
+  await page.locator('#status[data-state="open"]').waitFor({ timeout: 15000 });
+  return page;
+}
+
+/** Writes tests/output/<name>.png and copies it to docs/img/ for the README. */
+export async function screenshot(page, name) {
+  await mkdir(OUTPUT_DIR, { recursive: true });
+  await mkdir(DOCS_IMG_DIR, { recursive: true });
+  const file = join(OUTPUT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  await copyFile(file, join(DOCS_IMG_DIR, `${name}.png`));
+}
+
+export const uniqueUser = (prefix) => `${prefix}-${randomBytes(4).toString('hex')}`;
