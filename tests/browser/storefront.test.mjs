@@ -1,0 +1,142 @@
+// The storefront page served by the real server: promotions arrive live on every transport,
+// a reconnect loses nothing, channel toggles work, and a screenshot for the README.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  USE_FAKE, launchBrowser, openStore, screenshot, skipReason, startServer, uniqueUser,
+} from './support.mjs';
+
+const ids = (page) =>
+  page.$$eval('#promotions li', (items) => items.map((li) => Number(li.dataset.id)).reverse());
+
+describe('storefront', { skip: skipReason }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  // One addressing mode per transport, so that each kind of publish is seen on a page too.
+  const cases = [
+    { transport: 'ws', publish: (user) => ({ user }) },
+    { transport: 'sse', publish: () => ({ channel: 'gree' }) },
+    { transport: 'poll', publish: () => ({}) },
+  ];
+  for (const { transport, publish } of cases) {
+    test(`shows a promotion published through the admin API (${transport})`, async () => {
+      const user = uniqueUser(transport);
+      const page = await openStore(browser.context, server.url, { user, transport });
+      assert.equal(await page.textContent('#transport'), transport);
+
+      const data = { title: `Deal over ${transport}`, text: 'Half price today', code: 'HALF' };
+      const { id } = await server.publish({ data, ...publish(user) });
+      const item = page.locator(`#promotions li[data-id="${id}"]`);
+      await item.waitFor({ timeout: 10000 });
+      assert.equal(await item.locator('.title').textContent(), data.title);
+      assert.equal(await item.locator('.text').textContent(), data.text);
+      assert.equal(await item.locator('.code').textContent(), data.code);
+      await page.close();
+    });
+  }
+
+  test('shows data without title, text or code as JSON', async () => {
+    const user = uniqueUser('json');
+    const page = await openStore(browser.context, server.url, { user });
+    const { id } = await server.publish({ user, data: { discount: 15, sku: ['a', 1] } });
+    const json = page.locator(`#promotions li[data-id="${id}"] .json`);
+    assert.deepEqual(JSON.parse(await json.textContent()), { discount: 15, sku: ['a', 1] });
+    await page.close();
+  });
+
+  for (const transport of ['ws', 'sse', 'poll']) {
+    test(`resumes after a reconnect without losing or repeating a message (${transport})`, async () => {
+      const user = uniqueUser(`resume-${transport}`);
+      const page = await openStore(browser.context, server.url, { user, transport });
+      const first = (await server.publish({ user, data: { title: 'before' } })).id;
+      await page.locator(`#promotions li[data-id="${first}"]`).waitFor();
+
+      // Disconnect the page's client, publish while it is away, then let it come back.
+      await page.evaluate(() => window.ringcast.close());
+      await page.locator('#status[data-state="closed"]').waitFor();
+      const missed = (await server.publish({ user, data: { title: 'while away' } })).id;
+      await page.evaluate(() => window.ringcast.connect());
+      await page.locator(`#promotions li[data-id="${missed}"]`).waitFor({ timeout: 10000 });
+      const next = (await server.publish({ user, data: { title: 'after' } })).id;
+      await page.locator(`#promotions li[data-id="${next}"]`).waitFor({ timeout: 10000 });
+
+      assert.deepEqual(await ids(page), [first, missed, next]);
+      await page.close();
+    });
+  }
+
+  test('channel toggles subscribe and unsubscribe at runtime', async () => {
+    const user = uniqueUser('toggle');
+    const page = await openStore(browser.context, server.url, { user, transport: 'ws' });
+    await page.uncheck('#channel-gree');
+    await page.waitForTimeout(300); // the unsubscribe message travels on the socket
+    const hidden = (await server.publish({ channel: 'gree', data: { title: 'not for you' } })).id;
+    const marker = (await server.publish({ user, data: { title: 'marker' } })).id;
+    await page.locator(`#promotions li[data-id="${marker}"]`).waitFor();
+    assert.equal(await page.locator(`#promotions li[data-id="${hidden}"]`).count(), 0);
+
+    await page.check('#channel-gree');
+    await page.waitForTimeout(300);
+    const shown = (await server.publish({ channel: 'gree', data: { title: 'for you again' } })).id;
+    await page.locator(`#promotions li[data-id="${shown}"]`).waitFor();
+    await page.close();
+  });
+
+  test('stops with status "closed (kicked)" when the user is kicked', async () => {
+    const user = uniqueUser('kick');
+    const page = await openStore(browser.context, server.url, { user, transport: 'ws' });
+    const { kicked } = await server.kick(user);
+    assert.equal(kicked, 1);
+    await page.locator('#status[data-state="closed"]').waitFor();
+    assert.match(await page.textContent('#status'), /kicked/);
+    await page.close();
+  });
+
+  test('screenshot of the storefront with a few promotions', async () => {
+    const page = await openStore(browser.context, server.url, { user: 'alice' });
+    await server.publish({ data: { title: 'Welcome week', text: 'Free delivery on every order', code: 'WELCOME' } });
+    await server.publish({ channel: 'gree', data: { title: 'Gree summer sale', text: '20% off air conditioners', code: 'COOL20' } });
+    await server.publish({ user: 'alice', data: { title: 'Just for you, Alice', text: 'An extra 5% on your next fridge', code: 'ALICE5' } });
+    await page.waitForFunction(() => document.querySelectorAll('#promotions li').length >= 3);
+    await page.waitForTimeout(700); // let the arrival highlight fade
+    await screenshot(page, 'storefront');
+    await page.close();
+  });
+});
+
+describe('storefront under server-driven reconnects', { skip: skipReason ?? (USE_FAKE && 'the stand-in has no --max-connection-age') }, () => {
+  test('WebSocket rebalanced every second loses and repeats nothing', async () => {
+    const server = await startServer(['--max-connection-age', '1s']);
+    const browser = await launchBrowser();
+    try {
+      const user = uniqueUser('rebalance');
+      const page = await openStore(browser.context, server.url, { user, transport: 'ws' });
+      await page.evaluate(() => {
+        window.reconnects = 0;
+        window.ringcast.on('status', (s) => { if (s.state === 'reconnecting') window.reconnects++; });
+      });
+      const published = [];
+      for (let i = 0; i < 20; i++) {
+        published.push((await server.publish({ user, data: { title: `#${i}` } })).id);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      await page.waitForFunction((n) => document.querySelectorAll('#promotions li').length >= n,
+        published.length, { timeout: 15000 });
+      assert.deepEqual(await ids(page), published);
+      assert.ok(await page.evaluate(() => window.reconnects) >= 1, 'the server rebalanced the socket');
+    } finally {
+      await browser.close();
+      await server.stop();
+    }
+  });
+});
