@@ -93,6 +93,22 @@ test('subscribe / unsubscribe over the WebSocket', async () => {
   await c.close();
 });
 
+test('no message twice on one connection: duplicate subscriptions, channel + user addressing', async () => {
+  const user = uid('once');
+  const ch = uid('dup');
+  const c = await srv.wsHello({ user, channels: [ch, ch] });
+  c.send({ type: 'subscribe', channels: [ch, ch] });
+  await c.sync();
+  const a = await srv.publish({ channel: ch, data: 1 });
+  assert.equal(a.recipients, 1);
+  const b = await srv.publish({ user, data: 2 });
+  const end = await srv.publish({ data: 'end' });
+  const got = [];
+  while (got[got.length - 1] !== end.id) got.push((await c.next('message')).id);
+  assert.deepEqual(got, [a.id, b.id, end.id]);
+  await c.close();
+});
+
 describe('resume with since / Last-Event-ID', () => {
   // A session sees ids m[0..2], disconnects, misses m[3..5] (+ one message not addressed to it).
   async function scenario(prefix) {
@@ -108,6 +124,7 @@ describe('resume with since / Last-Event-ID', () => {
     const { user, since, missed } = await scenario('rws');
     const c = await srv.wsHello({ user, since });
     assert.equal(c.hello.gap, false);
+    assert.equal(c.hello.resumed, false, 'resumed means "the session existed", not "since was given"');
     assert.equal(c.hello.type, c.messages[0].type, 'hello comes first');
     const got = await c.inbox.take(3, 'message');
     assert.deepEqual(got.map((m) => m.id), missed);
