@@ -1,13 +1,17 @@
 // A small hand-drawn time-series chart: a few named lines over a sliding time window.
 
 const PAD = { left: 44, right: 10, top: 22, bottom: 18 };
+const MIN_WINDOW_MS = 10 * 1000;
 
 export class LineChart {
-  /** series: [{ key, label, color }]; windowMs: how much history the x axis shows. */
+  /**
+   * series: [{ key, label, color }]. The x axis spans the history there is, from ten seconds up
+   * to windowMs, so a freshly opened page does not squeeze its first seconds into a corner.
+   */
   constructor(canvas, { series, windowMs = 5 * 60 * 1000 }) {
     this.canvas = canvas;
     this.series = series;
-    this.windowMs = windowMs;
+    this.maxWindowMs = windowMs;
     this.points = []; // { t, values: { key: number } }, oldest first
     this.width = canvas.width;
     this.height = canvas.height;
@@ -22,7 +26,7 @@ export class LineChart {
 
   push(t, values) {
     this.points.push({ t, values });
-    while (this.points.length > 0 && this.points[0].t < t - this.windowMs) this.points.shift();
+    while (this.points[0].t < t - this.maxWindowMs) this.points.shift();
     this.draw(t);
   }
 
@@ -31,8 +35,9 @@ export class LineChart {
     ctx.clearRect(0, 0, width, height);
     const plotW = width - PAD.left - PAD.right;
     const plotH = height - PAD.top - PAD.bottom;
+    const span = Math.min(this.maxWindowMs, Math.max(MIN_WINDOW_MS, now - this.points[0].t));
     const max = niceCeiling(Math.max(1, ...this.points.flatMap((p) => Object.values(p.values))));
-    const x = (t) => PAD.left + plotW * (1 - (now - t) / this.windowMs);
+    const x = (t) => PAD.left + plotW * (1 - (now - t) / span);
     const y = (v) => PAD.top + plotH * (1 - v / max);
 
     // Grid: zero, half and max, labelled on the left.
@@ -49,7 +54,8 @@ export class LineChart {
       ctx.fillText(formatNumber(v), PAD.left - 6, y(v));
     }
     ctx.textAlign = 'left';
-    ctx.fillText(`${Math.round(this.windowMs / 60000)} min`, PAD.left, height - PAD.bottom / 2);
+    const ago = span < 120000 ? `${Math.round(span / 1000)} s` : `${Math.round(span / 60000)} min`;
+    ctx.fillText(`${ago} ago`, PAD.left, height - PAD.bottom / 2);
     ctx.textAlign = 'right';
     ctx.fillText('now', width - PAD.right, height - PAD.bottom / 2);
 

@@ -8,6 +8,7 @@
 const EMPTY = '#e6e9ef';
 const HAND = '#d64545';
 const LEVEL_HUES = [220, 150]; // blue inner ring, green outer ring
+const MIN_SLOT_PX = 3;
 
 export class WheelView {
   constructor(canvas) {
@@ -55,19 +56,28 @@ export class WheelView {
     const slots = wheel.slots;
     const levels = (wheel.occupancy ?? []).slice(0, 2);
     // One colour scale for both rings, logarithmic: a slot with 1 timer must stay visible next
-    // to one with 10 000.
+    // to one with 10 000. The rings themselves are drawn empty first.
     const max = Math.max(1, ...levels.flat());
     const step = (2 * Math.PI) / slots;
     let timers = 0;
     let occupiedSlots = 0;
+    for (const level of [0, 1]) {
+      const { inner, outer } = this.geometry(level);
+      ctx.fillStyle = EMPTY;
+      arc(ctx, this.size / 2, inner, outer, 0, 2 * Math.PI);
+    }
     levels.forEach((counts, level) => {
       const { inner, outer } = this.geometry(level);
+      // With hundreds of slots one slot is a hairline: widen occupied ones to a few pixels.
+      const width = Math.max(step, MIN_SLOT_PX / inner);
       for (let i = 0; i < slots; i++) {
         const n = counts[i] ?? 0;
+        if (n === 0) continue;
         timers += n;
-        if (n > 0) occupiedSlots++;
-        ctx.fillStyle = n > 0 ? colour(LEVEL_HUES[level], Math.log1p(n) / Math.log1p(max)) : EMPTY;
-        arc(ctx, this.size / 2, inner, outer, slotAngle(i, slots), slotAngle(i, slots) + step);
+        occupiedSlots++;
+        ctx.fillStyle = colour(LEVEL_HUES[level], Math.log1p(n) / Math.log1p(max));
+        const middle = slotAngle(i, slots) + step / 2;
+        arc(ctx, this.size / 2, inner, outer, middle - width / 2, middle + width / 2);
       }
     });
     return { timers, slots: occupiedSlots };

@@ -29,7 +29,10 @@ export async function startServer(extraArgs = []) {
 
 async function spawnServer(extraArgs) {
   const token = randomBytes(16).toString('hex');
-  const child = spawn(SERVER_BIN, ['--listen', '127.0.0.1:0', '--admin-token', token, ...extraArgs], {
+  const args = ['--listen', '127.0.0.1:0', '--admin-token', token, ...extraArgs];
+  // RINGCAST_WEB_ROOT=web serves the pages from disk: test edits to web/ without rebuilding.
+  if (process.env.RINGCAST_WEB_ROOT) args.push('--web-root', process.env.RINGCAST_WEB_ROOT);
+  const child = spawn(SERVER_BIN, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

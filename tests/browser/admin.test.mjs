@@ -1,0 +1,113 @@
+// The admin page served by the real server: the token dialog, publishing, kicking, errors, and
+// the live picture of the wheel; and a screenshot for the README.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  launchBrowser, openStore, screenshot, skipReason, startServer, uniqueUser,
+} from './support.mjs';
+
+describe('admin page', { skip: skipReason }, () => {
+  let server;
+  let browser;
+  let admin;
+  const shoppers = []; // { user, page }: connected sessions for the wheel to show
+
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    for (const transport of ['ws', 'sse', 'poll']) {
+      const user = uniqueUser(`shopper-${transport}`);
+      shoppers.push({ user, page: await openStore(browser.context, server.url, { user, transport }) });
+    }
+    admin = await browser.context.newPage();
+    await admin.goto(`${server.url}/admin`);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const signIn = async (token) => {
+    await admin.locator('#login[open]').waitFor();
+    await admin.fill('#token', token);
+    await admin.click('#login-submit');
+  };
+
+  test('asks for the token, refuses a wrong one, and goes live with the right one', async () => {
+    await signIn('wrong-token');
+    await admin.locator('#login-error:not([hidden])').waitFor();
+    assert.match(await admin.textContent('#login-error'), /did not accept/);
+
+    await signIn(server.token);
+    await admin.locator('#stats-status[data-state="open"]').waitFor();
+    assert.equal(await admin.locator('#login[open]').count(), 0);
+    // The token is kept for this tab only.
+    const stored = await admin.evaluate(() => [sessionStorage.length, localStorage.length]);
+    assert.deepEqual(stored, [1, 0]);
+  });
+
+  test('shows live stats with the connected sessions', async () => {
+    await admin.waitForFunction(() => /ws 1, sse 1, poll 1/.test(document.querySelector('#stat-connections').textContent),
+      null, { timeout: 10000 });
+  });
+
+  test('draws the wheel with every connected session', async () => {
+    const stats = await server.stats();
+    const armed = stats.wheel.occupancy.slice(0, 2).flat().reduce((a, b) => a + b, 0);
+    assert.ok(armed >= shoppers.length, `the wheel holds ${armed} timers`);
+    await admin.waitForFunction((n) => Number(document.querySelector('#wheel').dataset.occupied) >= n,
+      shoppers.length, { timeout: 10000 });
+    const drawn = await admin.$eval('#wheel', (c) => ({ ...c.dataset }));
+    assert.ok(Number(drawn.occupiedSlots) >= 1);
+    assert.ok(Number(drawn.tick) >= 0);
+  });
+
+  test('publishes a promotion to one user, and the storefront shows it', async () => {
+    const { user, page } = shoppers[0];
+    await admin.selectOption('#publish-audience', 'user');
+    await admin.fill('#publish-target', user);
+    await admin.fill('#publish-data', JSON.stringify({ title: 'From the admin page', code: 'ADMIN1' }));
+    await admin.click('[data-testid="publish-submit"]');
+    await admin.waitForFunction(() => /Published #\d+ to 1 live/.test(document.querySelector('#publish-result').textContent));
+    const id = (await admin.textContent('#publish-result')).match(/#(\d+)/)[1];
+    await page.locator(`#promotions li[data-id="${id}"] .title`).waitFor();
+    assert.equal(await page.textContent(`#promotions li[data-id="${id}"] .title`), 'From the admin page');
+  });
+
+  test('shows the server\'s error message for a bad request', async () => {
+    await admin.selectOption('#publish-audience', 'channel');
+    await admin.fill('#publish-target', 'not a channel!');
+    await admin.fill('#publish-data', '{"title": "x"}');
+    await admin.click('[data-testid="publish-submit"]');
+    await admin.locator('#publish-result.error').waitFor();
+    assert.match(await admin.textContent('#publish-result'), /^bad_request: ./);
+  });
+
+  test('refuses data that is not JSON before sending it', async () => {
+    await admin.fill('#publish-data', '{not json');
+    await admin.click('[data-testid="publish-submit"]');
+    assert.match(await admin.textContent('#publish-result'), /not valid JSON/);
+  });
+
+  test('kicks a user, whose storefront then stops', async () => {
+    const { user, page } = shoppers[2];
+    await admin.fill('#kick-user', user);
+    await admin.click('[data-testid="kick-submit"]');
+    await admin.waitForFunction(() => /Kicked 1 session/.test(document.querySelector('#kick-result').textContent));
+    await page.locator('#status[data-state="closed"]').waitFor({ timeout: 10000 });
+  });
+
+  test('screenshot of the admin page', async () => {
+    // Some traffic, so that the charts have something to draw.
+    for (let i = 0; i < 5; i++) {
+      await server.publish({ data: { title: `Flash deal ${i}` } });
+      await admin.waitForTimeout(700);
+    }
+    await screenshot(admin, 'admin');
+  });
+
+  test('asks for the token again when the server stops accepting it', async () => {
+    await admin.evaluate(() => sessionStorage.setItem('ringcast.adminToken', 'revoked'));
+    await admin.locator('#login[open]').waitFor({ timeout: 5000 });
+  });
+});
