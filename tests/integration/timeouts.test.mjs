@@ -47,6 +47,9 @@ describe('--session-ttl 1 --handshake-timeout 1', () => {
     const silent = await rawConnect(srv);
     const t0 = Date.now();
     half.write('GET /ws?user=slowloris HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n');
+    const during = await srv.stats();
+    assert.ok(during.connections.total >= s0.connections.total + 2,
+      `connections.total counts connections still sending their request: ${s0.connections.total} -> ${during.connections.total}`);
     const closedAfter = (s) => new Promise((resolve) => {
       s.on('data', () => {});
       s.on('error', () => {});
