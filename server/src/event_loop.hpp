@@ -39,6 +39,9 @@ class event_loop {
   void remove_idle(idle_connection& c) { idle_.erase(&c); }
   void close_idle_connections();
 
+  // Runs the timers that are due by now (the picture of the wheel shows the current tick).
+  void catch_up() { on_wake(); }
+
   void start();  // runs the io_context on a thread of its own
   void stop() { ctx_.stop(); }
   void join();

@@ -101,6 +101,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
       std::chrono::steady_clock::now() - started_);
   for_each_loop<loop_snapshot>(
       [](event_loop& loop) {
+        loop.catch_up();
         const hub& h = loop.sessions();
         const timing_wheel& w = h.wheel();
         loop_snapshot s;
