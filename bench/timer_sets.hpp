@@ -23,9 +23,10 @@ using namespace std::chrono_literals;
 constexpr std::uint32_t wheel_slots = 512;
 
 // ringcast's hierarchical wheel, on a simulated clock of 1 ms ticks.
+template <std::uint32_t Slots = wheel_slots>
 class hierarchical_set {
  public:
-  explicit hierarchical_set(std::size_t n) : nodes_(n), wheel_(epoch, 1ms, wheel_slots) {
+  explicit hierarchical_set(std::size_t n) : nodes_(n), wheel_(epoch, 1ms, Slots) {
     for (std::size_t i = 0; i < n; ++i)
       nodes_[i].tag = static_cast<std::uint32_t>(i);
   }
@@ -37,6 +38,11 @@ class hierarchical_set {
   void move(std::size_t i, std::uint64_t ahead) { wheel_.move(nodes_[i], at(ahead)); }
   void cancel(std::size_t i) { wheel_.cancel(nodes_[i]); }
   void settle() {}
+  // Moves the clock to `tick` while nothing is armed.
+  void start_at(std::uint64_t tick) {
+    now_ = tick;
+    wheel_.advance(at(0), [](timer_node&) {});
+  }
   // Advances one tick; each timer that fires is re-armed `rearm` ticks ahead (0: not re-armed).
   std::size_t tick(std::uint64_t rearm = 0) {
     ++now_;
@@ -68,6 +74,9 @@ class rounds_set {
   void move(std::size_t i, std::uint64_t ahead) { wheel_.schedule(nodes_[i], now() + ahead); }
   void cancel(std::size_t i) { wheel_.cancel(nodes_[i]); }
   void settle() {}
+  void start_at(std::uint64_t tick) {
+    wheel_.advance(tick, [](rounds_node&) {});
+  }
   std::size_t tick(std::uint64_t rearm = 0) {
     return wheel_.advance(now() + 1, [&](rounds_node& node) {
       if (rearm) wheel_.schedule(node, now() + rearm);
@@ -97,6 +106,7 @@ class multimap_set {
     where_[i] = map_.end();
   }
   void settle() {}
+  void start_at(std::uint64_t tick) { now_ = tick; }
   std::size_t tick(std::uint64_t rearm = 0) {
     ++now_;
     std::size_t fired = 0;

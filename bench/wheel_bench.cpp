@@ -3,6 +3,8 @@
 // churn of timeouts. docs/wheel.md explains the scenarios and holds the results.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -151,6 +153,33 @@ void bm_churn(benchmark::State& state) {
       static_cast<double>(fired), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// The same churn, timing each tick on its own, across the boundary at tick 2^18 (a level-2
+// boundary with 512 slots, level 3 with 64): the slowest tick is the stall a loop sees when the
+// wheel cascades every node whose deadline lies past that boundary at once.
+template <class Set>
+void bm_worst_tick(benchmark::State& state) {
+  const std::size_t n = armed_count(state);
+  constexpr std::uint64_t boundary = std::uint64_t{1} << 18;
+  for (auto _ : state) {
+    Set set(n);
+    set.start_at(boundary - 2 * churn_span);
+    xorshift rng;
+    for (std::size_t i = 0; i < n; ++i)
+      set.schedule(i, 1 + rng.below(churn_span));
+    double worst = 0;
+    double at_boundary = 0;
+    for (std::uint64_t t = 1; t <= 3 * churn_span; ++t) {
+      const auto start = std::chrono::steady_clock::now();
+      set.tick(churn_span);
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      worst = std::max(worst, took.count());
+      if (t == 2 * churn_span) at_boundary = took.count();
+    }
+    state.counters["worst_tick"] = worst;
+    state.counters["boundary_tick"] = at_boundary;
+  }
+}
+
 // Heap bytes per armed timer, the owner-side object included (each set holds n of them).
 template <class Set>
 void bm_memory(benchmark::State& state) {
@@ -167,30 +196,37 @@ void bm_memory(benchmark::State& state) {
 // Registered as "<operation>/<set>/<armed timers>", grouped by operation.
 using family = void (*)(benchmark::State&);
 struct families {
-  family schedule, cancel, move, expire, churn, memory;
+  family schedule, cancel, move, expire, churn, worst_tick, memory;
 };
 
-template <class Set>
-constexpr families families_of(bool with_churn = true) {
-  return {bm_schedule<Set>,
-          bm_cancel<Set>,
-          bm_move<Set>,
-          bm_expire<Set>,
-          with_churn ? bm_churn<Set> : nullptr,
-          bm_memory<Set>};
+// Asio runs on the real clock only, so it has no churn figures.
+template <class Set, bool simulated_clock = true>
+constexpr families families_of() {
+  families runs{bm_schedule<Set>, bm_cancel<Set>, bm_move<Set>,  bm_expire<Set>,
+                nullptr,          nullptr,        bm_memory<Set>};
+  if constexpr (simulated_clock) {
+    runs.churn = bm_churn<Set>;
+    runs.worst_tick = bm_worst_tick<Set>;
+  }
+  return runs;
 }
 
 void register_all() {
   const std::pair<const char*, families> sets[] = {
-      {"wheel", families_of<hierarchical_set>()},
+      {"wheel", families_of<hierarchical_set<>>()},
+      // Fewer slots per level: smaller cascades at each coarse boundary (docs/wheel.md).
+      {"wheel64",
+       {nullptr, nullptr, nullptr, nullptr, bm_churn<hierarchical_set<64>>,
+        bm_worst_tick<hierarchical_set<64>>, nullptr}},
       {"rounds", families_of<rounds_set>()},
       {"multimap", families_of<multimap_set>()},
-      {"asio", families_of<asio_set>(false)},
+      {"asio", families_of<asio_set, false>()},
   };
   const std::pair<const char*, family families::*> operations[] = {
       {"schedule", &families::schedule}, {"cancel", &families::cancel},
       {"move", &families::move},         {"expire", &families::expire},
-      {"churn", &families::churn},       {"memory", &families::memory},
+      {"churn", &families::churn},       {"worst_tick", &families::worst_tick},
+      {"memory", &families::memory},
   };
   for (const auto& [operation, member] : operations) {
     for (const auto& [set, runs] : sets) {
@@ -198,7 +234,7 @@ void register_all() {
       const std::string name = std::string(operation) + "/" + set;
       auto* bm = benchmark::RegisterBenchmark(name.c_str(), runs.*member);
       bm->Arg(1'000)->Arg(100'000)->Arg(1'000'000);
-      if (member == &families::memory) bm->Iterations(1);
+      if (member == &families::memory || member == &families::worst_tick) bm->Iterations(1);
     }
   }
 }
