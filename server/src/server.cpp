@@ -124,17 +124,16 @@ void server::snapshot(boost::asio::any_io_executor origin,
 }
 
 int server::run() {
-  listener_ = std::make_unique<listener>(*this);
-  if (!listener_->open()) return 1;
-  for (auto& loop : loops_)
-    loop->start();
-
+  // Before anything can answer: a signal that arrives once /healthz works must drain, not kill.
   boost::asio::signal_set signals(loops_[0]->context(), SIGINT, SIGTERM);
   signals.async_wait([this](boost::system::error_code ec, int signal) {
     if (ec) return;
     log_info("signal {}: draining for {} ms", signal, cfg_.drain.count());
     begin_drain();
   });
+  listener_ = std::make_unique<listener>(*this);
+  if (!listener_->open()) return 1;
+  for (auto& loop : loops_) loop->start();
   drained_.get_future().wait();
   for (auto& loop : loops_)
     loop->stop();
