@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
+# The Node test suites' packages (ws, playwright-core), exactly as locked.
+npm ci --prefix tests --no-audit --no-fund --loglevel=error
 
 jobs=$(nproc)
 run_suite() {  # run_suite BUILD_DIR [cmake args...]
