@@ -1,0 +1,40 @@
+#include "proc_sampler.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace ringcast::load {
+
+std::optional<proc_sample> sample_process(int pid) {
+  const auto dir = "/proc/" + std::to_string(pid);
+  proc_sample s;
+  std::ifstream status(dir + "/status");
+  bool have_rss = false;
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      s.rss_kb = std::stoull(line.substr(6));
+      have_rss = true;
+    }
+  }
+  std::ifstream stat_file(dir + "/stat");
+  std::string stat;
+  std::getline(stat_file, stat);
+  // The command name may hold spaces and parentheses: fields are counted after the last ')'.
+  const auto paren = stat.rfind(')');
+  if (!have_rss || paren == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  // After ')' come field 3 (state) onwards; utime and stime are fields 14 and 15.
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  s.cpu_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return s;
+}
+
+}  // namespace ringcast::load

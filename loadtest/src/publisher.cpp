@@ -1,0 +1,90 @@
+#include "publisher.hpp"
+
+#include <fmt/format.h>
+
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+
+#include "client_state.hpp"
+
+namespace ringcast::load {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using error_code = boost::system::error_code;
+
+publisher::publisher(asio::io_context& io, const options& opts)
+    : opts_(opts), io_(io), timer_(io) {}
+
+void publisher::start() {
+  if (opts_.publish_rate <= 0) return;
+  start_ = std::chrono::steady_clock::now();
+  tick();
+}
+
+void publisher::stop() {
+  stopped_ = true;
+  timer_.cancel();
+}
+
+void publisher::tick() {
+  if (stopped_) return;
+  // Message n is due at start + n / rate: a late reply delays it, it does not shift the rest.
+  const auto due = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(seq_ / opts_.publish_rate));
+  if (std::chrono::steady_clock::now() >= due && !busy_) return send();
+  timer_.expires_at(due);
+  timer_.async_wait([this](error_code ec) {
+    if (!ec) tick();
+  });
+}
+
+void publisher::fail(const std::string& kind) {
+  ++errors_[kind];
+  stream_.reset();  // reconnect for the next message
+  busy_ = false;
+  tick();
+}
+
+void publisher::send() {
+  busy_ = true;
+  const auto& t = opts_.targets.front();
+  req_ = {http::verb::post, "/admin/publish", 11};
+  req_.set(http::field::host, t.text());
+  req_.set(http::field::authorization, "Bearer " + opts_.admin_token);
+  req_.set(http::field::content_type, "application/json");
+  req_.keep_alive(true);
+  req_.body() = fmt::format(R"({{"data":{{"t":{},"seq":{}}}}})", realtime_us(), seq_);
+  req_.prepare_payload();
+  ++seq_;
+  const auto write = [this] {
+    stream_->expires_after(std::chrono::seconds(5));
+    http::async_write(*stream_, req_, [this](error_code ec, std::size_t) {
+      if (ec) return fail("publish_write");
+      res_ = {};
+      http::async_read(*stream_, buffer_, res_, [this](error_code rec, std::size_t) {
+        if (rec) return fail("publish_read");
+        if (res_.result_int() != 200)
+          return fail(fmt::format("publish_http_{}", res_.result_int()));
+        error_code jec;
+        const auto reply = boost::json::parse(res_.body(), jec);
+        const auto* id = !jec && reply.is_object() ? reply.as_object().if_contains("id") : nullptr;
+        if (!id || !id->is_number()) return fail("publish_bad_reply");
+        ids_.push_back(id->to_number<std::uint64_t>());
+        if (!res_.keep_alive()) stream_.reset();
+        busy_ = false;
+        tick();
+      });
+    });
+  };
+  if (stream_) return write();
+  stream_ = std::make_unique<beast::tcp_stream>(io_);
+  stream_->expires_after(std::chrono::seconds(5));
+  stream_->async_connect({asio::ip::make_address_v4(t.host), t.port}, [this, write](error_code ec) {
+    if (ec) return fail("publish_connect");
+    write();
+  });
+}
+
+}  // namespace ringcast::load

@@ -1,0 +1,155 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+namespace ringcast::load {
+
+namespace json = boost::json;
+
+namespace {
+
+double ms(std::uint64_t us) {
+  return static_cast<double>(us) / 1000.0;
+}
+
+json::object latency(const histogram& h) {
+  return {{"count", h.count()},          {"p50", ms(h.percentile(50))},
+          {"p90", ms(h.percentile(90))}, {"p99", ms(h.percentile(99))},
+          {"max", ms(h.max())},          {"mean", h.mean() / 1000.0}};
+}
+
+json::object counts(const std::map<std::string, std::uint64_t>& m) {
+  json::object o;
+  for (const auto& [k, n] : m)
+    o[k] = n;
+  return o;
+}
+
+}  // namespace
+
+json::object make_report(const options& opts, const client_result& r, const run_facts& f) {
+  json::object mix;
+  for (const auto t : all_transports) {
+    mix[name_of(t)] = opts.mix.weight[static_cast<int>(t)];
+  }
+  json::array targets;
+  for (const auto& t : opts.targets)
+    targets.push_back(json::string(t.text()));
+
+  // A broadcast has reached every client when its last live delivery has: one sample per seq.
+  histogram fanout;
+  for (const auto us : r.fanout_us) {
+    if (us >= 0) fanout.record(static_cast<std::uint64_t>(us));
+  }
+
+  json::object out;
+  out["config"] = {{"clients", opts.clients},
+                   {"mix", mix},
+                   {"rate", opts.rate},
+                   {"churn_pct", opts.churn_pct},
+                   {"idle_pct", opts.idle_pct},
+                   {"publish_rate", opts.publish_rate},
+                   {"duration_s", opts.duration.count() / 1000.0},
+                   {"procs", opts.procs},
+                   {"targets", targets}};
+  out["elapsed_s"] = f.elapsed_s;
+  out["connect_ms"] = latency(r.connect_us);
+  out["latency_ms"] = latency(r.latency_us);
+  out["replay_latency_ms"] = latency(r.replay_latency_us);
+  out["broadcast_reach_ms"] = {
+      {"messages", fanout.count()}, {"p50", ms(fanout.percentile(50))}, {"max", ms(fanout.max())}};
+  out["messages"] = {{"published", f.published}, {"publish_attempts", f.publish_attempts},
+                     {"expected", r.expected},   {"received", r.received},
+                     {"lost", r.lost},           {"duplicates", r.duplicates},
+                     {"foreign", r.foreign}};
+  json::object conns{{"peak_connected", f.peak_connected},
+                     {"connects", r.connects},
+                     {"reconnects", r.reconnects},
+                     {"churned", r.churned},
+                     {"resumed_hellos", r.resumed},
+                     {"gaps", r.gaps},
+                     {"polls", r.polls}};
+  json::object expirations;
+  if (f.stats_start && f.stats_end) {
+    conns["sessions_reused"] = f.stats_end->sessions_reused - f.stats_start->sessions_reused;
+    for (const auto& [k, n] : f.stats_end->expirations) {
+      const auto it = f.stats_start->expirations.find(k);
+      expirations[k] = n - (it == f.stats_start->expirations.end() ? 0 : it->second);
+    }
+  } else {
+    conns["sessions_reused"] = nullptr;
+  }
+  out["connections"] = std::move(conns);
+  out["server_reconnects"] = counts(r.server_reconnects);
+  out["server_closes"] = counts(r.server_closes);
+  out["expirations"] = std::move(expirations);
+  if (!f.stats_error.empty()) out["stats_error"] = f.stats_error;
+
+  json::object server;
+  if (f.rss_base && f.rss_peak) {
+    server["rss_base_kb"] = f.rss_base->rss_kb;
+    server["rss_peak_kb"] = f.rss_peak->rss_kb;
+    const auto grown =
+        f.rss_peak->rss_kb > f.rss_base->rss_kb ? f.rss_peak->rss_kb - f.rss_base->rss_kb : 0;
+    server["rss_per_connection_bytes"] =
+        f.peak_connected ? static_cast<double>(grown) * 1024.0 / f.peak_connected : 0.0;
+  }
+  if (f.cpu_start && f.cpu_end) {
+    const double cpu = f.cpu_end->cpu_s - f.cpu_start->cpu_s;
+    server["cpu_s"] = cpu;
+    // Per delivery: the server's unit of work is one message to one client.
+    server["cpu_us_per_delivery"] =
+        r.latency_us.count() + r.replay_latency_us.count() + r.foreign
+            ? cpu * 1e6 /
+                  static_cast<double>(r.latency_us.count() + r.replay_latency_us.count() +
+                                      r.foreign)
+            : 0.0;
+    server["cpu_us_per_publish"] = f.published ? cpu * 1e6 / f.published : 0.0;
+  }
+  out["server"] = std::move(server);
+
+  auto errors = r.errors;
+  for (const auto& [k, n] : f.publish_errors)
+    errors[k] += n;
+  out["errors"] = counts(errors);
+  out["nofile_limit"] = f.nofile_limit;
+  return out;
+}
+
+std::string human_summary(const json::object& rep) {
+  const auto num = [&](std::string_view a, std::string_view b) {
+    return rep.at(a).as_object().at(b);
+  };
+  const auto& lat = rep.at("latency_ms").as_object();
+  const auto& msgs = rep.at("messages").as_object();
+  const auto& conns = rep.at("connections").as_object();
+  std::string s;
+  s += fmt::format("ringcast-load: {} clients, {:.1f} s\n", num("config", "clients").as_uint64(),
+                   rep.at("elapsed_s").as_double());
+  s += fmt::format("  connect     p50 {:.2f} ms  p99 {:.2f} ms\n",
+                   num("connect_ms", "p50").as_double(), num("connect_ms", "p99").as_double());
+  s += fmt::format(
+      "  latency     p50 {:.2f}  p90 {:.2f}  p99 {:.2f}  max {:.2f} ms ({} deliveries)\n",
+      lat.at("p50").as_double(), lat.at("p90").as_double(), lat.at("p99").as_double(),
+      lat.at("max").as_double(), lat.at("count").as_uint64());
+  s += fmt::format("  reach all   p50 {:.2f}  max {:.2f} ms over {} broadcasts\n",
+                   num("broadcast_reach_ms", "p50").as_double(),
+                   num("broadcast_reach_ms", "max").as_double(),
+                   num("broadcast_reach_ms", "messages").as_uint64());
+  s += fmt::format("  messages    published {}  expected {}  received {}  lost {}  duplicate {}\n",
+                   msgs.at("published").as_uint64(), msgs.at("expected").as_uint64(),
+                   msgs.at("received").as_uint64(), msgs.at("lost").as_uint64(),
+                   msgs.at("duplicates").as_uint64());
+  s += fmt::format("  connections peak {}  reconnects {}  churned {}  sessions reused {}\n",
+                   conns.at("peak_connected").as_uint64(), conns.at("reconnects").as_uint64(),
+                   conns.at("churned").as_uint64(), json::serialize(conns.at("sessions_reused")));
+  s += fmt::format("  expirations {}\n", json::serialize(rep.at("expirations")));
+  s += fmt::format("  server      {}\n", json::serialize(rep.at("server")));
+  s += fmt::format("  errors      {}\n", json::serialize(rep.at("errors")));
+  return s;
+}
+
+}  // namespace ringcast::load

@@ -1,0 +1,94 @@
+#include "ws_client.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "loopback.hpp"
+
+namespace ringcast::load {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using error_code = boost::system::error_code;
+
+struct ws_client::connection {
+  explicit connection(asio::io_context& io) : ws(io), ping_timer(io) {}
+  websocket::stream<beast::tcp_stream> ws;
+  beast::flat_buffer buffer;
+  asio::steady_timer ping_timer;
+  bool abandoned = false;
+  bool writing = false;
+};
+
+void ws_client::open() {
+  auto c = std::make_shared<connection>(ctx_.io);
+  conn_ = c;
+  connection_started();
+  auto& tcp = beast::get_lowest_layer(c->ws);
+  if (const auto ec = bind_source(tcp.socket(), id_.source)) return failed("bind");
+  tcp.expires_after(std::chrono::seconds(10));
+  tcp.async_connect(id_.server, [this, c](error_code ec) {
+    if (c->abandoned) return;
+    if (ec) return failed("connect");
+    // The websocket stream keeps its own timers; the TCP one must be off from here on.
+    beast::get_lowest_layer(c->ws).expires_never();
+    auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::client);
+    timeouts.keep_alive_pings = false;  // the server pings; the active clients send JSON pings
+    c->ws.set_option(timeouts);
+    c->ws.read_message_max(1 << 20);
+    const auto host = id_.server.address().to_string() + ":" + std::to_string(id_.server.port());
+    c->ws.async_handshake(host, path("/ws"), [this, c](error_code hec) {
+      if (c->abandoned) return;
+      if (hec) return failed("ws_handshake");
+      read(c);
+      if (!id_.idle) schedule_ping(c);
+    });
+  });
+}
+
+void ws_client::read(std::shared_ptr<connection> c) {
+  c->ws.async_read(c->buffer, [this, c](error_code ec, std::size_t) {
+    if (c->abandoned) return;
+    if (ec) return failed(ec == websocket::error::closed ? "ws_closed" : "ws_read");
+    const auto data = c->buffer.cdata();
+    const std::string_view text(static_cast<const char*>(data.data()), data.size());
+    // The hello ends the connect: it is what a browser waits for before it shows anything.
+    const auto r = envelope(text);
+    c->buffer.consume(c->buffer.size());
+    established();
+    if (r.what != reaction::kind::keep) return react(r);
+    read(c);
+  });
+}
+
+void ws_client::schedule_ping(std::shared_ptr<connection> c) {
+  c->ping_timer.expires_after(ctx_.opts.ping_interval);
+  c->ping_timer.async_wait([this, c](error_code ec) {
+    if (ec || c->abandoned) return;
+    // A ping still being written means the socket is backed up; skip rather than queue.
+    if (!c->writing) {
+      static const std::string ping = R"({"type":"ping"})";
+      c->writing = true;
+      c->ws.text(true);
+      c->ws.async_write(asio::buffer(ping), [this, c](error_code wec, std::size_t) {
+        c->writing = false;
+        if (c->abandoned) return;
+        if (wec) failed("ws_write");
+      });
+    }
+    schedule_ping(c);
+  });
+}
+
+void ws_client::drop() {
+  if (!conn_) return;
+  conn_->abandoned = true;
+  conn_->ping_timer.cancel();
+  error_code ignored;
+  beast::get_lowest_layer(conn_->ws).socket().close(ignored);
+  conn_.reset();
+}
+
+}  // namespace ringcast::load
