@@ -13,6 +13,7 @@ import { WebSocketServer } from 'ws';
 const WEB_ROOT = new URL('../../web/', import.meta.url).pathname;
 const TYPES = { html: 'text/html', js: 'text/javascript', mjs: 'text/javascript', css: 'text/css' };
 const SLOTS = 64;
+const NAME = /^[A-Za-z0-9_.:@-]{1,64}$/;
 
 export async function startFakeServer({ adminToken = 'fake-token', pollTimeoutMs = 25000 } = {}) {
   const fake = new FakeHub({ adminToken, pollTimeoutMs });
@@ -59,14 +60,22 @@ class FakeHub {
     }
   }
 
-  /** Sends a raw envelope to every live connection of `user`, then ends them if `end`. */
+  /**
+   * Sends a raw envelope to every connection of `user`, then ends them if `end`. A long-poll
+   * session between two polls gets it on its next poll.
+   */
   sendRaw(user, env, { end = true } = {}) {
     for (const s of this.sessions.values()) {
-      if (s.user !== user || !s.conn) continue;
-      s.conn.send(env);
+      if (s.user !== user) continue;
+      if (!s.conn) {
+        if (end) s.pending = env;
+        continue;
+      }
+      const conn = s.conn;
+      conn.send(env); // a long-poll's send is its reply, which already detaches it
       if (end) {
-        s.conn.end();
-        s.conn = null;
+        conn.end();
+        this.detach(conn);
       }
     }
   }
@@ -123,6 +132,15 @@ class FakeHub {
     return { s, resumed };
   }
 
+  /** Delivers an envelope left by sendRaw while the session had no connection. */
+  flushPending(s) {
+    if (!s.pending) return false;
+    s.conn.send(s.pending);
+    s.conn.end();
+    s.pending = null;
+    return true;
+  }
+
   detach(conn) {
     if (conn.session?.conn === conn) conn.session.conn = null;
   }
@@ -144,6 +162,7 @@ class FakeHub {
     };
     const { s, resumed } = this.attach('ws', params, conn);
     conn.send(this.hello(s, resumed));
+    if (this.flushPending(s)) return;
     conn.deliver(this.backlog(s, params.get('since')));
     ws.on('message', (text) => {
       const msg = JSON.parse(text);
@@ -170,6 +189,7 @@ class FakeHub {
     const since = params.get('since') ?? req.headers['last-event-id'] ?? null;
     const { s, resumed } = this.attach('sse', params, conn);
     conn.send(this.hello(s, resumed));
+    if (this.flushPending(s)) return;
     conn.deliver(this.backlog(s, since));
     res.on('close', () => this.detach(conn));
   }
@@ -188,6 +208,7 @@ class FakeHub {
       replaced: () => reply({ type: 'reconnect', reason: 'replaced', retry_ms: 0, last_id: this.lastId }),
     };
     const { s } = this.attach('poll', params, conn);
+    if (this.flushPending(s)) return;
     const timer = setTimeout(
       () => reply({ type: 'reconnect', reason: 'timeout', retry_ms: 0, last_id: this.lastId }),
       this.pollTimeoutMs);
@@ -233,9 +254,13 @@ class FakeHub {
       }
       if (path === '/admin/stats') return json(res, 200, this.stats());
       const body = JSON.parse(await readBody(req));
-      if (path === '/admin/publish') return json(res, 200, this.publish(body));
+      if (path === '/admin/publish') {
+        const names = [body.channel, body.user].filter((n) => n !== undefined);
+        if (!names.every((n) => NAME.test(n))) return json(res, 400, { error: 'bad_request', message: 'bad name' });
+        return json(res, 200, this.publish(body));
+      }
       if (path === '/admin/kick') {
-        const kicked = [...this.sessions.values()].filter((s) => s.user === body.user && s.conn);
+        const kicked = [...this.sessions.values()].filter((s) => s.user === body.user);
         this.sendRaw(body.user, { type: 'close', reason: 'kicked' });
         return json(res, 200, { kicked: kicked.length });
       }

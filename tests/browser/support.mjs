@@ -115,12 +115,13 @@ export async function openStore(context, url, { user, transport = 'auto', channe
   return page;
 }
 
-/** Writes tests/output/<name>.png and copies it to docs/img/ for the README. */
+/** Writes tests/output/<name>.png and, from the real server only, copies it to docs/img/. */
 export async function screenshot(page, name) {
   await mkdir(OUTPUT_DIR, { recursive: true });
-  await mkdir(DOCS_IMG_DIR, { recursive: true });
   const file = join(OUTPUT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
+  if (USE_FAKE) return;
+  await mkdir(DOCS_IMG_DIR, { recursive: true });
   await copyFile(file, join(DOCS_IMG_DIR, `${name}.png`));
 }
 
