@@ -21,6 +21,7 @@ describe('ringcast.js client library', () => {
   });
   beforeEach(async () => {
     fake.refused.clear();
+    fake.answerPings = true;
     user = uniqueUser('client');
     await page?.close();
     page = await browser.context.newPage();
@@ -178,6 +179,18 @@ describe('ringcast.js client library', () => {
       assert.equal((await events('message'))[0].id, id);
     });
   }
+
+  test('ws: pings the server, and reconnects when a ping goes unanswered', async () => {
+    await start({ user, transport: 'ws', pingIntervalMs: 200, pongTimeoutMs: 300 });
+    await waitForState('open', 'ws');
+    const before = fake.pings;
+    await page.waitForTimeout(700);
+    assert.ok(fake.pings - before >= 2, `${fake.pings - before} pings in 700 ms`);
+    assert.equal(connectsOf().length, 1, 'answered pings keep the socket');
+
+    fake.answerPings = false;
+    await waitUntil(() => window.events.some((e) => e.reason === 'ping_timeout'));
+  });
 
   test('rejects an invalid user or channel name up front', async () => {
     const message = await page.evaluate(() => {

@@ -46,6 +46,8 @@ class FakeHub {
     this.history = [];
     this.sessions = new Map(); // "user/sid" -> { user, sid, channels, conn }
     this.refused = new Set(); // transports answered 404, to test fallback
+    this.pings = 0; // WebSocket {"type":"ping"} frames received
+    this.answerPings = true; // false: play a dead peer that never answers
     this.connects = []; // { transport, params } for every accepted connection, in order
     this.startedAt = Date.now();
   }
@@ -166,7 +168,10 @@ class FakeHub {
     conn.deliver(this.backlog(s, params.get('since')));
     ws.on('message', (text) => {
       const msg = JSON.parse(text);
-      if (msg.type === 'ping') conn.send({ type: 'pong' });
+      if (msg.type === 'ping') {
+        this.pings++;
+        if (this.answerPings) conn.send({ type: 'pong' });
+      }
       if (msg.type === 'subscribe') msg.channels.forEach((c) => s.channels.add(c));
       if (msg.type === 'unsubscribe') msg.channels.forEach((c) => s.channels.delete(c));
     });
