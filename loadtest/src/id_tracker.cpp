@@ -9,22 +9,21 @@ void id_tracker::set_base(std::uint64_t last_id) {
 }
 
 bool id_tracker::seen(std::uint64_t id) const {
-  if (!base_ || id <= *base_) return false;
-  const auto k = id - *base_ - 1;
-  return k / 64 < bits_.size() && (bits_[k / 64] >> (k % 64) & 1) != 0;
+  return std::binary_search(received_.begin(), received_.end(), id);
 }
 
 id_tracker::outcome id_tracker::record(std::uint64_t id) {
   if (!base_ || id <= *base_) return outcome::before_base;
-  const auto k = id - *base_ - 1;
-  if (k / 64 >= bits_.size()) bits_.resize(k / 64 + 1, 0);
-  auto& word = bits_[k / 64];
-  const auto bit = std::uint64_t{1} << (k % 64);
-  if (word & bit) {
+  if (received_.empty() || id > received_.back()) {
+    received_.push_back(id);
+    return outcome::fresh;
+  }
+  const auto at = std::lower_bound(received_.begin(), received_.end(), id);
+  if (*at == id) {
     ++duplicates_;
     return outcome::duplicate;
   }
-  word |= bit;
+  received_.insert(at, id);
   return outcome::fresh;
 }
 

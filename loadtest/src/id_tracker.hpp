@@ -8,8 +8,9 @@
 namespace ringcast::load {
 
 // What one client received, by message id, across all its connections. Ids are strictly
-// increasing (PROTOCOL.md section 2), so the set is a bitmap relative to the client's base: the
-// last_id its first hello reported. Every broadcast published with a larger id must arrive
+// increasing (PROTOCOL.md section 2) but not dense (the server may derive them from a clock), so
+// the set is a sorted vector that almost always grows at its end. The base is the last_id the
+// client's first hello reported. Every broadcast published with a larger id must arrive
 // exactly once; ones at or below the base were published before the client existed.
 class id_tracker {
  public:
@@ -36,7 +37,7 @@ class id_tracker {
   bool seen(std::uint64_t id) const;
 
   std::optional<std::uint64_t> base_;
-  std::vector<std::uint64_t> bits_;  // bit k = id base+1+k
+  std::vector<std::uint64_t> received_;  // ascending, each id once
   std::uint64_t duplicates_ = 0;
 };
 
