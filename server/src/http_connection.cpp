@@ -6,6 +6,8 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
+#include <unistd.h>
+
 #include "admin_api.hpp"
 #include "sse_connection.hpp"
 #include "web_routes.hpp"
@@ -80,8 +82,10 @@ void http_connection::on_read(beast::error_code ec) {
   loop_.sessions().disarm(*this);
   if (closing_) return;
   if (ec) {
-    if (ec.category() != http::make_error_code(http::error::bad_target).category() ||
-        ec == http::error::end_of_stream || ec == http::error::partial_message) {
+    const bool malformed =
+        ec.category() == http::make_error_code(http::error::bad_target).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message;
+    if (!malformed) {
       close();  // the peer went away, or the socket failed
       return;
     }
@@ -211,7 +215,29 @@ void http_connection::hold_poll(http_request req, const client_params& params) {
   }
   held_ = attached.s;
   held_request_ = std::move(req);
-  keep_alive_while_held_ = shared_from_this();  // no I/O is pending while a poll is held
+  keep_alive_while_held_ = shared_from_this();
+  watch_for_hangup();
+}
+
+// While a poll is held nothing is read (a pipelined request must wait for the reply), but a client
+// that goes away should free its session at once rather than at the poll timeout: wait for the
+// socket to become readable without consuming anything.
+void http_connection::watch_for_hangup() {
+  watching_ = true;
+  stream_.socket().async_wait(
+      tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+        self->watching_ = false;
+        if (ec || !self->held_) return;
+        beast::error_code available_ec;
+        if (self->stream_.socket().available(available_ec) > 0 && !available_ec) return;
+        self->abandon_poll();
+      });
+}
+
+void http_connection::abandon_poll() {
+  loop_.sessions().detach(*std::exchange(held_, nullptr), *this, now());
+  close();
+  keep_alive_while_held_.reset();  // last: this may release the connection
 }
 
 void http_connection::deliver(const message_ptr& m) {
@@ -234,9 +260,13 @@ void http_connection::reply(http_response res) {
   http::async_write(stream_, *shared, [self, shared](beast::error_code ec, std::size_t) {
     if (ec || !shared->keep_alive() || self->closing_) {
       self->close();
-    } else {
-      self->read_request();
+      return;
     }
+    if (self->watching_) {
+      beast::error_code ignored;
+      self->stream_.socket().cancel(ignored);  // end the hang-up watch before reading again
+    }
+    self->read_request();
   });
 }
 

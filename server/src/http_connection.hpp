@@ -44,6 +44,8 @@ class http_connection final : public timed,
   void handle(http_request req);
   void handle_client_endpoint(http_request req, std::string_view path);
   void hold_poll(http_request req, const client_params& params);
+  void watch_for_hangup();
+  void abandon_poll();  // the client of a held poll hung up
   void hand_off(event_loop& home, http_request req);
   void reply(http_response res);
   void close();
@@ -56,6 +58,7 @@ class http_connection final : public timed,
   session* held_ = nullptr;    // the session of the long-poll being held
   http_request held_request_;  // its request, for the reply's version and keep-alive
   std::shared_ptr<http_connection> keep_alive_while_held_;
+  bool watching_ = false;  // a hang-up watch is pending
   bool closing_ = false;
 };
 
