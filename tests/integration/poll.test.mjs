@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { startServer, uid } from './harness.mjs';
+import { rawConnect, startServer, uid } from './harness.mjs';
 
 let srv;
 before(async () => { srv = await startServer(['--poll-timeout', '1']); });
@@ -118,4 +118,16 @@ test('a polling loop with since loses nothing and duplicates nothing', async () 
   done = true;
   await client;
   assert.deepEqual(got, published);
+});
+
+test('a client that hangs up on a held poll frees it at once, not at the poll timeout', async () => {
+  const s0 = await srv.stats();
+  const socket = await rawConnect(srv);
+  socket.write(`GET /poll?user=${uid('gone')} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  await held(s0.connections.poll + 1);
+  socket.destroy();
+  // --poll-timeout is 1 s: well before it, the held poll must be gone.
+  const t0 = Date.now();
+  await srv.statsUntil((s) => s.connections.poll === s0.connections.poll, 600, 'poll released');
+  assert.ok(Date.now() - t0 < 600);
 });
