@@ -76,7 +76,8 @@ void sse_client::open() {
 void sse_client::read_body(std::shared_ptr<connection> c) {
   c->parser.get().body().data = c->body;
   c->parser.get().body().size = sizeof c->body;
-  http::async_read(c->stream, c->buffer, c->parser, [this, c](error_code ec, std::size_t) {
+  // read_some, not read: read would wait for the 16 KiB buffer to fill before returning.
+  http::async_read_some(c->stream, c->buffer, c->parser, [this, c](error_code ec, std::size_t) {
     if (c->abandoned) return;
     if (ec && ec != http::error::need_buffer) return failed("sse_read");
     const auto got = sizeof c->body - c->parser.get().body().size;
