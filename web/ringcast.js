@@ -246,10 +246,12 @@
     // ---- internals ----
 
     addChannels(channels) {
-      for (const c of channels) this.channels.add(checkName('channel', c));
-      if (this.channels.size > MAX_CHANNELS) {
+      const names = channels.map((c) => checkName('channel', c));
+      // Checked before adding, so a refused call leaves the subscription as it was.
+      if (new Set([...this.channels, ...names]).size > MAX_CHANNELS) {
         throw new RangeError(`RingcastClient: at most ${MAX_CHANNELS} channels`);
       }
+      for (const c of names) this.channels.add(c);
     }
 
     channelsChanged(wsMessage) {
