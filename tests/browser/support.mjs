@@ -115,12 +115,15 @@ export async function openStore(context, url, { user, transport = 'auto', channe
   return page;
 }
 
-/** Writes tests/output/<name>.png and, from the real server only, copies it to docs/img/. */
+/**
+ * Writes tests/output/<name>.png. With RINGCAST_UPDATE_SCREENSHOTS=1 (and the real server) it is
+ * also copied to docs/img/ for the README, so an ordinary test run leaves the tree clean.
+ */
 export async function screenshot(page, name) {
   await mkdir(OUTPUT_DIR, { recursive: true });
   const file = join(OUTPUT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  if (USE_FAKE) return;
+  if (USE_FAKE || process.env.RINGCAST_UPDATE_SCREENSHOTS !== '1') return;
   await mkdir(DOCS_IMG_DIR, { recursive: true });
   await copyFile(file, join(DOCS_IMG_DIR, `${name}.png`));
 }
