@@ -1,0 +1,938 @@
+#include "hub.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <boost/json.hpp>
+
+namespace ringcast {
+namespace {
+
+using namespace std::chrono_literals;
+using time_point = hub::time_point;
+using std::chrono::milliseconds;
+
+// A connection as the hub sees it: records what it is given.
+class fake_subscriber final : public subscriber {
+ public:
+  explicit fake_subscriber(transport kind) : kind_(kind) {}
+
+  transport kind() const override { return kind_; }
+  void deliver(const message_ptr& m) override {
+    messages.push_back(m);
+    if (on_deliver) on_deliver(m);
+  }
+  void heartbeat() override { ++heartbeats; }
+  void end(const ending_notice& notice) override { endings.push_back(notice); }
+
+  std::vector<std::uint64_t> ids() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& m : messages)
+      out.push_back(m->id);
+    return out;
+  }
+  bool ended() const { return !endings.empty(); }
+  ending last_ending() const { return endings.back().why; }
+
+  std::vector<message_ptr> messages;
+  int heartbeats = 0;
+  std::vector<ending_notice> endings;
+  std::function<void(const message_ptr&)> on_deliver;  // e.g. a long-poll answering at once
+
+ private:
+  transport kind_;
+};
+
+using ids = std::vector<std::uint64_t>;
+
+std::vector<std::uint64_t> ids_of(const std::vector<message_ptr>& messages) {
+  std::vector<std::uint64_t> out;
+  for (const auto& m : messages)
+    out.push_back(m->id);
+  return out;
+}
+
+client_params params(std::string user, std::string sid = "0",
+                     std::vector<std::string> channels = {},
+                     std::optional<std::uint64_t> since = std::nullopt) {
+  client_params p;
+  p.user = std::move(user);
+  p.sid = std::move(sid);
+  p.channels = std::move(channels);
+  p.since = since;
+  return p;
+}
+
+class HubTest : public ::testing::Test {
+ protected:
+  HubTest() {
+    cfg.tick = 10ms;
+    cfg.heartbeat = 1s;
+    cfg.idle_timeout = 3s;
+    cfg.session_ttl = 5s;
+    cfg.poll_timeout = 2s;
+    cfg.reconnect_delay = 1s;
+    cfg.drain = 2s;
+    cfg.max_connection_age = 0ms;
+  }
+
+  // The hub is made on first use, so a test may change `cfg` first. `cfg` outlives it.
+  hub& the_hub() {
+    if (!hub_) {
+      hub_ = std::make_unique<hub>(cfg, epoch, 0, [this](time_point t) { wakes.push_back(t); });
+    }
+    return *hub_;
+  }
+
+  hub::attach_result attach(const client_params& p, fake_subscriber& conn) {
+    return the_hub().attach(p, conn, now);
+  }
+  void detach(const hub::attach_result& r, fake_subscriber& conn) {
+    the_hub().detach(*r.s, conn, now);
+  }
+
+  // Steps the clock a tick at a time, as the event loop's timer would, up to `t`.
+  void advance_to(time_point t) {
+    ASSERT_GE(t, now);
+    while (now < t) {
+      now = std::min(t, now + cfg.tick);
+      the_hub().advance(now);
+    }
+  }
+  // One advance() straight to `t`, as after a stalled loop.
+  void jump_to(time_point t) {
+    ASSERT_GE(t, now);
+    now = t;
+    the_hub().advance(now);
+  }
+  void advance_by(milliseconds d) { advance_to(now + d); }
+
+  // Advances 1 ms at a time until `done()` holds; returns the simulated time it first held at
+  // (or time_point::max() if not by `limit`).
+  time_point advance_until(const std::function<bool()>& done, time_point limit) {
+    while (now < limit) {
+      advance_to(now + 1ms);
+      if (done()) return now;
+    }
+    return time_point::max();
+  }
+
+  message_ptr make(audience to = audience::broadcast, std::string target = "") {
+    const std::uint64_t id = ++last_id;
+    return make_message(id, 1'700'000'000'000, to, std::move(target),
+                        R"({"n":)" + std::to_string(id) + "}");
+  }
+  std::size_t publish(audience to = audience::broadcast, std::string target = "") {
+    return the_hub().publish(make(to, std::move(target)), now);
+  }
+
+  config cfg;
+  const time_point epoch = time_point{} + 1h;
+  time_point now = epoch;
+  std::uint64_t last_id = 0;
+  std::vector<time_point> wakes;
+  std::unique_ptr<hub> hub_;
+};
+
+boost::json::object parse_object(std::string_view text) {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(text, ec);
+  EXPECT_FALSE(ec) << text;
+  return v.is_object() ? v.as_object() : boost::json::object{};
+}
+
+// ---- attach, resume, replace ----------------------------------------------------------------
+
+TEST_F(HubTest, AttachCreatesASession) {
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice", "t1"), ws);
+  ASSERT_NE(r.s, nullptr);
+  EXPECT_FALSE(r.resumed);
+  EXPECT_FALSE(r.gap);
+  EXPECT_EQ(r.s->user(), "alice");
+  EXPECT_EQ(r.s->sid(), "t1");
+  EXPECT_TRUE(r.s->armed());
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  EXPECT_EQ(the_hub().connected_count(), 1u);
+  EXPECT_EQ(the_hub().stats().sessions_created, 1u);
+  EXPECT_EQ(the_hub().stats().ws, 1u);
+  EXPECT_EQ(the_hub().wheel().stats().scheduled, 1u);
+  EXPECT_EQ(the_hub().wheel().size(), 1u);
+
+  // Another sid of the same user is another session.
+  fake_subscriber other(transport::sse);
+  const auto r2 = attach(params("alice", "t2"), other);
+  EXPECT_NE(r2.s, r.s);
+  EXPECT_FALSE(r2.resumed);
+  EXPECT_EQ(the_hub().session_count(), 2u);
+  EXPECT_EQ(the_hub().stats().sse, 1u);
+}
+
+TEST_F(HubTest, ReconnectWithinTtlFindsTheSameSessionAndMovesItsNode) {
+  fake_subscriber first(transport::ws);
+  const auto r1 = attach(params("alice", "t1"), first);
+  advance_by(500ms);
+  detach(r1, first);
+  EXPECT_EQ(the_hub().connected_count(), 0u);
+  EXPECT_EQ(the_hub().stats().ws, 0u);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  advance_by(2s);
+
+  const auto wheel_before = the_hub().wheel().stats();
+  const auto stats_before = the_hub().stats();
+  fake_subscriber second(transport::poll);
+  const auto r2 = attach(params("alice", "t1"), second);
+  EXPECT_EQ(r2.s, r1.s);
+  EXPECT_TRUE(r2.resumed);
+  EXPECT_EQ(the_hub().stats().sessions_reused, stats_before.sessions_reused + 1);
+  EXPECT_EQ(the_hub().stats().moves_reconnect, stats_before.moves_reconnect + 1);
+  EXPECT_EQ(the_hub().stats().sessions_created, 1u);
+  EXPECT_EQ(the_hub().wheel().stats().moved, wheel_before.moved + 1);
+  EXPECT_EQ(the_hub().wheel().stats().scheduled, wheel_before.scheduled);
+  EXPECT_EQ(the_hub().wheel().stats().cancelled, wheel_before.cancelled);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  EXPECT_EQ(the_hub().connected_count(), 1u);
+  EXPECT_EQ(the_hub().stats().poll, 1u);
+  EXPECT_FALSE(first.ended());  // it had already gone
+}
+
+TEST_F(HubTest, SecondLiveWebSocketReplacesTheFirst) {
+  fake_subscriber first(transport::ws);
+  fake_subscriber second(transport::ws);
+  const auto r1 = attach(params("alice", "t1"), first);
+  advance_by(100ms);
+  const auto r2 = attach(params("alice", "t1"), second);
+  EXPECT_EQ(r2.s, r1.s);
+  EXPECT_TRUE(r2.resumed);
+  ASSERT_EQ(first.endings.size(), 1u);
+  EXPECT_EQ(first.last_ending(), ending::close_replaced);
+  const auto o = parse_object(first.endings[0].json);
+  EXPECT_EQ(o.at("type"), "close");
+  EXPECT_EQ(o.at("reason"), "replaced");
+  EXPECT_FALSE(second.ended());
+  EXPECT_EQ(the_hub().stats().replaced, 1u);
+  EXPECT_EQ(the_hub().stats().ws, 1u);
+  EXPECT_EQ(the_hub().connected_count(), 1u);
+
+  // The replaced connection going away later does not detach its successor.
+  detach(r1, first);
+  EXPECT_EQ(the_hub().connected_count(), 1u);
+  EXPECT_EQ(publish(), 1u);
+  EXPECT_EQ(second.ids(), (ids{1}));
+  EXPECT_TRUE(first.messages.empty());
+}
+
+TEST_F(HubTest, SseIsReplacedWithClose) {
+  fake_subscriber first(transport::sse);
+  fake_subscriber second(transport::poll);
+  attach(params("alice"), first);
+  attach(params("alice"), second);
+  ASSERT_EQ(first.endings.size(), 1u);
+  EXPECT_EQ(first.last_ending(), ending::close_replaced);
+  EXPECT_EQ(the_hub().stats().sse, 0u);
+  EXPECT_EQ(the_hub().stats().poll, 1u);
+}
+
+TEST_F(HubTest, HeldPollIsReplacedWithReconnect) {
+  fake_subscriber poll(transport::poll);
+  fake_subscriber ws(transport::ws);
+  attach(params("alice", "t1"), poll);
+  publish();  // published before the replacement: last_id tells the old poll where it stands
+  // (the poll received it; a real long-poll would have detached; this one keeps holding)
+  attach(params("alice", "t1"), ws);
+  ASSERT_EQ(poll.endings.size(), 1u);
+  const ending_notice& n = poll.endings[0];
+  EXPECT_EQ(n.why, ending::reconnect_replaced);
+  EXPECT_GE(n.retry_ms, 500u);
+  EXPECT_LE(n.retry_ms, 1500u);
+  const auto o = parse_object(n.json);
+  EXPECT_EQ(o.at("type"), "reconnect");
+  EXPECT_EQ(o.at("reason"), "replaced");
+  EXPECT_EQ(o.at("retry_ms").to_number<std::uint32_t>(), n.retry_ms);
+  EXPECT_EQ(o.at("last_id").to_number<std::uint64_t>(), 1u);
+  EXPECT_EQ(the_hub().stats().replaced, 1u);
+  EXPECT_EQ(the_hub().stats().poll, 0u);
+  EXPECT_EQ(the_hub().stats().ws, 1u);
+}
+
+// ---- session TTL ------------------------------------------------------------------------------
+
+TEST_F(HubTest, DetachedSessionIsDroppedWhenTheTtlPassesNotBefore) {
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice", "t1"), ws);
+  advance_by(1s);
+  const time_point detached_at = now;
+  detach(r, ws);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+
+  advance_to(detached_at + cfg.session_ttl - cfg.tick);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  EXPECT_EQ(the_hub().stats().session_ttl, 0u);
+  advance_to(detached_at + cfg.session_ttl - 1ms);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  advance_to(detached_at + cfg.session_ttl);
+  EXPECT_EQ(the_hub().session_count(), 0u);
+  EXPECT_EQ(the_hub().stats().session_ttl, 1u);
+  EXPECT_EQ(the_hub().wheel().size(), 0u);
+  EXPECT_FALSE(ws.ended());  // it had gone by itself; nobody to tell
+
+  // A later connect starts a new session.
+  fake_subscriber again(transport::ws);
+  const auto r2 = attach(params("alice", "t1"), again);
+  EXPECT_FALSE(r2.resumed);
+  EXPECT_EQ(the_hub().stats().sessions_created, 2u);
+  EXPECT_EQ(the_hub().stats().sessions_reused, 0u);
+}
+
+TEST_F(HubTest, TtlOffTheTickGridFiresAtTheNextTickAtTheLatest) {
+  fake_subscriber sse(transport::sse);
+  const auto r = attach(params("alice"), sse);
+  advance_by(1003ms);
+  const time_point detached_at = now;
+  detach(r, sse);
+  const time_point gone = advance_until([&] { return the_hub().session_count() == 0; }, now + 10s);
+  EXPECT_GE(gone, detached_at + cfg.session_ttl);
+  EXPECT_LE(gone, detached_at + cfg.session_ttl + cfg.tick);
+}
+
+TEST_F(HubTest, ReconnectBeforeTheTtlKeepsTheSession) {
+  fake_subscriber first(transport::ws);
+  const auto r1 = attach(params("alice", "t1"), first);
+  detach(r1, first);
+  advance_to(epoch + cfg.session_ttl - cfg.tick);
+
+  fake_subscriber second(transport::sse);  // SSE: no idle timeout to get in the way
+  const auto r2 = attach(params("alice", "t1"), second);
+  EXPECT_TRUE(r2.resumed);
+  advance_to(epoch + 3 * cfg.session_ttl);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  EXPECT_EQ(the_hub().stats().session_ttl, 0u);
+  EXPECT_FALSE(second.ended());
+
+  // Its TTL starts again from the new detach.
+  const time_point detached_at = now;
+  detach(r2, second);
+  advance_to(detached_at + cfg.session_ttl - cfg.tick);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  advance_to(detached_at + cfg.session_ttl);
+  EXPECT_EQ(the_hub().session_count(), 0u);
+}
+
+// ---- WebSocket and SSE timers -----------------------------------------------------------------
+
+TEST_F(HubTest, WebSocketHeartbeatAfterTheIntervalWithoutTraffic) {
+  fake_subscriber ws(transport::ws);
+  attach(params("alice"), ws);
+  const time_point first = advance_until([&] { return ws.heartbeats > 0; }, now + 5s);
+  EXPECT_EQ(first, epoch + cfg.heartbeat);
+  const time_point second = advance_until([&] { return ws.heartbeats > 1; }, now + 5s);
+  EXPECT_EQ(second, epoch + 2 * cfg.heartbeat);
+  EXPECT_FALSE(ws.ended());
+}
+
+TEST_F(HubTest, DeliveryPostponesTheHeartbeat) {
+  fake_subscriber ws(transport::ws);
+  attach(params("alice"), ws);
+  advance_to(epoch + 500ms);
+  EXPECT_EQ(publish(), 1u);
+  const auto lazy_before = the_hub().stats().moves_activity;
+  const time_point first = advance_until([&] { return ws.heartbeats > 0; }, now + 5s);
+  EXPECT_EQ(first, epoch + 500ms + cfg.heartbeat);
+  // The node came due at 1 s with nothing to do and was re-armed.
+  EXPECT_EQ(the_hub().stats().moves_activity, lazy_before + 1);
+}
+
+TEST_F(HubTest, WebSocketIsClosedIdleWithoutActivity) {
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice", "t1"), ws);
+  const time_point closed = advance_until([&] { return ws.ended(); }, now + 10s);
+  EXPECT_EQ(closed, epoch + cfg.idle_timeout);
+  ASSERT_EQ(ws.endings.size(), 1u);
+  EXPECT_EQ(ws.last_ending(), ending::close_idle);
+  const auto o = parse_object(ws.endings[0].json);
+  EXPECT_EQ(o.at("type"), "close");
+  EXPECT_EQ(o.at("reason"), "idle");
+  EXPECT_EQ(ws.heartbeats, 2);  // at 1 s and 2 s; heartbeats are not client activity
+  EXPECT_EQ(the_hub().stats().idle, 1u);
+  EXPECT_EQ(the_hub().stats().ws, 0u);
+  EXPECT_EQ(the_hub().connected_count(), 0u);
+
+  // The session then waits out its TTL.
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  advance_to(closed + cfg.session_ttl - cfg.tick);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  advance_to(closed + cfg.session_ttl);
+  EXPECT_EQ(the_hub().session_count(), 0u);
+  EXPECT_EQ(ws.endings.size(), 1u);
+  (void)r;
+}
+
+TEST_F(HubTest, ActivityPostponesIdleWithALazyMove) {
+  cfg.heartbeat = 10s;  // so that the only reason for the node to come due is idleness
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice"), ws);
+  const auto wheel_before = the_hub().wheel().stats();
+  advance_to(epoch + 2s);
+  the_hub().activity(*r.s, now);
+  // Activity only records a time: the node is not touched.
+  EXPECT_EQ(the_hub().wheel().stats().moved, wheel_before.moved);
+  EXPECT_EQ(the_hub().wheel().stats().scheduled, wheel_before.scheduled);
+
+  advance_to(epoch + cfg.idle_timeout);
+  EXPECT_FALSE(ws.ended());
+  EXPECT_EQ(the_hub().stats().moves_activity, 1u);
+
+  const time_point closed = advance_until([&] { return ws.ended(); }, now + 10s);
+  EXPECT_EQ(closed, epoch + 2s + cfg.idle_timeout);
+  EXPECT_EQ(ws.last_ending(), ending::close_idle);
+  EXPECT_EQ(ws.heartbeats, 0);
+}
+
+TEST_F(HubTest, RegularActivityKeepsAWebSocketOpen) {
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice"), ws);
+  for (int i = 0; i < 30; ++i) {
+    advance_by(1s);
+    the_hub().activity(*r.s, now);  // e.g. the client's pong
+  }
+  EXPECT_FALSE(ws.ended());
+  EXPECT_GE(ws.heartbeats, 29);
+  EXPECT_EQ(the_hub().stats().idle, 0u);
+}
+
+TEST_F(HubTest, SseGetsHeartbeatsButIsNeverIdleClosed) {
+  fake_subscriber sse(transport::sse);
+  attach(params("alice"), sse);
+  const time_point first = advance_until([&] { return sse.heartbeats > 0; }, now + 5s);
+  EXPECT_EQ(first, epoch + cfg.heartbeat);
+  advance_to(epoch + 10 * cfg.idle_timeout);
+  EXPECT_FALSE(sse.ended());
+  EXPECT_EQ(sse.heartbeats, 30);
+  EXPECT_EQ(the_hub().stats().idle, 0u);
+  EXPECT_EQ(the_hub().connected_count(), 1u);
+}
+
+TEST_F(HubTest, HeartbeatsCatchUpOnceAfterALongStall) {
+  // If the loop is late, one heartbeat is sent, not one per missed interval.
+  fake_subscriber sse(transport::sse);
+  attach(params("alice"), sse);
+  jump_to(epoch + 5500ms);
+  EXPECT_EQ(sse.heartbeats, 1);
+  // The next one is an interval after the one sent, not on the old grid.
+  const time_point next = advance_until([&] { return sse.heartbeats > 1; }, now + 5s);
+  EXPECT_EQ(next, epoch + 6500ms);
+}
+
+// ---- long-poll ------------------------------------------------------------------------------
+
+TEST_F(HubTest, HeldPollIsAnsweredReconnectTimeout) {
+  std::vector<std::unique_ptr<fake_subscriber>> polls;
+  for (int i = 0; i < 50; ++i) {
+    polls.push_back(std::make_unique<fake_subscriber>(transport::poll));
+    attach(params("u" + std::to_string(i)), *polls.back());
+  }
+  publish(audience::user, "nobody");  // so that last_id is 1
+  const time_point answered = advance_until([&] { return polls[0]->ended(); }, now + 10s);
+  EXPECT_EQ(answered, epoch + cfg.poll_timeout);
+  std::set<std::uint32_t> retries;
+  for (const auto& p : polls) {
+    ASSERT_EQ(p->endings.size(), 1u);
+    const ending_notice& n = p->endings[0];
+    EXPECT_EQ(n.why, ending::reconnect_timeout);
+    // A poll comes straight back: at most a quarter of --reconnect-delay.
+    EXPECT_LE(n.retry_ms, cfg.reconnect_delay.count() / 4);
+    retries.insert(n.retry_ms);
+    const auto o = parse_object(n.json);
+    EXPECT_EQ(o.at("type"), "reconnect");
+    EXPECT_EQ(o.at("reason"), "timeout");
+    EXPECT_EQ(o.at("retry_ms").to_number<std::uint32_t>(), n.retry_ms);
+    EXPECT_EQ(o.at("last_id").to_number<std::uint64_t>(), 1u);
+    EXPECT_EQ(p->heartbeats, 0);
+  }
+  EXPECT_GT(retries.size(), 1u);  // jittered
+  EXPECT_EQ(the_hub().stats().poll_timeout, 50u);
+  EXPECT_EQ(the_hub().stats().poll, 0u);
+  EXPECT_EQ(the_hub().connected_count(), 0u);
+  EXPECT_EQ(the_hub().session_count(), 50u);
+}
+
+TEST_F(HubTest, PollingAgainFindsTheSessionAndRestartsThePollTimeout) {
+  fake_subscriber p1(transport::poll);
+  const auto r1 = attach(params("alice"), p1);
+  advance_to(epoch + cfg.poll_timeout);
+  ASSERT_TRUE(p1.ended());
+
+  fake_subscriber p2(transport::poll);
+  const auto r2 = attach(params("alice"), p2);
+  EXPECT_EQ(r2.s, r1.s);
+  EXPECT_TRUE(r2.resumed);
+  advance_to(now + cfg.poll_timeout - cfg.tick);
+  EXPECT_FALSE(p2.ended());
+  advance_to(now + cfg.tick);
+  EXPECT_TRUE(p2.ended());
+}
+
+// ---- max connection age ---------------------------------------------------------------------
+
+TEST_F(HubTest, MaxConnectionAgeAsksForAJitteredReconnect) {
+  cfg.max_connection_age = 1500ms;
+  std::vector<std::unique_ptr<fake_subscriber>> conns;
+  std::vector<session*> sessions;
+  for (int i = 0; i < 60; ++i) {
+    conns.push_back(std::make_unique<fake_subscriber>(transport::ws));
+    sessions.push_back(attach(params("u" + std::to_string(i)), *conns.back()).s);
+  }
+  advance_to(epoch + 1000ms);
+  for (session* s : sessions)
+    the_hub().activity(*s, now);  // not idle
+  advance_to(epoch + cfg.max_connection_age - cfg.tick);
+  for (const auto& c : conns)
+    EXPECT_FALSE(c->ended());
+  advance_to(epoch + cfg.max_connection_age);
+
+  std::set<std::uint32_t> retries;
+  for (const auto& c : conns) {
+    ASSERT_EQ(c->endings.size(), 1u);
+    const ending_notice& n = c->endings[0];
+    EXPECT_EQ(n.why, ending::reconnect_rebalance);
+    EXPECT_GE(n.retry_ms, cfg.reconnect_delay.count() / 2);
+    EXPECT_LE(n.retry_ms, cfg.reconnect_delay.count() * 3 / 2);
+    retries.insert(n.retry_ms);
+    const auto o = parse_object(n.json);
+    EXPECT_EQ(o.at("type"), "reconnect");
+    EXPECT_EQ(o.at("reason"), "rebalance");
+  }
+  EXPECT_GT(retries.size(), 10u);
+  EXPECT_EQ(the_hub().stats().max_age, 60u);
+  EXPECT_EQ(the_hub().connected_count(), 0u);
+}
+
+TEST_F(HubTest, NoMaxConnectionAgeByDefault) {
+  fake_subscriber sse(transport::sse);
+  attach(params("alice"), sse);
+  advance_to(epoch + 10min);
+  EXPECT_FALSE(sse.ended());
+  EXPECT_EQ(the_hub().stats().max_age, 0u);
+}
+
+// ---- publish --------------------------------------------------------------------------------
+
+TEST_F(HubTest, BroadcastReachesEveryAttachedSession) {
+  fake_subscriber a(transport::ws), b(transport::sse), c(transport::poll), gone(transport::ws);
+  attach(params("alice", "1"), a);
+  attach(params("bob", "1"), b);
+  attach(params("carol", "1"), c);
+  const auto rg = attach(params("dave", "1"), gone);
+  detach(rg, gone);
+
+  EXPECT_EQ(publish(), 3u);
+  EXPECT_EQ(a.ids(), (ids{1}));
+  EXPECT_EQ(b.ids(), (ids{1}));
+  EXPECT_EQ(c.ids(), (ids{1}));
+  EXPECT_TRUE(gone.messages.empty());
+  EXPECT_EQ(the_hub().stats().delivered, 3u);
+  EXPECT_EQ(the_hub().newest_id(), 1u);
+
+  EXPECT_EQ(publish(), 3u);
+  EXPECT_EQ(a.ids(), (ids{1, 2}));
+
+  // The detached session finds both in history when it comes back.
+  fake_subscriber back(transport::ws);
+  const auto r = attach(params("dave", "1", {}, 0), back);
+  EXPECT_TRUE(r.resumed);
+  EXPECT_EQ(ids_of(r.backlog), (ids{1, 2}));
+  EXPECT_FALSE(r.gap);
+}
+
+TEST_F(HubTest, PublishWithNobodyAttachedReachesNobody) {
+  EXPECT_EQ(publish(), 0u);
+  EXPECT_EQ(publish(audience::channel, "news"), 0u);
+  EXPECT_EQ(publish(audience::user, "alice"), 0u);
+  EXPECT_EQ(the_hub().newest_id(), 3u);
+}
+
+TEST_F(HubTest, ChannelMessagesReachOnlyItsSubscribers) {
+  fake_subscriber a(transport::ws), b(transport::ws), c(transport::sse);
+  const auto ra = attach(params("alice", "0", {"news", "sport"}), a);
+  attach(params("bob", "0", {"sport"}), b);
+  const auto rc = attach(params("carol", "0"), c);
+
+  EXPECT_EQ(publish(audience::channel, "news"), 1u);     // 1
+  EXPECT_EQ(publish(audience::channel, "sport"), 2u);    // 2
+  EXPECT_EQ(publish(audience::channel, "weather"), 0u);  // 3
+  EXPECT_EQ(a.ids(), (ids{1, 2}));
+  EXPECT_EQ(b.ids(), (ids{2}));
+  EXPECT_TRUE(c.messages.empty());
+
+  EXPECT_TRUE(the_hub().subscribe(*rc.s, {"news", "weather"}));
+  EXPECT_EQ(publish(audience::channel, "news"), 2u);     // 4
+  EXPECT_EQ(publish(audience::channel, "weather"), 1u);  // 5
+  EXPECT_EQ(c.ids(), (ids{4, 5}));
+
+  the_hub().unsubscribe(*ra.s, {"news", "not-subscribed"});
+  EXPECT_EQ(publish(audience::channel, "news"), 1u);   // 6
+  EXPECT_EQ(publish(audience::channel, "sport"), 2u);  // 7
+  EXPECT_EQ(a.ids(), (ids{1, 2, 4, 7}));
+  EXPECT_EQ(c.ids(), (ids{4, 5, 6}));
+
+  // Subscribing twice to a channel delivers once.
+  EXPECT_TRUE(the_hub().subscribe(*rc.s, {"news", "news"}));
+  EXPECT_EQ(publish(audience::channel, "news"), 1u);  // 8
+  EXPECT_EQ(c.ids(), (ids{4, 5, 6, 8}));
+
+  // Broadcasts still reach everyone.
+  EXPECT_EQ(publish(), 3u);
+}
+
+TEST_F(HubTest, ReconnectTakesTheChannelsOfTheNewConnection) {
+  fake_subscriber first(transport::ws), second(transport::ws);
+  attach(params("alice", "0", {"news"}), first);
+  attach(params("alice", "0", {"sport"}), second);
+  EXPECT_EQ(publish(audience::channel, "news"), 0u);
+  EXPECT_EQ(publish(audience::channel, "sport"), 1u);
+  EXPECT_EQ(second.ids(), (ids{2}));
+}
+
+TEST_F(HubTest, SubscribeRefusesMoreThanTheChannelLimit) {
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice", "0", {"c0"}), ws);
+  std::vector<std::string> more;
+  for (std::size_t i = 1; i < max_channels_per_client; ++i)
+    more.push_back("c" + std::to_string(i));
+  EXPECT_TRUE(the_hub().subscribe(*r.s, more));  // exactly the limit
+  EXPECT_FALSE(the_hub().subscribe(*r.s, {"one-too-many"}));
+  EXPECT_EQ(publish(audience::channel, "one-too-many"), 0u);
+  EXPECT_EQ(publish(audience::channel, "c31"), 1u);
+  EXPECT_TRUE(the_hub().subscribe(*r.s, {"c0"}));  // already there: no growth
+}
+
+TEST_F(HubTest, UserMessagesReachEverySessionOfThatUser) {
+  fake_subscriber a1(transport::ws), a2(transport::sse), a3(transport::poll), b(transport::ws),
+      a_gone(transport::ws);
+  attach(params("alice", "1"), a1);
+  attach(params("alice", "2"), a2);
+  attach(params("alice", "3"), a3);
+  attach(params("bob", "1"), b);
+  const auto rg = attach(params("alice", "4"), a_gone);
+  detach(rg, a_gone);
+
+  EXPECT_EQ(publish(audience::user, "alice"), 3u);
+  EXPECT_EQ(a1.ids(), (ids{1}));
+  EXPECT_EQ(a2.ids(), (ids{1}));
+  EXPECT_EQ(a3.ids(), (ids{1}));
+  EXPECT_TRUE(b.messages.empty());
+  EXPECT_TRUE(a_gone.messages.empty());
+  EXPECT_EQ(publish(audience::user, "bob"), 1u);
+  EXPECT_EQ(b.ids(), (ids{2}));
+  EXPECT_EQ(publish(audience::user, "ali"), 0u);  // no prefix matching
+}
+
+TEST_F(HubTest, DeliverySelfDetachingSubscribersInABroadcast) {
+  // Long-polls answer at once and detach inside deliver(); one slow consumer ends itself.
+  std::vector<std::unique_ptr<fake_subscriber>> conns;
+  std::vector<session*> sessions;
+  for (int i = 0; i < 20; ++i) {
+    const transport kind = i % 3 == 0 ? transport::ws : transport::poll;
+    conns.push_back(std::make_unique<fake_subscriber>(kind));
+    sessions.push_back(attach(params("u" + std::to_string(i)), *conns.back()).s);
+  }
+  for (int i = 0; i < 20; ++i) {
+    fake_subscriber* conn = conns[i].get();
+    session* s = sessions[i];
+    if (conn->kind() == transport::poll) {
+      conn->on_deliver = [this, s, conn](const message_ptr&) { the_hub().detach(*s, *conn, now); };
+    } else if (i == 9) {
+      conn->on_deliver = [this, s](const message_ptr&) {
+        the_hub().end_connection(*s, ending::close_slow, now);
+      };
+    }
+  }
+  EXPECT_EQ(publish(), 20u);
+  for (const auto& c : conns)
+    EXPECT_EQ(c->ids(), (ids{1}));
+  EXPECT_EQ(the_hub().stats().delivered, 20u);
+  ASSERT_EQ(conns[9]->endings.size(), 1u);
+  EXPECT_EQ(conns[9]->last_ending(), ending::close_slow);
+
+  // Only the WebSockets other than the slow one are still attached and get the next one.
+  EXPECT_EQ(the_hub().connected_count(), 6u);
+  EXPECT_EQ(publish(), 6u);
+  for (int i = 0; i < 20; ++i) {
+    const bool live = i % 3 == 0 && i != 9;
+    EXPECT_EQ(conns[i]->ids(), live ? (ids{1, 2}) : (ids{1})) << i;
+  }
+}
+
+TEST_F(HubTest, SelfDetachingSubscribersInChannelAndUserMessages) {
+  std::vector<std::unique_ptr<fake_subscriber>> conns;
+  for (int i = 0; i < 8; ++i) {
+    conns.push_back(std::make_unique<fake_subscriber>(transport::poll));
+    fake_subscriber* conn = conns.back().get();
+    session* s = attach(params("alice", std::to_string(i), {"news"}), *conn).s;
+    conn->on_deliver = [this, s, conn](const message_ptr&) { the_hub().detach(*s, *conn, now); };
+  }
+  EXPECT_EQ(publish(audience::channel, "news"), 8u);
+  for (const auto& c : conns)
+    EXPECT_EQ(c->ids(), (ids{1}));
+  EXPECT_EQ(the_hub().connected_count(), 0u);
+  EXPECT_EQ(publish(audience::user, "alice"), 0u);
+}
+
+// ---- resume ---------------------------------------------------------------------------------
+
+TEST_F(HubTest, ResumeReturnsTheSessionsBacklogInIdOrder) {
+  publish();                            // 1 broadcast
+  publish(audience::channel, "news");   // 2
+  publish(audience::channel, "sport");  // 3
+  publish(audience::user, "alice");     // 4
+  publish(audience::user, "bob");       // 5
+  publish();                            // 6
+  publish(audience::channel, "news");   // 7
+
+  fake_subscriber ws(transport::ws);
+  auto r = attach(params("alice", "t1", {"news"}, 1), ws);
+  EXPECT_FALSE(r.resumed);  // a new session may still resume by id
+  EXPECT_FALSE(r.gap);
+  EXPECT_EQ(r.last_id, 7u);
+  EXPECT_EQ(ids_of(r.backlog), (ids{2, 4, 6, 7}));
+  EXPECT_TRUE(ws.messages.empty());  // the backlog is returned, not delivered
+
+  fake_subscriber from_zero(transport::sse);
+  r = attach(params("bob", "t1", {"sport"}, 0), from_zero);
+  EXPECT_EQ(ids_of(r.backlog), (ids{1, 3, 5, 6}));
+  EXPECT_FALSE(r.gap);
+
+  fake_subscriber up_to_date(transport::poll);
+  r = attach(params("carol", "t1", {"news"}, 7), up_to_date);
+  EXPECT_TRUE(r.backlog.empty());
+  EXPECT_FALSE(r.gap);
+}
+
+TEST_F(HubTest, NoSinceMeansFromNow) {
+  publish();
+  publish();
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice"), ws);
+  EXPECT_TRUE(r.backlog.empty());
+  EXPECT_FALSE(r.gap);
+  EXPECT_EQ(r.last_id, 2u);
+}
+
+TEST_F(HubTest, ResumePastTheRetainedWindowIsAGap) {
+  cfg.history = 3;
+  for (int i = 0; i < 5; ++i)
+    publish();  // 1..5; 3, 4 and 5 are retained
+
+  fake_subscriber a(transport::ws);
+  auto r = attach(params("alice", "0", {}, 1), a);
+  EXPECT_TRUE(r.gap);
+  EXPECT_EQ(ids_of(r.backlog), (ids{3, 4, 5}));
+
+  fake_subscriber b(transport::ws);
+  r = attach(params("bob", "0", {}, 2), b);
+  EXPECT_FALSE(r.gap);
+  EXPECT_EQ(ids_of(r.backlog), (ids{3, 4, 5}));
+}
+
+TEST_F(HubTest, ResumeFromTheFutureIsAGapWithNothing) {
+  publish();
+  publish();
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice", "0", {}, 3), ws);
+  EXPECT_TRUE(r.gap);
+  EXPECT_TRUE(r.backlog.empty());
+  EXPECT_EQ(r.last_id, 2u);
+}
+
+TEST_F(HubTest, FloorIdIsTheStartingLastId) {
+  hub_ = std::make_unique<hub>(cfg, epoch, 500, nullptr);
+  fake_subscriber ws(transport::ws);
+  auto r = attach(params("alice", "0", {}, 500), ws);
+  EXPECT_EQ(r.last_id, 500u);
+  EXPECT_FALSE(r.gap);
+  fake_subscriber older(transport::ws);
+  r = attach(params("bob", "0", {}, 400), older);
+  EXPECT_TRUE(r.gap);
+}
+
+TEST_F(HubTest, HelloForDescribesTheAttach) {
+  publish();
+  publish();
+  fake_subscriber first(transport::ws);
+  const auto r1 = attach(params("alice", "tab1"), first);
+  auto o = parse_object(the_hub().hello_for(r1));
+  EXPECT_EQ(o.at("type"), "hello");
+  EXPECT_EQ(o.at("session"), "alice/tab1");
+  EXPECT_EQ(o.at("resumed"), false);
+  EXPECT_EQ(o.at("last_id").to_number<std::uint64_t>(), 2u);
+  EXPECT_EQ(o.at("gap"), false);
+  EXPECT_EQ(o.at("heartbeat_s").to_number<std::uint64_t>(), 1u);
+  EXPECT_EQ(o.at("idle_timeout_s").to_number<std::uint64_t>(), 3u);
+  EXPECT_EQ(o.at("session_ttl_s").to_number<std::uint64_t>(), 5u);
+
+  detach(r1, first);
+  fake_subscriber second(transport::sse);
+  const auto r2 = attach(params("alice", "tab1", {}, 9), second);
+  o = parse_object(the_hub().hello_for(r2));
+  EXPECT_EQ(o.at("resumed"), true);
+  EXPECT_EQ(o.at("gap"), true);
+  EXPECT_EQ(o.at("last_id").to_number<std::uint64_t>(), 2u);
+}
+
+// ---- kick -----------------------------------------------------------------------------------
+
+TEST_F(HubTest, KickClosesTheUsersConnectionsAndDropsTheSessions) {
+  fake_subscriber a1(transport::ws), a2(transport::sse), a3(transport::poll), a_gone(transport::ws),
+      b(transport::ws);
+  attach(params("alice", "1", {"news"}), a1);
+  attach(params("alice", "2"), a2);
+  attach(params("alice", "3"), a3);
+  const auto rg = attach(params("alice", "4"), a_gone);
+  detach(rg, a_gone);
+  attach(params("bob", "1", {"news"}), b);
+  ASSERT_EQ(the_hub().session_count(), 5u);
+
+  EXPECT_EQ(the_hub().kick("alice", now), 3u);
+  for (fake_subscriber* s : {&a1, &a2, &a3}) {
+    ASSERT_EQ(s->endings.size(), 1u);
+    EXPECT_EQ(s->last_ending(), ending::close_kicked);
+    const auto o = parse_object(s->endings[0].json);
+    EXPECT_EQ(o.at("type"), "close");
+    EXPECT_EQ(o.at("reason"), "kicked");
+  }
+  EXPECT_FALSE(a_gone.ended());
+  EXPECT_FALSE(b.ended());
+  EXPECT_EQ(the_hub().stats().kicked, 3u);
+  EXPECT_EQ(the_hub().session_count(), 1u);
+  EXPECT_EQ(the_hub().connected_count(), 1u);
+  EXPECT_EQ(the_hub().wheel().size(), 1u);  // only bob's node is still armed
+  EXPECT_EQ(the_hub().stats().ws, 1u);
+  EXPECT_EQ(the_hub().stats().sse, 0u);
+  EXPECT_EQ(the_hub().stats().poll, 0u);
+
+  // Nothing of alice's is reached any more; bob still is.
+  EXPECT_EQ(publish(audience::user, "alice"), 0u);
+  EXPECT_EQ(publish(audience::channel, "news"), 1u);
+  EXPECT_EQ(publish(), 1u);
+
+  // A later attach starts over.
+  fake_subscriber again(transport::ws);
+  const auto r = attach(params("alice", "1"), again);
+  EXPECT_FALSE(r.resumed);
+  EXPECT_EQ(the_hub().stats().sessions_reused, 0u);
+
+  // Timers of the dropped sessions never fire (they would touch freed sessions). The new alice/1
+  // and bob are closed idle at 3 s and dropped at 8 s.
+  advance_to(epoch + 4 * cfg.session_ttl);
+  EXPECT_EQ(the_hub().stats().session_ttl, 2u);
+  EXPECT_EQ(the_hub().stats().idle, 2u);
+  EXPECT_EQ(the_hub().session_count(), 0u);
+}
+
+TEST_F(HubTest, KickOfAnUnknownUserDoesNothing) {
+  fake_subscriber ws(transport::ws);
+  attach(params("alice"), ws);
+  EXPECT_EQ(the_hub().kick("bob", now), 0u);
+  EXPECT_EQ(the_hub().kick("alic", now), 0u);
+  EXPECT_FALSE(ws.ended());
+  EXPECT_EQ(the_hub().session_count(), 1u);
+}
+
+TEST_F(HubTest, KickOfOnlyDetachedSessionsDropsThemAndCountsNone) {
+  fake_subscriber ws(transport::ws);
+  const auto r = attach(params("alice"), ws);
+  detach(r, ws);
+  EXPECT_EQ(the_hub().kick("alice", now), 0u);
+  EXPECT_EQ(the_hub().session_count(), 0u);
+  EXPECT_EQ(the_hub().wheel().size(), 0u);
+}
+
+// ---- drain ----------------------------------------------------------------------------------
+
+TEST_F(HubTest, DrainAsksEveryConnectionToReconnectWithinTheWindow) {
+  std::vector<std::unique_ptr<fake_subscriber>> conns;
+  for (int i = 0; i < 60; ++i) {
+    const transport kind = static_cast<transport>(i % 3);
+    conns.push_back(std::make_unique<fake_subscriber>(kind));
+    attach(params("u" + std::to_string(i)), *conns.back());
+  }
+  fake_subscriber gone(transport::ws);
+  const auto rg = attach(params("gone"), gone);
+  detach(rg, gone);
+  publish();
+
+  the_hub().drain(now);
+  std::set<std::uint32_t> retries;
+  for (const auto& c : conns) {
+    ASSERT_EQ(c->endings.size(), 1u);
+    const ending_notice& n = c->endings[0];
+    EXPECT_EQ(n.why, ending::reconnect_shutdown);
+    EXPECT_LE(n.retry_ms, cfg.drain.count());
+    retries.insert(n.retry_ms);
+    const auto o = parse_object(n.json);
+    EXPECT_EQ(o.at("type"), "reconnect");
+    EXPECT_EQ(o.at("reason"), "shutdown");
+    EXPECT_EQ(o.at("last_id").to_number<std::uint64_t>(), 1u);
+  }
+  EXPECT_GT(retries.size(), 10u);  // spread over the window
+  EXPECT_FALSE(gone.ended());
+  EXPECT_EQ(the_hub().connected_count(), 0u);
+  EXPECT_EQ(the_hub().stats().ws + the_hub().stats().sse + the_hub().stats().poll, 0u);
+}
+
+TEST_F(HubTest, DrainOfZeroTellsEveryoneAtOnce) {
+  cfg.drain = 0ms;
+  fake_subscriber a(transport::ws), b(transport::sse);
+  attach(params("a"), a);
+  attach(params("b"), b);
+  the_hub().drain(now);
+  ASSERT_TRUE(a.ended());
+  ASSERT_TRUE(b.ended());
+  EXPECT_EQ(a.endings[0].retry_ms, 0u);
+  EXPECT_EQ(b.endings[0].retry_ms, 0u);
+}
+
+// ---- the loop's timer -----------------------------------------------------------------------
+
+TEST_F(HubTest, AdvanceReturnsTheNextDueInstantAndEarlierArmsWakeTheLoop) {
+  cfg.poll_timeout = 500ms;
+  fake_subscriber sse(transport::sse);
+  attach(params("alice"), sse);
+  ASSERT_FALSE(wakes.empty());
+  EXPECT_EQ(wakes.back(), epoch + cfg.heartbeat);
+  EXPECT_EQ(the_hub().advance(now), epoch + cfg.heartbeat);
+
+  // A poll attached now is due before that: the loop is told to wake earlier.
+  wakes.clear();
+  advance_to(epoch + 100ms);
+  fake_subscriber poll(transport::poll);
+  attach(params("bob"), poll);
+  ASSERT_EQ(wakes.size(), 1u);
+  EXPECT_EQ(wakes.back(), epoch + 600ms);
+
+  // Something due later does not.
+  wakes.clear();
+  fake_subscriber late(transport::sse);
+  attach(params("carol"), late);
+  EXPECT_TRUE(wakes.empty());
+
+  EXPECT_EQ(the_hub().advance(now), epoch + 600ms);
+  advance_to(epoch + 600ms);
+  EXPECT_TRUE(poll.ended());
+  EXPECT_EQ(the_hub().advance(now), epoch + cfg.heartbeat);
+
+  // Nothing armed: never.
+  the_hub().kick("alice", now);
+  the_hub().kick("bob", now);
+  the_hub().kick("carol", now);
+  EXPECT_EQ(the_hub().advance(now), time_point::max());
+}
+
+}  // namespace
+}  // namespace ringcast
