@@ -270,6 +270,7 @@ TEST_F(HubTest, DetachedSessionIsDroppedWhenTheTtlPassesNotBefore) {
   const time_point detached_at = now;
   detach(r, ws);
   EXPECT_EQ(the_hub().session_count(), 1u);
+  const auto fired_before = the_hub().wheel().stats().fired;
 
   advance_to(detached_at + cfg.session_ttl - cfg.tick);
   EXPECT_EQ(the_hub().session_count(), 1u);
@@ -280,6 +281,7 @@ TEST_F(HubTest, DetachedSessionIsDroppedWhenTheTtlPassesNotBefore) {
   EXPECT_EQ(the_hub().session_count(), 0u);
   EXPECT_EQ(the_hub().stats().session_ttl, 1u);
   EXPECT_EQ(the_hub().wheel().size(), 0u);
+  EXPECT_EQ(the_hub().wheel().stats().fired, fired_before + 1);  // once, when due; no early wake
   EXPECT_FALSE(ws.ended());  // it had gone by itself; nobody to tell
 
   // A later connect starts a new session.
@@ -694,12 +696,15 @@ TEST_F(HubTest, ResumeReturnsTheSessionsBacklogInIdOrder) {
   publish(audience::user, "bob");       // 5
   publish();                            // 6
   publish(audience::channel, "news");   // 7
+  publish(audience::user, "alic");      // 8: no prefix matching of users
+  publish(audience::channel, "new");    // 9: nor of channels
+  publish(audience::user, "alice2");    // 10
 
   fake_subscriber ws(transport::ws);
   auto r = attach(params("alice", "t1", {"news"}, 1), ws);
   EXPECT_FALSE(r.resumed);  // a new session may still resume by id
   EXPECT_FALSE(r.gap);
-  EXPECT_EQ(r.last_id, 7u);
+  EXPECT_EQ(r.last_id, 10u);
   EXPECT_EQ(ids_of(r.backlog), (ids{2, 4, 6, 7}));
   EXPECT_TRUE(ws.messages.empty());  // the backlog is returned, not delivered
 
@@ -709,7 +714,7 @@ TEST_F(HubTest, ResumeReturnsTheSessionsBacklogInIdOrder) {
   EXPECT_FALSE(r.gap);
 
   fake_subscriber up_to_date(transport::poll);
-  r = attach(params("carol", "t1", {"news"}, 7), up_to_date);
+  r = attach(params("carol", "t1", {"news"}, 10), up_to_date);
   EXPECT_TRUE(r.backlog.empty());
   EXPECT_FALSE(r.gap);
 }
@@ -916,8 +921,10 @@ TEST_F(HubTest, AdvanceReturnsTheNextDueInstantAndEarlierArmsWakeTheLoop) {
   ASSERT_EQ(wakes.size(), 1u);
   EXPECT_EQ(wakes.back(), epoch + 600ms);
 
-  // Something due later does not.
+  // Something due at the same instant or later does not.
   wakes.clear();
+  fake_subscriber same(transport::poll);
+  attach(params("dave"), same);
   fake_subscriber late(transport::sse);
   attach(params("carol"), late);
   EXPECT_TRUE(wakes.empty());
@@ -931,6 +938,7 @@ TEST_F(HubTest, AdvanceReturnsTheNextDueInstantAndEarlierArmsWakeTheLoop) {
   the_hub().kick("alice", now);
   the_hub().kick("bob", now);
   the_hub().kick("carol", now);
+  the_hub().kick("dave", now);
   EXPECT_EQ(the_hub().advance(now), time_point::max());
 }
 
