@@ -12,7 +12,7 @@ namespace {
 using fired_list = std::vector<firing>;
 
 // Three nodes: a and b share tick 5 (a first), c waits at tick 9.
-struct InsideCallback : ::testing::Test {  // named for gtest's report
+struct InsideCallback : ::testing::Test {
   timer_node a, b, c;
   timing_wheel wheel{t0, one_tick, 16};
   fired_list fired;
