@@ -12,7 +12,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -588,7 +588,8 @@ function flagName(a) {
 
 // Starts the server with `args` (an array of flags) on an ephemeral port.
 // tokenVia: 'flag' (--admin-token) or 'env' (RINGCAST_ADMIN_TOKEN).
-export async function startServer(args = [], { env = {}, timeoutMs = 10000, tokenVia = 'flag' } = {}) {
+// maxFiles: start it under `ulimit -n maxFiles` (through sh, which execs it: same pid).
+export async function startServer(args = [], { env = {}, timeoutMs = 10000, tokenVia = 'flag', maxFiles } = {}) {
   if (!existsSync(BIN)) throw new Error(`server binary not found: ${BIN} (set RINGCAST_BIN)`);
   const given = new Set(args.map(flagName).filter(Boolean));
   const token = randomBytes(16).toString('hex');
@@ -600,7 +601,10 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
   for (const [k, v] of Object.entries(BASE_FLAGS)) if (!given.has(k)) full.push(k, v);
   full.push(...args);
   const drainArg = full[full.lastIndexOf('--drain') + 1];
-  const proc = spawn(BIN, full, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
+  const spawnOpts = { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv };
+  const proc = maxFiles === undefined
+    ? spawn(BIN, full, spawnOpts)
+    : spawn('sh', ['-c', `ulimit -n ${Number(maxFiles)} && exec "$0" "$@"`, BIN, ...full], spawnOpts);
   live.add(proc);
   let log = '';
   let srv;
@@ -669,4 +673,127 @@ export function assertIncreasing(ids, what = 'ids') {
   for (let i = 1; i < ids.length; i++) {
     assert.ok(ids[i] > ids[i - 1], `${what} not strictly increasing at ${i}: ${JSON.stringify(ids)}`);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-made WebSocket, for frames the `ws` package would refuse to send, and /proc readings.
+
+// Builds one WebSocket frame. Client frames are masked unless `mask: false`.
+export function wsFrame(opcode, payload, { mask = true, fin = true } = {}) {
+  const data = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
+  const len = data.length;
+  const ext = len < 126 ? 0 : len < 65536 ? 2 : 8;
+  const head = Buffer.alloc(2 + ext + (mask ? 4 : 0));
+  head[0] = (fin ? 0x80 : 0) | opcode;
+  head[1] = (mask ? 0x80 : 0) | (ext === 0 ? len : ext === 2 ? 126 : 127);
+  if (ext === 2) head.writeUInt16BE(len, 2);
+  if (ext === 8) head.writeBigUInt64BE(BigInt(len), 2);
+  if (!mask) return Buffer.concat([head, data]);
+  const key = randomBytes(4);
+  key.copy(head, 2 + ext);
+  const body = Buffer.alloc(len);
+  for (let i = 0; i < len; i++) body[i] = data[i] ^ key[i % 4];
+  return Buffer.concat([head, body]);
+}
+
+// Splits server frames (unmasked) off the front of `buf`: { frames: [{fin, opcode, payload}], rest }.
+export function wsParseFrames(buf) {
+  const frames = [];
+  let at = 0;
+  for (;;) {
+    if (buf.length - at < 2) break;
+    let len = buf[at + 1] & 0x7f;
+    let off = at + 2;
+    if (len === 126) {
+      if (buf.length - at < 4) break;
+      len = buf.readUInt16BE(at + 2);
+      off += 2;
+    } else if (len === 127) {
+      if (buf.length - at < 10) break;
+      len = Number(buf.readBigUInt64BE(at + 2));
+      off += 8;
+    }
+    if (buf.length < off + len) break;
+    frames.push({ fin: (buf[at] & 0x80) !== 0, opcode: buf[at] & 0x0f, payload: buf.subarray(off, off + len) });
+    at = off + len;
+  }
+  return { frames, rest: buf.subarray(at) };
+}
+
+// A WebSocket upgrade over a raw socket: resolves { socket, frames: Inbox, closed } once the 101
+// is in. Received messages (fragments joined) and control frames are pushed to `frames`
+// ({opcode, payload, text, code} with code set for close frames); `closed` resolves when the TCP
+// connection ends.
+export async function rawWebSocket(srv, params) {
+  const socket = await rawConnect(srv);
+  const frames = new Inbox(`raw ws ${query(params)}`);
+  const key = randomBytes(16).toString('base64');
+  socket.write(`GET /ws${query(params)} HTTP/1.1\r\nHost: ${srv.host}:${srv.port}\r\n` +
+    `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\n` +
+    'Sec-WebSocket-Version: 13\r\n\r\n');
+  const closed = new Promise((resolve) => {
+    socket.on('close', () => { frames.end(); resolve(); });
+  });
+  socket.on('error', () => {});
+  await new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    let upgraded = false;
+    const fragments = [];
+    let dataOpcode = 0;
+    socket.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      if (!upgraded) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = buf.subarray(0, end).toString();
+        if (!head.startsWith('HTTP/1.1 101')) {
+          reject(new Error(`upgrade refused: ${head}`));
+          return;
+        }
+        upgraded = true;
+        buf = buf.subarray(end + 4);
+        resolve();
+      }
+      const { frames: got, rest } = wsParseFrames(buf);
+      buf = rest;
+      for (const f of got) {
+        if (f.opcode < 8) {  // a data frame: text, binary or a continuation of either
+          fragments.push(f.payload);
+          if (f.opcode !== 0) dataOpcode = f.opcode;
+          if (!f.fin) continue;
+          f.opcode = dataOpcode;
+          f.payload = Buffer.concat(fragments.splice(0));
+        }
+        const code = f.opcode === 8 && f.payload.length >= 2 ? f.payload.readUInt16BE(0) : undefined;
+        frames.push({ opcode: f.opcode, payload: f.payload, text: f.payload.toString(), code });
+      }
+    });
+    closed.then(() => reject(new Error('closed before the upgrade')));
+  });
+  return { socket, frames, closed };
+}
+
+// Resident memory of a process in KiB (VmRSS in /proc/PID/status).
+export function rssKiB(pid) {
+  const m = /^VmRSS:\s+(\d+) kB/mu.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m[1]);
+}
+
+// CPU time a process has used so far, user + system, in clock ticks (/proc/PID/stat).
+export function cpuTicks(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+}
+
+// The server is still fine: /healthz answers and a publish reaches a fresh WebSocket client.
+export async function assertServes(srv) {
+  const health = await srv.get('/healthz', { timeoutMs: 3000 });
+  assert.equal(health.status, 200, `/healthz -> ${health.status}`);
+  const user = uid('well');
+  const c = await srv.wsHello({ user });
+  const { id } = await srv.publish({ user, data: { well: user } });
+  const m = await c.next((x) => x.type === 'message' && x.id === id, 3000);
+  assert.deepEqual(m.data, { well: user });
+  await c.close();
 }
