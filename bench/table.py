@@ -7,17 +7,17 @@ import sys
 
 SETS = ["wheel", "wheel64", "rounds", "multimap", "asio"]
 SIZES = ["1000", "100000", "1000000"]
-# operation -> (counter, scale to the printed unit, unit, format)
-OPERATIONS = {
-    "schedule": ("per_op", 1e9, "ns/op", "{:.1f}"),
-    "cancel": ("per_op", 1e9, "ns/op", "{:.1f}"),
-    "move": ("per_op", 1e9, "ns/op", "{:.1f}"),
-    "expire": ("per_op", 1e9, "ns/op", "{:.1f}"),
-    "churn": ("per_fire", 1e9, "ns per fired timer", "{:.1f}"),
-    "worst_tick": ("worst_tick", 1e3, "ms, slowest tick", "{:.2f}"),
-    "memory": ("B/node", 1, "bytes per armed timer", "{:.1f}"),
-}
-
+# (operation, counter, scale to the printed unit, unit, format)
+TABLES = [
+    ("schedule", "per_op", 1e9, "ns/op", "{:.1f}"),
+    ("cancel", "per_op", 1e9, "ns/op", "{:.1f}"),
+    ("move", "per_op", 1e9, "ns/op", "{:.1f}"),
+    ("expire", "per_op", 1e9, "ns/op", "{:.1f}"),
+    ("churn", "per_fire", 1e9, "ns per fired timer", "{:.1f}"),
+    ("worst_tick", "boundary_tick", 1e3, "ms, the tick at 2^18", "{:.3f}"),
+    ("worst_tick", "worst_tick", 1e3, "ms, slowest of 9000 ticks, wall clock", "{:.3f}"),
+    ("memory", "B/node", 1, "bytes per armed timer", "{:.1f}"),
+]
 
 def load(path):
     values = {}
@@ -32,7 +32,7 @@ def load(path):
 
 def main():
     values = load(sys.argv[1])
-    for operation, (counter, scale, unit, fmt) in OPERATIONS.items():
+    for operation, counter, scale, unit, fmt in TABLES:
         present = [s for s in SETS if any((operation, s, n) in values for n in SIZES)]
         print(f"**{operation}** ({unit})\n")
         print("| armed | " + " | ".join(present) + " |")

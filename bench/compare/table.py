@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Markdown tables from compare.sh's reports: <dir>/<kind>-<n>.json for kind ringcast, nchan.
+
+usage: table.py DIR 1000,5000,15000
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def figures(r):
+    s = r.get("server", {})
+    m = r["messages"]
+    reach = r["broadcast_reach_ms"]
+    return {
+        "connected": s.get("connected_at_publish", 0),
+        "rss": s.get("rss_per_idle_connection_bytes"),
+        "pss": s.get("pss_per_idle_connection_bytes"),
+        "cpu": s.get("cpu_us_per_publish"),
+        "cpu_d": s.get("cpu_us_per_delivery"),
+        "reach50": reach["p50"],
+        "reachmax": reach["max"],
+        "p50": r["latency_ms"]["p50"],
+        "p99": r["latency_ms"]["p99"],
+        "published": m["published"],
+        "lost": m["lost"],
+        "dup": m["duplicates"],
+        "errors": sum(r.get("errors", {}).values()),
+    }
+
+
+def fmt(v, digits=0):
+    if v is None:
+        return "n/a"
+    return f"{v:,.{digits}f}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "n/a"
+    return f"{a / b:.2f}"
+
+
+def main():
+    out, sizes = sys.argv[1], [int(x) for x in sys.argv[2].split(",")]
+    rows, ratios = [], []
+    for n in sizes:
+        f = {}
+        for kind in ("ringcast", "nchan"):
+            r = load(os.path.join(out, f"{kind}-{n}.json"))
+            if r is None:
+                rows.append(f"| {n:,} | {kind} | (no report) |||||||||")
+                continue
+            f[kind] = x = figures(r)
+            rows.append(
+                f"| {n:,} | {kind} | {x['connected']:,} | {fmt(x['rss'])} | {fmt(x['pss'])} "
+                f"| {fmt(x['cpu'])} | {fmt(x['cpu_d'], 2)} | {fmt(x['reach50'], 1)} "
+                f"| {fmt(x['reachmax'], 1)} | {fmt(x['p50'], 2)} | {fmt(x['p99'], 2)} "
+                f"| {x['published']} | {x['lost']} | {x['dup']} | {x['errors']} |")
+        if len(f) == 2:
+            a, b = f["ringcast"], f["nchan"]
+            ratios.append(
+                f"| {n:,} | {ratio(a['rss'], b['rss'])} | {ratio(a['pss'], b['pss'])} "
+                f"| {ratio(a['cpu'], b['cpu'])} | {ratio(a['reach50'], b['reach50'])} "
+                f"| {ratio(a['reachmax'], b['reachmax'])} | {ratio(a['p99'], b['p99'])} "
+                f"| {a['lost']} / {b['lost']} |")
+    print("| clients | server | connected | RSS B/idle conn | PSS B/idle conn | CPU µs/broadcast "
+          "| CPU µs/delivery | reach-all p50 ms | reach-all max ms | latency p50 ms "
+          "| latency p99 ms | published | lost | dup | errors |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+    print()
+    print("Ratios ringcast / Nchan (below 1: ringcast uses less / is faster):")
+    print()
+    print("| clients | RSS/conn | PSS/conn | CPU/broadcast | reach-all p50 | reach-all max "
+          "| latency p99 | lost (ringcast / Nchan) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("\n".join(ratios))
+
+
+if __name__ == "__main__":
+    main()
