@@ -6,11 +6,11 @@ set -euo pipefail
 build_packages=(
   g++ cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-program-options1.81-dev
-  libfmt-dev
+  libfmt-dev libjwt-dev libssl-dev libhiredis-dev
 )
 test_packages=(
   libgtest-dev libbenchmark-dev
-  nodejs npm chromium
+  nodejs npm chromium redis-server
 )
 
 wanted=("${build_packages[@]}")

@@ -44,7 +44,14 @@ void handle_operations(event_loop& loop, const http_request& req,
 
   if (path == "/healthz" || path == "/metrics") {
     if (req.method() != http::verb::get) return reply(method_not_allowed(req, "GET"));
-    if (path == "/healthz") return reply(make_response(http_status::ok, "ok", "text/plain", req));
+    if (path == "/healthz") {
+      // A node without Redis still serves its clients, but should not be sent new ones.
+      if (srv.clustered() && !srv.redis_up()) {
+        return reply(error_response(http_status::service_unavailable, "unavailable",
+                                    "redis is unreachable", req));
+      }
+      return reply(make_response(http_status::ok, "ok", "text/plain", req));
+    }
     srv.snapshot(executor, [req, reply](server_snapshot s) {
       reply(make_response(http_status::ok, prometheus_text(s), "text/plain; version=0.0.4", req));
     });
@@ -72,9 +79,14 @@ void handle_operations(event_loop& loop, const http_request& req,
     auto body = parse_publish_request(req.body());
     if (!body)
       return reply(error_response(http_status::bad_request, "bad_request", body.error, req));
-    srv.publish(*body.value, executor, [req, reply](std::uint64_t id, std::size_t recipients) {
+    srv.publish(*body.value, executor, [req, reply](std::optional<server::publish_receipt> r) {
+      if (!r) {
+        return reply(error_response(http_status::service_unavailable, "unavailable",
+                                    "redis is unreachable; nothing was published", req));
+      }
       reply(json_response(http_status::ok,
-                          fmt::format(R"({{"id":{},"recipients":{}}})", id, recipients), req));
+                          fmt::format(R"({{"id":{},"recipients":{}}})", r->id, r->recipients),
+                          req));
     });
     return;
   }

@@ -20,7 +20,6 @@ std::string rule_for(std::string_view name) {
 
 // The parameters this parser reads. A repeat of one of them is refused rather than resolved
 // (first wins? last wins?), because proxies and client libraries disagree on the answer.
-// `token` is reserved for client tokens: accepted, not yet checked.
 constexpr std::array<std::string_view, 5> known_params = {"user", "sid", "since", "channels",
                                                           "token"};
 
@@ -56,7 +55,7 @@ std::optional<std::uint64_t> parse_message_id(std::string_view text) {
   return id;
 }
 
-parsed<client_params> parse_client_params(std::string_view target) {
+parsed<client_params> parse_client_params(std::string_view target, bool user_required) {
   using result = parsed<client_params>;
   const auto url = boost::urls::parse_origin_form(target);
   if (!url) return result::fail("malformed request target");
@@ -77,6 +76,7 @@ parsed<client_params> parse_client_params(std::string_view target) {
     } else if (param.key == "sid") {
       if (!valid_identifier(value)) return result::fail(rule_for("sid"));
       params.sid = value;
+      params.sid_given = true;
     } else if (param.key == "since") {
       params.since = parse_message_id(value);
       if (!params.since)
@@ -84,9 +84,12 @@ parsed<client_params> parse_client_params(std::string_view target) {
     } else if (param.key == "channels") {
       if (auto error = split_channels(value, params.channels); !error.empty())
         return result::fail(std::move(error));
+    } else if (param.key == "token") {
+      params.token = value;
     }
   }
-  if (params.user.empty()) return result::fail("user: required, " + std::string{identifier_rule});
+  if (params.user.empty() && user_required)
+    return result::fail("user: required, " + std::string{identifier_rule});
   return result::ok(std::move(params));
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <fstream>
 #include <limits>
 #include <ostream>
 #include <random>
@@ -16,7 +17,9 @@
 #include <boost/url/ipv4_address.hpp>
 #include <boost/url/ipv6_address.hpp>
 
+#include "client_auth.hpp"
 #include "duration.hpp"
+#include "redis/redis_url.hpp"
 
 namespace ringcast {
 namespace {
@@ -24,6 +27,7 @@ namespace {
 namespace po = boost::program_options;
 
 constexpr const char* token_env = "RINGCAST_ADMIN_TOKEN";
+constexpr const char* client_secret_env = "RINGCAST_CLIENT_SECRET";
 constexpr const char* help_hint = "run 'ringcast --help' for the list of flags";
 
 // A flag that parsed but whose value is unusable; what() is the line after "ringcast: ".
@@ -115,6 +119,37 @@ void resolve_admin_token(const po::variables_map& vm,
   cfg.admin_token_generated = true;
 }
 
+void resolve_client_tokens(const po::variables_map& vm,
+                           const std::function<const char*(const char*)>& getenv, config& cfg) {
+  const bool require_exp = vm.count("require-exp") > 0;
+  std::string secret;
+  if (vm.count("client-secret")) {
+    secret = text_of(vm, "client-secret");
+    if (secret.empty()) bad_flag("client-secret", "expected a non-empty secret");
+  } else if (const char* env = getenv(client_secret_env); env && *env) {
+    secret = env;
+  }
+  if (vm.count("client-public-key")) {
+    const std::string& path = text_of(vm, "client-public-key");
+    if (!secret.empty())
+      bad_flag("client-public-key", "give either a client secret or a public key, not both");
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream pem;
+    pem << file.rdbuf();
+    if (!file || pem.str().empty())
+      bad_flag("client-public-key", fmt::format("cannot read '{}'", path));
+    auto verifier = token_verifier::with_public_key(pem.str(), require_exp);
+    if (!verifier) bad_flag("client-public-key", fmt::format("{}: {}", path, verifier.error));
+    cfg.client_tokens = std::make_shared<const token_verifier>(std::move(*verifier.value));
+  } else if (!secret.empty()) {
+    cfg.client_tokens = std::make_shared<const token_verifier>(
+        std::move(*token_verifier::with_secret(secret, require_exp).value));
+    cfg.client_secret = std::move(secret);
+  } else if (require_exp) {
+    bad_flag("require-exp", "needs --client-secret or --client-public-key");
+  }
+}
+
 // Timeouts run on the wheel, which cannot measure anything shorter than one tick.
 void check_timeouts(const config& cfg) {
   struct timeout {
@@ -186,7 +221,19 @@ po::options_description describe_flags() {
        "bearer token for the admin API (default: $RINGCAST_ADMIN_TOKEN, else a random one, "
        "logged at start-up)")  //
       ("web-root", po::value<std::string>()->value_name("DIR"),
-       "serve the web pages from DIR instead of the copy built into the binary");
+       "serve the web pages from DIR instead of the copy built into the binary")  //
+      ("redis", po::value<std::string>()->value_name("URL"),
+       "share ids, history, kicks and sessions with other nodes through Redis, e.g. "
+       "redis://127.0.0.1:6379/0 (default: none, a single node)")  //
+      ("client-secret", po::value<std::string>()->value_name("SECRET"),
+       "require HS256 client tokens signed with SECRET on /ws, /sse and /poll "
+       "(default: $RINGCAST_CLIENT_SECRET; neither: clients are not authenticated)")  //
+      ("client-public-key", po::value<std::string>()->value_name("FILE"),
+       "require client tokens signed by the key of this PEM public key: RS256 for an RSA key, "
+       "ES256 for an EC P-256 key")                                          //
+      ("require-exp", "refuse client tokens without an exp (expiry) claim")  //
+      ("demo",
+       "enable demo-only routes: POST /demo/token mints client tokens (with --client-secret)");
   return flags;
 }
 
@@ -218,6 +265,12 @@ config build_config(const po::variables_map& vm,
 
   resolve_admin_token(vm, getenv, cfg);
   if (vm.count("web-root")) cfg.web_root = text_of(vm, "web-root");
+  if (vm.count("redis")) {
+    cfg.redis = text_of(vm, "redis");
+    if (auto url = parse_redis_url(cfg.redis); !url) bad_flag("redis", url.error);
+  }
+  resolve_client_tokens(vm, getenv, cfg);
+  cfg.demo = vm.count("demo") > 0;
 
   check_timeouts(cfg);
   return cfg;

@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace ringcast {
+
+class token_verifier;
 
 struct config {
   using ms = std::chrono::milliseconds;
@@ -39,12 +42,20 @@ struct config {
   bool admin_token_generated = false;
 
   std::string web_root;  // --web-root: serve web/ from disk instead of the embedded copy
+  std::string redis;     // --redis URL: several nodes share one stream (empty: single node)
+
+  // Client tokens: --client-secret (else $RINGCAST_CLIENT_SECRET) or --client-public-key FILE,
+  // with --require-exp. Null: the client endpoints are open.
+  std::shared_ptr<const token_verifier> client_tokens;
+  std::string client_secret;  // the HS256 secret, for POST /demo/token
+  bool demo = false;          // --demo: demo-only routes (POST /demo/token)
 };
 
 // How parsing ended: either a config to run with, or an exit status (0 after --help, 2 on a bad
 // flag, with the reason already written to `err` as one line: "ringcast: --flag: expected ...,
 // got 'value'"). The admin token is resolved (flag, then $RINGCAST_ADMIN_TOKEN if non-empty, else
-// 32 random hex characters with admin_token_generated set) and `threads` is never 0.
+// 32 random hex characters with admin_token_generated set), `threads` is never 0, and a client
+// key file has been read and checked.
 struct config_outcome {
   std::optional<config> cfg;
   int exit_status = 0;

@@ -77,8 +77,9 @@ std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_
   return out;
 }
 
-std::string sse_event(std::string_view name, std::string_view json, std::uint32_t retry_ms) {
-  if (retry_ms) return fmt::format("event: {}\nretry: {}\ndata: {}\n\n", name, retry_ms, json);
+std::string sse_event(std::string_view name, std::string_view json,
+                      std::optional<std::uint32_t> retry_ms) {
+  if (retry_ms) return fmt::format("event: {}\nretry: {}\ndata: {}\n\n", name, *retry_ms, json);
   return fmt::format("event: {}\ndata: {}\n\n", name, json);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,7 @@ std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_
                           bool gap);
 
 // One Server-Sent Event: "event: <name>\n[retry: N\n]data: <json>\n\n".
-std::string sse_event(std::string_view name, std::string_view json, std::uint32_t retry_ms = 0);
+std::string sse_event(std::string_view name, std::string_view json,
+                      std::optional<std::uint32_t> retry_ms = std::nullopt);
 
 }  // namespace ringcast

@@ -12,6 +12,13 @@ void history::append(message_ptr m) {
   }
 }
 
+void history::seed(const std::vector<message_ptr>& retained) {
+  if (!messages_.empty() || retained.empty()) return;
+  floor_id_ = retained.front()->id - 1;
+  for (const auto& m : retained)
+    append(m);
+}
+
 history::resume_span history::after(std::uint64_t since) const {
   const bool from_the_future = since > newest_id();
   const bool evicted = since < floor_id_;

@@ -16,6 +16,9 @@ class history {
       : capacity_(capacity), floor_id_(floor_id) {}
 
   void append(message_ptr m);
+  // Starts from messages retained elsewhere (oldest first, e.g. a Redis stream): they become the
+  // history, and the floor moves below the first of them. Ignored once anything was appended.
+  void seed(const std::vector<message_ptr>& retained);
 
   // The newest id this loop knows of (floor_id when nothing has been published).
   std::uint64_t newest_id() const { return messages_.empty() ? floor_id_ : messages_.back()->id; }

@@ -6,9 +6,12 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
+#include <boost/json/parse.hpp>
+
 #include <unistd.h>
 
 #include "admin_api.hpp"
+#include "client_auth.hpp"
 #include "sse_connection.hpp"
 #include "web_routes.hpp"
 #include "ws_connection.hpp"
@@ -30,6 +33,67 @@ auto now() {
 
 std::string_view path_of(std::string_view target) {
   return target.substr(0, target.find('?'));
+}
+
+http_response unauthorized(std::string_view why, const http_request& req) {
+  auto res = error_response(http_status::unauthorized, "unauthorized", why, req);
+  res.set(http::field::www_authenticate, "Bearer");
+  return res;
+}
+
+// With client tokens configured, a connect must carry one (`token=`, else `Authorization: Bearer`)
+// that verifies; its claims then set the identity, allowed channels and expiry of `params`.
+// Returns the refusal (401, or 403 for a query the token does not allow), if any.
+std::optional<http_response> check_token(const token_verifier& tokens, const http_request& req,
+                                         client_params& params) {
+  std::string_view token = params.token;
+  if (token.empty()) {
+    if (auto header = req.find(http::field::authorization); header != req.end()) {
+      const auto bearer = bearer_token(header->value());
+      if (!bearer) return unauthorized("Authorization: expected 'Bearer <token>'", req);
+      token = *bearer;
+    }
+  }
+  if (token.empty()) return unauthorized("token: required (token= or Authorization: Bearer)", req);
+  const auto wall_now = std::chrono::system_clock::now();
+  const auto now_s =
+      std::chrono::duration_cast<std::chrono::seconds>(wall_now.time_since_epoch()).count();
+  auto claims = tokens.verify(token, now_s);
+  if (!claims) return unauthorized(claims.error, req);
+  if (auto why = apply_claims(*claims.value, params))
+    return error_response(http_status::forbidden, "forbidden", *why, req);
+  if (claims.value->exp) {
+    const std::chrono::sys_seconds exp{std::chrono::seconds{*claims.value->exp}};
+    params.expires =
+        now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(exp - wall_now);
+  }
+  return std::nullopt;
+}
+
+// POST /demo/token {"user":"..."}: a short-lived HS256 client token, with --demo and
+// --client-secret only (otherwise the path does not exist).
+http_response demo_token(const http_request& req, const config& cfg) {
+  constexpr std::chrono::minutes lifetime{5};
+  if (req.method() != http::verb::post) {
+    auto res =
+        error_response(http_status::method_not_allowed, "method_not_allowed", "use POST", req);
+    res.set(http::field::allow, "POST");
+    return res;
+  }
+  boost::system::error_code ec;
+  const auto body = boost::json::parse(req.body(), ec);
+  const auto* user = !ec && body.is_object() ? body.as_object().if_contains("user") : nullptr;
+  if (!user || !user->is_string() || !valid_identifier(user->as_string())) {
+    return error_response(http_status::bad_request, "bad_request",
+                          "expected {\"user\": \"1-64 characters of [A-Za-z0-9_.:@-]\"}", req);
+  }
+  const auto exp = std::chrono::system_clock::now() + lifetime;
+  const auto exp_s = std::chrono::duration_cast<std::chrono::seconds>(exp.time_since_epoch());
+  const std::string token = mint_hs256(cfg.client_secret, user->as_string(), exp_s.count());
+  return json_response(http_status::ok,
+                       fmt::format(R"({{"token":"{}","expires_in":{}}})", token,
+                                   std::chrono::seconds{lifetime}.count()),
+                       req);
 }
 
 }  // namespace
@@ -124,6 +188,13 @@ void http_connection::handle(http_request req) {
     handle_operations(loop_, req, respond);
     return;
   }
+  if (path == "/demo/token") {
+    const config& cfg = loop_.owner().settings();
+    respond(cfg.demo && !cfg.client_secret.empty()
+                ? demo_token(req, cfg)
+                : error_response(http_status::not_found, "not_found", "no such path", req));
+    return;
+  }
   respond(serve_page(req, loop_.owner().settings().web_root));
 }
 
@@ -135,10 +206,18 @@ void http_connection::handle_client_endpoint(http_request req, std::string_view 
     reply(std::move(res));
     return;
   }
-  auto params = parse_client_params(req.target());
+  server& srv = loop_.owner();
+  const auto& tokens = srv.settings().client_tokens;
+  auto params = parse_client_params(req.target(), /*user_required=*/!tokens);
   if (!params) {
     reply(error_response(http_status::bad_request, "bad_request", params.error, req));
     return;
+  }
+  if (tokens) {
+    if (auto refusal = check_token(*tokens, req, *params.value)) {
+      reply(std::move(*refusal));
+      return;
+    }
   }
   if (path == "/sse" && !params.value->since) {
     if (auto last = req.find("Last-Event-ID"); last != req.end()) {
@@ -150,7 +229,6 @@ void http_connection::handle_client_endpoint(http_request req, std::string_view 
       }
     }
   }
-  server& srv = loop_.owner();
   if (srv.draining()) {
     req.keep_alive(false);
     reply(
@@ -163,19 +241,43 @@ void http_connection::handle_client_endpoint(http_request req, std::string_view 
     hand_off(home, std::move(req));
     return;
   }
-  if (path == "/poll") {
-    hold_poll(std::move(req), *params.value);
-  } else if (path == "/sse") {
-    closing_ = true;  // the stream now belongs to the SSE connection
-    sse_connection::start(loop_, std::move(stream_), std::move(*slot_), *params.value,
-                          std::move(req));
-  } else if (!beast::websocket::is_upgrade(req)) {
+  const endpoint which = path == "/poll"  ? endpoint::poll
+                         : path == "/sse" ? endpoint::sse
+                                          : endpoint::ws;
+  if (which == endpoint::ws && !beast::websocket::is_upgrade(req)) {
     reply(error_response(http_status::upgrade_required, "bad_request",
                          "/ws expects a WebSocket upgrade", req));
-  } else {
-    closing_ = true;
-    ws_connection::start(loop_, std::move(stream_), std::move(*slot_), *params.value,
-                         std::move(req));
+    return;
+  }
+  if (!srv.clustered()) {
+    admit(std::move(req), *params.value, which, false);
+    return;
+  }
+  // With --redis the session may live on another node: take it over first, so that node closes
+  // its connection and this one answers `resumed` truthfully.
+  srv.claim_session(params.value->user, params.value->sid, loop_.context().get_executor(),
+                    [self = shared_from_this(), req = std::move(req), params = *params.value,
+                     which](bool known_elsewhere) mutable {
+                      self->admit(std::move(req), params, which, known_elsewhere);
+                    });
+}
+
+void http_connection::admit(http_request req, const client_params& params, endpoint which,
+                            bool known_elsewhere) {
+  switch (which) {
+    case endpoint::poll:
+      hold_poll(std::move(req), params, known_elsewhere);
+      break;
+    case endpoint::sse:
+      closing_ = true;  // the stream now belongs to the SSE connection
+      sse_connection::start(loop_, std::move(stream_), std::move(*slot_), params, std::move(req),
+                            known_elsewhere);
+      break;
+    case endpoint::ws:
+      closing_ = true;
+      ws_connection::start(loop_, std::move(stream_), std::move(*slot_), params, std::move(req),
+                           known_elsewhere);
+      break;
   }
 }
 
@@ -204,9 +306,10 @@ void http_connection::hand_off(event_loop& home, http_request req) {
   });
 }
 
-void http_connection::hold_poll(http_request req, const client_params& params) {
+void http_connection::hold_poll(http_request req, const client_params& params,
+                                bool known_elsewhere) {
   hub& h = loop_.sessions();
-  auto attached = h.attach(params, *this, now());
+  auto attached = h.attach(params, *this, now(), known_elsewhere);
   if (!attached.backlog.empty() || attached.gap) {
     h.detach(*attached.s, *this, now());
     reply(json_response(http_status::ok,

@@ -43,7 +43,10 @@ class http_connection final : public timed,
   void on_read(boost::system::error_code ec);
   void handle(http_request req);
   void handle_client_endpoint(http_request req, std::string_view path);
-  void hold_poll(http_request req, const client_params& params);
+  enum class endpoint { ws, sse, poll };
+  // The request is valid and on its session's loop: serve it.
+  void admit(http_request req, const client_params& params, endpoint which, bool known_elsewhere);
+  void hold_poll(http_request req, const client_params& params, bool known_elsewhere);
   void watch_for_hangup();
   void abandon_poll();  // the client of a held poll hung up
   void hand_off(event_loop& home, http_request req);

@@ -5,8 +5,9 @@
 namespace ringcast {
 namespace {
 
+// Rounded up: a client told 0 for a 500 ms idle timeout would take it for "none".
 std::uint32_t whole_seconds(std::chrono::milliseconds d) {
-  return static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(d).count());
+  return static_cast<std::uint32_t>(std::chrono::ceil<std::chrono::seconds>(d).count());
 }
 
 }  // namespace
@@ -55,15 +56,17 @@ hub::time_point hub::advance(time_point now) {
   return wake_at_;
 }
 
-hub::attach_result hub::attach(const client_params& params, subscriber& conn, time_point now) {
+hub::attach_result hub::attach(const client_params& params, subscriber& conn, time_point now,
+                               bool known_elsewhere) {
   attach_result r;
   const std::string key = params.user + '/' + params.sid;
   auto& slot = sessions_[key];
-  if (slot) {
+  if (slot || known_elsewhere) {
     r.resumed = true;
     ++stats_.sessions_reused;
-    ++stats_.moves_reconnect;
-  } else {
+    if (slot) ++stats_.moves_reconnect;
+  }
+  if (!slot) {
     slot = std::make_unique<session>(*this, params.user, params.sid);
     by_user_[params.user].push_back(slot.get());
     ++stats_.sessions_created;
@@ -71,6 +74,8 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
   session& s = *slot;
   r.s = &s;
   set_channels(s, params.channels);
+  s.allowed_channels_ = params.allowed_channels;
+  s.token_expires_ = params.expires.value_or(time_point::max());
 
   if (s.conn_) {
     ++stats_.replaced;
@@ -141,6 +146,7 @@ void hub::detach_now(session& s, time_point now) {
   attached_.pop_back();
   s.detached_at_ = now;
   arm(s, next_deadline(s));
+  if (on_detached_) on_detached_(s);
 }
 
 void hub::end_connection(session& s, ending why, time_point now) {
@@ -170,8 +176,9 @@ std::uint32_t hub::retry_ms_for(ending why) {
 
 hub::time_point hub::next_deadline(const session& s) const {
   if (!s.conn_) return s.detached_at_ + cfg_.session_ttl;
-  if (s.conn_->kind() == transport::poll) return s.attached_at_ + cfg_.poll_timeout;
-  time_point due = s.last_sent_ + cfg_.heartbeat;
+  if (s.conn_->kind() == transport::poll)
+    return std::min(s.attached_at_ + cfg_.poll_timeout, s.token_expires_);
+  time_point due = std::min(s.last_sent_ + cfg_.heartbeat, s.token_expires_);
   if (s.conn_->kind() == transport::ws) due = std::min(due, s.last_activity_ + cfg_.idle_timeout);
   if (cfg_.max_connection_age.count() > 0) {
     due = std::min(due, s.attached_at_ + cfg_.max_connection_age);
@@ -187,6 +194,11 @@ void hub::on_session_timer(session& s, time_point now) {
     } else {
       arm(s, next_deadline(s));
     }
+    return;
+  }
+  if (now >= s.token_expires_) {
+    ++stats_.expired;
+    end_connection(s, ending::close_expired, now);
     return;
   }
   const transport kind = s.conn_->kind();
@@ -284,6 +296,23 @@ void hub::drain(time_point now) {
     end_connection(*attached_.back(), ending::reconnect_shutdown, now);
 }
 
+void hub::evict(std::string_view key, time_point now) {
+  auto it = sessions_.find(std::string(key));
+  if (it == sessions_.end()) return;
+  session& s = *it->second;
+  if (s.conn_) {
+    ++stats_.replaced;
+    end_connection(
+        s, s.conn_->kind() == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
+        now);
+  }
+  drop(s);
+}
+
+void hub::seed_history(const std::vector<message_ptr>& retained) {
+  history_.seed(retained);
+}
+
 bool hub::subscribe(session& s, const std::vector<std::string>& channels) {
   std::vector<std::string> wanted = s.channels_;
   for (const auto& c : channels) {
@@ -292,6 +321,14 @@ bool hub::subscribe(session& s, const std::vector<std::string>& channels) {
   if (wanted.size() > max_channels_per_client) return false;
   set_channels(s, std::move(wanted));
   return true;
+}
+
+bool hub::may_subscribe(const session& s, const std::vector<std::string>& channels) const {
+  if (!s.allowed_channels_) return true;
+  const auto& allowed = *s.allowed_channels_;
+  return std::all_of(channels.begin(), channels.end(), [&](const std::string& c) {
+    return std::find(allowed.begin(), allowed.end(), c) != allowed.end();
+  });
 }
 
 void hub::unsubscribe(session& s, const std::vector<std::string>& channels) {

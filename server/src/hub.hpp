@@ -6,8 +6,9 @@
 //   detached session      -> session TTL
 //   held long-poll        -> poll timeout
 //   WebSocket / SSE       -> the earliest of heartbeat, idle (WebSocket only), max connection age
-// Client activity only records a time; when the node comes due and nothing is due yet, the node
-// is re-armed for the new deadline (a lazy move, as Netty's IdleStateHandler does).
+// and, for a connection admitted with a client token that has an `exp`, that expiry
+// (close/expired). Client activity only records a time; when the node comes due and nothing is due
+// yet, the node is re-armed for the new deadline (a lazy move, as Netty's IdleStateHandler does).
 #pragma once
 
 #include <chrono>
@@ -48,7 +49,9 @@ class hub {
     std::vector<message_ptr> backlog;  // retained messages after `since` addressed to it
   };
   // Finds or creates the session, replaces its live connection if any, attaches `conn`.
-  attach_result attach(const client_params& params, subscriber& conn, time_point now);
+  // `known_elsewhere`: another node held the session (multi-node), so it counts as resumed.
+  attach_result attach(const client_params& params, subscriber& conn, time_point now,
+                       bool known_elsewhere = false);
   std::string hello_for(const attach_result& r) const;
 
   // `conn` went away or was answered (long-poll): the session starts its TTL.
@@ -60,6 +63,8 @@ class hub {
   void acknowledge(session& s, std::uint64_t id) { s.acked_id_ = std::max(s.acked_id_, id); }
   // Adds or removes channels; false if the session would exceed the channel limit.
   bool subscribe(session& s, const std::vector<std::string>& channels);
+  // False if the connection's client token restricts channels and one of these is not among them.
+  bool may_subscribe(const session& s, const std::vector<std::string>& channels) const;
   void unsubscribe(session& s, const std::vector<std::string>& channels);
 
   // Appends to history and delivers to every live session it is addressed to. Returns how many.
@@ -69,6 +74,12 @@ class hub {
   std::size_t kick(std::string_view user, time_point now);
   // Every live connection gets reconnect/shutdown with retry_ms spread over the drain window.
   void drain(time_point now);
+  // Another node took the session over: its connection here gets close/replaced, and it is dropped.
+  void evict(std::string_view key, time_point now);
+  // The history a node starts with in a cluster (oldest first); only before any message arrived.
+  void seed_history(const std::vector<message_ptr>& retained);
+  // Called when a session loses its last connection (the multi-node record then starts its TTL).
+  void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
 
   // Arms (or moves) any timed object of this loop, e.g. a connection's handshake timeout.
   void arm(timed& t, time_point deadline);
@@ -99,6 +110,7 @@ class hub {
   timing_wheel wheel_;
   history history_;
   std::function<void(time_point)> on_earlier_wake_;
+  std::function<void(const session&)> on_detached_;
   time_point wake_at_ = time_point::max();
   loop_stats stats_;
   std::minstd_rand rng_;

@@ -22,6 +22,7 @@ struct loop_stats {
   std::uint64_t slow = 0;
   std::uint64_t kicked = 0;
   std::uint64_t replaced = 0;
+  std::uint64_t expired = 0;  // the client token's exp passed
 
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "client_auth.hpp"
 #include "config.hpp"
 #include "log.hpp"
 #include "server.hpp"
@@ -14,6 +15,13 @@ int main(int argc, char** argv) {
   if (cfg.admin_token_generated) {
     ringcast::log_info("admin token (generated; set --admin-token to choose one): {}",
                        cfg.admin_token);
+  }
+  if (cfg.client_tokens) {
+    ringcast::log_info("client tokens required ({})", cfg.client_tokens->algorithm());
+  } else {
+    ringcast::log_info(
+        "client endpoints are open: no --client-secret or --client-public-key, so any client "
+        "may connect as any user");
   }
   ringcast::server srv(cfg);
   return srv.run();

@@ -9,6 +9,9 @@
 #include "log.hpp"
 
 namespace ringcast {
+
+namespace asio = boost::asio;
+
 namespace {
 
 std::int64_t unix_ms() {
@@ -50,8 +53,33 @@ std::optional<server::connection_slot> server::try_open_connection() {
   return connection_slot(this);
 }
 
+void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
+                                std::function<void(std::size_t)> done) {
+  for_each_loop<std::size_t>(
+      [m](event_loop& loop) {
+        return loop.sessions().publish(m, std::chrono::steady_clock::now());
+      },
+      std::move(origin),
+      [done = std::move(done)](std::vector<std::size_t> counts) {
+        std::size_t total = 0;
+        for (std::size_t c : counts)
+          total += c;
+        done(total);
+      });
+}
+
 void server::publish(const publish_request& req, boost::asio::any_io_executor origin,
-                     std::function<void(std::uint64_t, std::size_t)> done) {
+                     std::function<void(std::optional<publish_receipt>)> done) {
+  if (bus_) {
+    asio::post(bus_loop().context(), [this, req, origin, done = std::move(done)]() mutable {
+      bus_->publish(req, [origin, done = std::move(done)](std::optional<redis_bus::receipt> r) {
+        asio::post(origin, [r, done] {
+          done(r ? std::optional<publish_receipt>({r->id, r->recipients}) : std::nullopt);
+        });
+      });
+    });
+    return;
+  }
   const audience to = req.user      ? audience::user
                       : req.channel ? audience::channel
                                     : audience::broadcast;
@@ -59,22 +87,18 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   std::lock_guard lock(sequencer_);
   const std::uint64_t id = ++last_id_;
   ++published_;
-  message_ptr m = make_message(id, unix_ms(), to, std::move(target), req.data_json);
-  for_each_loop<std::size_t>(
-      [m](event_loop& loop) {
-        return loop.sessions().publish(m, std::chrono::steady_clock::now());
-      },
-      std::move(origin),
-      [id, done = std::move(done)](std::vector<std::size_t> counts) {
-        std::size_t total = 0;
-        for (std::size_t c : counts)
-          total += c;
-        done(id, total);
-      });
+  // Posted to every loop under the lock: each loop sees the messages in id order.
+  deliver_everywhere(make_message(id, unix_ms(), to, std::move(target), req.data_json),
+                     std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
+                       done(publish_receipt{id, recipients});
+                     });
 }
 
 void server::kick(std::string user, boost::asio::any_io_executor origin,
                   std::function<void(std::size_t)> done) {
+  if (bus_) {
+    asio::post(bus_loop().context(), [this, user] { bus_->announce_kick(user, [](bool) {}); });
+  }
   for_each_loop<std::size_t>(
       [user = std::move(user)](event_loop& loop) {
         return loop.sessions().kick(user, std::chrono::steady_clock::now());
@@ -97,6 +121,9 @@ void server::snapshot(boost::asio::any_io_executor origin,
     base.last_id = last_id_;
   }
   base.open_connections = open_connections_.load(std::memory_order_relaxed);
+  base.clustered = clustered();
+  base.redis_up = redis_up();
+  base.redis_reconnects = bus_ ? bus_->reconnects() : 0;
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started_);
   for_each_loop<loop_snapshot>(
@@ -131,9 +158,11 @@ int server::run() {
     log_info("signal {}: draining for {} ms", signal, cfg_.drain.count());
     begin_drain();
   });
+  if (clustered()) start_redis();
   listener_ = std::make_unique<listener>(*this);
   if (!listener_->open()) return 1;
-  for (auto& loop : loops_) loop->start();
+  for (auto& loop : loops_)
+    loop->start();
   drained_.get_future().wait();
   for (auto& loop : loops_)
     loop->stop();
@@ -141,6 +170,60 @@ int server::run() {
     loop->join();
   log_info("drained, exiting");
   return 0;
+}
+
+void server::start_redis() {
+  auto url = parse_redis_url(cfg_.redis);  // validated with the flags already
+  redis_bus::node_hooks hooks;
+  hooks.seed_history = [this](std::vector<message_ptr> retained) {
+    for (auto& loop : loops_) {
+      asio::post(loop->context(),
+                 [l = loop.get(), retained] { l->sessions().seed_history(retained); });
+    }
+  };
+  // The bus calls this from its one thread in stream order, so every loop sees id order.
+  hooks.deliver = [this](message_ptr m, std::function<void(std::size_t)> done) {
+    {
+      std::lock_guard lock(sequencer_);
+      last_id_ = std::max(last_id_, m->id);
+      ++published_;
+    }
+    deliver_everywhere(std::move(m), bus_loop().context().get_executor(), std::move(done));
+  };
+  hooks.kick = [this](std::string user) {
+    for (auto& loop : loops_) {
+      asio::post(loop->context(), [l = loop.get(), user] {
+        l->sessions().kick(user, std::chrono::steady_clock::now());
+      });
+    }
+  };
+  hooks.evict = [this](std::string key) {
+    const auto slash = key.find('/');
+    if (slash == std::string::npos) return;
+    event_loop& home =
+        home_loop(std::string_view(key).substr(0, slash), std::string_view(key).substr(slash + 1));
+    asio::post(home.context(),
+               [&home, key] { home.sessions().evict(key, std::chrono::steady_clock::now()); });
+  };
+  bus_ = std::make_unique<redis_bus>(bus_loop().context(), *url.value, cfg_.history,
+                                     cfg_.session_ttl, std::move(hooks));
+  for (auto& loop : loops_) {
+    loop->sessions().on_detached([this](const session& s) {
+      asio::post(bus_loop().context(),
+                 [this, key = s.user() + '/' + s.sid()] { bus_->release_session(key); });
+    });
+  }
+  asio::post(bus_loop().context(), [this] { bus_->start(); });
+}
+
+void server::claim_session(const std::string& user, const std::string& sid,
+                           boost::asio::any_io_executor origin, std::function<void(bool)> done) {
+  asio::post(bus_loop().context(),
+             [this, key = user + '/' + sid, origin, done = std::move(done)]() mutable {
+               bus_->claim_session(key, [origin, done = std::move(done)](bool known) {
+                 asio::post(origin, [known, done] { done(known); });
+               });
+             });
 }
 
 void server::begin_drain() {

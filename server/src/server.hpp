@@ -19,6 +19,7 @@
 #include "admin_request.hpp"
 #include "config.hpp"
 #include "event_loop.hpp"
+#include "redis/redis_bus.hpp"
 
 namespace ringcast {
 
@@ -37,6 +38,9 @@ struct loop_snapshot {
 
 struct server_snapshot {
   std::vector<loop_snapshot> loops;
+  bool clustered = false;  // --redis
+  bool redis_up = false;
+  std::uint64_t redis_reconnects = 0;
   std::uint64_t published = 0;
   std::uint64_t last_id = 0;
   std::size_t open_connections = 0;
@@ -77,12 +81,26 @@ class server {
   // A slot, or none when --max-connections is reached.
   std::optional<connection_slot> try_open_connection();
 
-  // Publishes on every loop in id order; `done(id, recipients)` runs on `origin`.
+  struct publish_receipt {
+    std::uint64_t id;
+    std::size_t recipients;  // live sessions it was queued to (with --redis: on this node)
+  };
+  // Numbers the message and delivers it on every loop in id order (with --redis: through the
+  // shared stream, on every node). `done` runs on `origin`; nullopt means Redis is unreachable
+  // and nothing was published.
   void publish(const publish_request& req, boost::asio::any_io_executor origin,
-               std::function<void(std::uint64_t, std::size_t)> done);
+               std::function<void(std::optional<publish_receipt>)> done);
   void kick(std::string user, boost::asio::any_io_executor origin,
             std::function<void(std::size_t)> done);
   void snapshot(boost::asio::any_io_executor origin, std::function<void(server_snapshot)> done);
+
+  // Multi-node (--redis) only.
+  bool clustered() const { return !cfg_.redis.empty(); }
+  bool redis_up() const { return bus_ && bus_->up(); }
+  // Takes session (user, sid) over for this node; `done(known)` on `origin`: another node (or
+  // this one earlier) held it.
+  void claim_session(const std::string& user, const std::string& sid,
+                     boost::asio::any_io_executor origin, std::function<void(bool)> done);
 
   // Runs `collect(loop)` on every loop's thread, then `done(results)` on `origin`.
   template <class T>
@@ -90,6 +108,10 @@ class server {
                      std::function<void(std::vector<T>)> done);
 
  private:
+  void start_redis();
+  void deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
+                          std::function<void(std::size_t)> done);
+  event_loop& bus_loop() { return *loops_[0]; }
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void post_to_all_loops_in_order(const std::function<void(event_loop&)>& task);
@@ -98,6 +120,7 @@ class server {
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<event_loop>> loops_;
   std::unique_ptr<listener> listener_;
+  std::unique_ptr<redis_bus> bus_;  // on loop 0, with --redis
   std::atomic<std::size_t> open_connections_{0};
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ class session final : public timed {
   std::string user_;
   std::string sid_;
   std::vector<std::string> channels_;
+  // From the client token of the current connection, if the server checks tokens.
+  std::optional<std::vector<std::string>> allowed_channels_;  // none: any channel
+  time_point token_expires_ = time_point::max();              // the connection gets close/expired
   subscriber* conn_ = nullptr;      // the live connection or held poll, if any
   std::size_t attached_index_ = 0;  // position in hub::attached_ while conn_ is set
   std::uint64_t acked_id_ = 0;      // the last id the client acknowledged

@@ -105,6 +105,9 @@ std::string stats_json(const server_snapshot& s, const config& cfg) {
           {"cancelled", w.cancelled},
           {"fired", w.fired},
           {"cascaded", w.cascaded}}}}}};
+  if (s.clustered) {
+    out["redis"] = {{"up", s.redis_up}, {"reconnects", s.redis_reconnects}};
+  }
   return json::serialize(out);
 }
 
@@ -152,6 +155,12 @@ std::string prometheus_text(const server_snapshot& s) {
   sample("ringcast_wheel_moves_total", moved);
   family("ringcast_wheel_fired_total", "counter", "Timers fired by the wheels.");
   sample("ringcast_wheel_fired_total", fired);
+  if (s.clustered) {
+    family("ringcast_redis_up", "gauge", "1 when this node's Redis connections are up.");
+    sample("ringcast_redis_up", s.redis_up ? 1 : 0);
+    family("ringcast_redis_reconnects_total", "counter", "Redis connections lost and retried.");
+    sample("ringcast_redis_reconnects_total", s.redis_reconnects);
+  }
   family("ringcast_uptime_seconds", "gauge", "Seconds since start.");
   sample("ringcast_uptime_seconds", static_cast<double>(s.uptime.count()) / 1000.0);
   return out;

@@ -24,10 +24,11 @@ constexpr std::string_view end_of_event = "\n\n";
 }  // namespace
 
 void sse_connection::start(event_loop& loop, beast::tcp_stream stream, server::connection_slot slot,
-                           const client_params& params, const http_request& req) {
+                           const client_params& params, const http_request& req,
+                           bool known_elsewhere) {
   auto c = std::make_shared<sse_connection>(loop, std::move(stream), std::move(slot));
   c->send_text(response_head(req));
-  c->attach(params);
+  c->attach(params, known_elsewhere);
   c->watch_for_close();
 }
 
@@ -62,7 +63,7 @@ void sse_connection::write(const outbound& item) {
 }
 
 std::string sse_connection::frame(std::string_view event, std::string_view json,
-                                  std::uint32_t retry_ms) {
+                                  std::optional<std::uint32_t> retry_ms) {
   return sse_event(event, json, retry_ms);
 }
 

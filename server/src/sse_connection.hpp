@@ -17,7 +17,7 @@ class sse_connection final : public stream_connection,
                              public std::enable_shared_from_this<sse_connection> {
  public:
   static void start(event_loop& loop, boost::beast::tcp_stream stream, server::connection_slot slot,
-                    const client_params& params, const http_request& req);
+                    const client_params& params, const http_request& req, bool known_elsewhere);
   sse_connection(event_loop& loop, boost::beast::tcp_stream stream, server::connection_slot slot);
 
   transport kind() const override { return transport::sse; }
@@ -28,7 +28,8 @@ class sse_connection final : public stream_connection,
   void write(const outbound& item) override;
   void close_after_notice(ending why) override;
   void abort() override;
-  std::string frame(std::string_view event, std::string_view json, std::uint32_t retry_ms) override;
+  std::string frame(std::string_view event, std::string_view json,
+                    std::optional<std::uint32_t> retry_ms) override;
 
   boost::beast::tcp_stream stream_;
   std::array<char, 512> discard_{};  // a client has nothing to say on an event stream

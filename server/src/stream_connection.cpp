@@ -7,8 +7,10 @@ auto now() {
   return std::chrono::steady_clock::now();
 }
 
-// How long a client gets to take its final notice before the socket is closed under it.
+// How long a client gets to take its final notice before the socket is closed under it; a client
+// closed for not reading is unlikely to read its notice, and gets less.
 constexpr std::chrono::seconds ending_grace{2};
+constexpr std::chrono::milliseconds slow_ending_grace{250};
 
 }  // namespace
 
@@ -20,11 +22,11 @@ stream_connection::~stream_connection() {
   if (session_) loop_.sessions().detach(*session_, *this, now());
 }
 
-void stream_connection::attach(const client_params& params) {
+void stream_connection::attach(const client_params& params, bool known_elsewhere) {
   hub& h = loop_.sessions();
-  auto attached = h.attach(params, *this, now());
+  auto attached = h.attach(params, *this, now(), known_elsewhere);
   session_ = attached.s;
-  send_text(frame("hello", h.hello_for(attached), 0));
+  send_text(frame("hello", h.hello_for(attached), std::nullopt));
   for (auto& m : attached.backlog) {
     queue_.push_back({std::move(m), {}});
   }
@@ -35,18 +37,23 @@ void stream_connection::activity() {
   if (session_) loop_.sessions().activity(*session_, now());
 }
 
+bool stream_connection::falling_behind() {
+  if (!session_ || queue_.size() < loop_.owner().settings().max_queue) return false;
+  ++loop_.sessions().stats().slow;
+  loop_.sessions().end_connection(*session_, ending::close_slow, now());  // calls end()
+  return true;
+}
+
 void stream_connection::deliver(const message_ptr& m) {
-  if (queue_.size() >= loop_.owner().settings().max_queue) {
-    ++loop_.sessions().stats().slow;
-    loop_.sessions().end_connection(*session_, ending::close_slow, now());  // calls end()
-    return;
-  }
+  if (falling_behind()) return;
   queue_.push_back({m, {}});
   write_next();
 }
 
+// Pongs, errors and heartbeats count against --max-queue too: a client that sends without
+// reading must not grow the queue either.
 void stream_connection::send_text(std::string text) {
-  if (ending_) return;
+  if (ending_ || falling_behind()) return;
   queue_.push_back({nullptr, std::move(text)});
   write_next();
 }
@@ -57,9 +64,13 @@ void stream_connection::end(const ending_notice& notice) {
   // if any, cannot be taken back.
   queue_.erase(writing_ ? queue_.begin() + 1 : queue_.begin(), queue_.end());
   const std::string_view event = is_reconnect(notice.why) ? "reconnect" : "close";
-  queue_.push_back({nullptr, frame(event, notice.json, notice.retry_ms)});
+  // A reconnect always names its delay (also 0), so an SSE client's retry: follows it.
+  const auto retry = is_reconnect(notice.why) ? std::optional(notice.retry_ms) : std::nullopt;
+  queue_.push_back({nullptr, frame(event, notice.json, retry)});
   ending_ = notice.why;
-  loop_.sessions().arm(*this, now() + ending_grace);
+  loop_.sessions().arm(*this, now() + (notice.why == ending::close_slow
+                                           ? std::chrono::milliseconds(slow_ending_grace)
+                                           : std::chrono::milliseconds(ending_grace)));
   write_next();
 }
 

@@ -27,7 +27,7 @@ class stream_connection : public subscriber, public timed {
   ~stream_connection();
 
   // Attaches to the session and queues hello and the resumed backlog.
-  void attach(const client_params& params);
+  void attach(const client_params& params, bool known_elsewhere);
   void send_text(std::string text);
   // The derived class reports each finished write here.
   void write_done(boost::system::error_code ec);
@@ -42,10 +42,12 @@ class stream_connection : public subscriber, public timed {
   virtual void abort() = 0;                         // close without ceremony
   // Wraps a control envelope ("hello", "reconnect", "close", "error", "pong") for the transport.
   virtual std::string frame(std::string_view event, std::string_view json,
-                            std::uint32_t retry_ms) = 0;
+                            std::optional<std::uint32_t> retry_ms) = 0;
 
  private:
   void write_next();
+  // The queue is full: the client is closed `slow`. True if so.
+  bool falling_behind();
 
   event_loop& loop_;
   server::connection_slot slot_;

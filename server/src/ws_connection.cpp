@@ -12,9 +12,11 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 
 void ws_connection::start(event_loop& loop, beast::tcp_stream stream, server::connection_slot slot,
-                          const client_params& params, http_request req) {
+                          const client_params& params, http_request req, bool known_elsewhere) {
   auto c = std::make_shared<ws_connection>(loop, std::move(stream), std::move(slot));
-  c->ws_.async_accept(req, [c, params](beast::error_code ec) { c->on_accept(ec, params); });
+  c->ws_.async_accept(req, [c, params, known_elsewhere](beast::error_code ec) {
+    c->on_accept(ec, params, known_elsewhere);
+  });
 }
 
 ws_connection::ws_connection(event_loop& loop, beast::tcp_stream stream,
@@ -35,9 +37,10 @@ ws_connection::ws_connection(event_loop& loop, beast::tcp_stream stream,
   });
 }
 
-void ws_connection::on_accept(beast::error_code ec, const client_params& params) {
+void ws_connection::on_accept(beast::error_code ec, const client_params& params,
+                              bool known_elsewhere) {
   if (ec) return;  // the upgrade failed or timed out; nothing was attached
-  attach(params);
+  attach(params, known_elsewhere);
   read();
 }
 
@@ -74,7 +77,10 @@ void ws_connection::on_message() {
         } else if constexpr (std::is_same_v<T, ack_message>) {
           h.acknowledge(*s, m.id);
         } else if constexpr (std::is_same_v<T, subscribe_message>) {
-          if (!h.subscribe(*s, m.channels)) {
+          if (!h.may_subscribe(*s, m.channels)) {
+            ++h.stats().client_errors;
+            send_text(error_json("unauthorized", "a channel is not among the token's channels"));
+          } else if (!h.subscribe(*s, m.channels)) {
             ++h.stats().client_errors;
             send_text(error_json("bad_request", "at most 32 channels per session"));
           }
@@ -99,7 +105,8 @@ void ws_connection::write(const outbound& item) {
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->write_done(ec); });
 }
 
-std::string ws_connection::frame(std::string_view, std::string_view json, std::uint32_t) {
+std::string ws_connection::frame(std::string_view, std::string_view json,
+                                 std::optional<std::uint32_t>) {
   return std::string(json);
 }
 

@@ -19,20 +19,21 @@ class ws_connection final : public stream_connection,
   static constexpr std::size_t max_client_frame = 4 * 1024;
 
   static void start(event_loop& loop, boost::beast::tcp_stream stream, server::connection_slot slot,
-                    const client_params& params, http_request req);
+                    const client_params& params, http_request req, bool known_elsewhere);
   ws_connection(event_loop& loop, boost::beast::tcp_stream stream, server::connection_slot slot);
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;
 
  private:
-  void on_accept(boost::system::error_code ec, const client_params& params);
+  void on_accept(boost::system::error_code ec, const client_params& params, bool known_elsewhere);
   void read();
   void on_message();
   void write(const outbound& item) override;
   void close_after_notice(ending why) override;
   void abort() override;
-  std::string frame(std::string_view event, std::string_view json, std::uint32_t retry_ms) override;
+  std::string frame(std::string_view event, std::string_view json,
+                    std::optional<std::uint32_t> retry_ms) override;
 
   boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
   boost::beast::flat_buffer in_;

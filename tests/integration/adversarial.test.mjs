@@ -147,7 +147,6 @@ describe('adversarial clients', () => {
   });
 
   test('concurrent publishes on several connections reach a client in id order (--threads 2)',
-    { todo: 'a publish posted from a loop\'s own thread can overtake an earlier one (docs/security.md)' },
     async () => {
       const c = await srv.wsHello({ user: uid('order') });
       const blob = 'o'.repeat(16 * 1024);
@@ -276,7 +275,6 @@ describe('adversarial clients', () => {
   });
 
   test('a client that floods requests but never reads the replies is cut off, not buffered without end',
-    { todo: 'stream_connection::send_text queues pongs and errors past --max-queue (docs/security.md)' },
     async () => {
       const pid = srv.proc.pid;
       const c = await rawWebSocket(srv, { user: uid('deaf') });
