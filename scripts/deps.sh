@@ -11,6 +11,7 @@ build_packages=(
 test_packages=(
   libgtest-dev libbenchmark-dev
   nodejs npm chromium redis-server
+  clang libclang-rt-14-dev
 )
 
 wanted=("${build_packages[@]}")

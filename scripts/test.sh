@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test: a plain build, then the same suite under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# Installs what is missing, builds, and runs every test:
+#   1. a plain build: unit tests, the integration suite against the real binary, browser tests,
+#      a small load-test run;
+#   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the server under ThreadSanitizer with the integration suite (its threads share state);
+#   4. a short libFuzzer run over every parser of outside input.
+# RINGCAST_TEST_STAGES=plain,asan,tsan,fuzz picks stages (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
@@ -8,17 +13,44 @@ scripts/deps.sh test
 npm ci --prefix tests --no-audit --no-fund --loglevel=error
 
 jobs=$(nproc)
-run_suite() {  # run_suite BUILD_DIR [cmake args...]
+stages=",${RINGCAST_TEST_STAGES:-plain,asan,tsan,fuzz},"
+configure() {  # configure BUILD_DIR [cmake args...]
   local dir=$1
   shift
   cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs"
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 300
+}
+# Unit tests in parallel; the suites that start servers one at a time (each runs its own files
+# concurrently), so that timeouts they measure are not skewed by a loaded machine.
+run_ctest() {  # run_ctest BUILD_DIR [ctest args...]
+  local dir=$1
+  shift
+  ctest --test-dir "$dir" --output-on-failure --timeout 400 -LE 'integration|browser|loadtest' -j "$jobs" "$@"
+  ctest --test-dir "$dir" --output-on-failure --timeout 400 -L 'integration|browser|loadtest' "$@"
 }
 
 start=$SECONDS
-echo "== plain build"
-run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
-run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DRINGCAST_SANITIZE=address,undefined -DRINGCAST_BUILD_BENCH=OFF
+if [[ $stages == *,plain,* ]]; then
+  echo "== plain build"
+  configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  cmake --build build -j "$jobs"
+  run_ctest build
+fi
+if [[ $stages == *,asan,* ]]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+  configure build-asan -DCMAKE_BUILD_TYPE=Debug -DRINGCAST_SANITIZE=address,undefined \
+    -DRINGCAST_BUILD_BENCH=OFF
+  cmake --build build-asan -j "$jobs"
+  run_ctest build-asan
+fi
+if [[ $stages == *,tsan,* ]]; then
+  echo "== ThreadSanitizer: the server (several event loops) under the integration suite"
+  configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGCAST_SANITIZE=thread \
+    -DRINGCAST_BUILD_BENCH=OFF
+  cmake --build build-tsan -j "$jobs" --target ringcast
+  ctest --test-dir build-tsan --output-on-failure --timeout 400 -R '^integration$'
+fi
+if [[ $stages == *,fuzz,* ]]; then
+  echo "== libFuzzer targets (clang, ASan + UBSan), 60 s"
+  FUZZ_SECONDS=60 tests/fuzz/run.sh
+fi
 echo "== all tests passed in $((SECONDS - start)) s"
