@@ -27,12 +27,9 @@ template <std::uint32_t Slots = wheel_slots>
 class hierarchical_set {
  public:
   explicit hierarchical_set(std::size_t n) : nodes_(n), wheel_(epoch, 1ms, Slots) {
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < n; ++i) {
       nodes_[i].tag = static_cast<std::uint32_t>(i);
-  }
-  ~hierarchical_set() {
-    for (auto& node : nodes_)
-      wheel_.cancel(node);
+    }
   }
   void schedule(std::size_t i, std::uint64_t ahead) { wheel_.schedule(nodes_[i], at(ahead)); }
   void move(std::size_t i, std::uint64_t ahead) { wheel_.move(nodes_[i], at(ahead)); }
@@ -57,7 +54,7 @@ class hierarchical_set {
     return epoch + 1ms * static_cast<std::int64_t>(now_ + ahead);
   }
 
-  std::vector<timer_node> nodes_;
+  std::vector<timer_node> nodes_;  // before the wheel, which disarms them when it goes
   timing_wheel wheel_;
   std::uint64_t now_ = 0;
 };
@@ -66,10 +63,6 @@ class hierarchical_set {
 class rounds_set {
  public:
   explicit rounds_set(std::size_t n) : nodes_(n), wheel_(wheel_slots) {}
-  ~rounds_set() {
-    for (auto& node : nodes_)
-      wheel_.cancel(node);
-  }
   void schedule(std::size_t i, std::uint64_t ahead) { wheel_.schedule(nodes_[i], now() + ahead); }
   void move(std::size_t i, std::uint64_t ahead) { wheel_.schedule(nodes_[i], now() + ahead); }
   void cancel(std::size_t i) { wheel_.cancel(nodes_[i]); }
