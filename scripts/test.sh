@@ -50,7 +50,7 @@ if [[ $stages == *,tsan,* ]]; then
   # Not the adversarial files: they bound memory and CPU, which TSan's shadow memory inflates.
   suite=$(ls tests/integration/*.test.mjs | grep -v /adversarial)
   # shellcheck disable=SC2086
-  RINGCAST_BIN=build-tsan/server/ringcast node --test --test-concurrency=2 $suite
+  RINGCAST_BIN="$PWD/build-tsan/server/ringcast" node --test --test-concurrency=2 $suite
 fi
 if [[ $stages == *,fuzz,* ]]; then
   echo "== libFuzzer targets (clang, ASan + UBSan), 60 s"
