@@ -14,9 +14,14 @@ parsed<redis_url> parse_redis_url(std::string_view text) {
   if (!url->host().empty()) r.host = url->host_address();
   if (r.host.size() > 2 && r.host.front() == '[') r.host = r.host.substr(1, r.host.size() - 2);
   if (url->has_port()) {
-    const auto port = url->port_number();
-    if (port == 0) return parsed<redis_url>::fail("the port must be 1-65535");
-    r.port = port;
+    // port_number() wraps values over 65535, so read the digits ourselves.
+    const std::string_view digits = url->port();
+    unsigned port = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc{} || end != digits.data() + digits.size() || port == 0 || port > 65535) {
+      return parsed<redis_url>::fail("the port must be 1-65535");
+    }
+    r.port = static_cast<std::uint16_t>(port);
   }
   if (url->has_userinfo()) {
     r.user = url->user();
