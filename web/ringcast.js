@@ -9,6 +9,10 @@
 // the client try the next one. The client owns every reconnect itself — it never lets
 // EventSource auto-reconnect — so that each new connection carries `since=<last id>` and nothing
 // published in between is lost; ids strictly increase, so de-duplication is one comparison.
+//
+// Client tokens: a server started with --client-secret or --client-public-key wants a JWT on every
+// connect. Give `getToken` (async, returns the JWT): it is called before every connection attempt,
+// so a `close`/`expired` (the token ran out) reconnects at once with a fresh token and `since`.
 (function (global) {
   'use strict';
 
@@ -32,6 +36,7 @@
     openTimeoutMs: 10000, // a transport that is not open by then counts as failed
     backoffMinMs: 500,
     backoffMaxMs: 30000,
+    getToken: undefined, // async () => JWT, sent as `token=`; called before every connect
   };
 
   function checkName(kind, value) {
@@ -187,6 +192,7 @@
       this.failures = 0; // consecutive, for the back-off
       this.retryTimer = null;
       this.openTimer = null;
+      this.token = null; // from getToken, for the current attempt
     }
 
     /** Start (or restart after close()). Returns this. */
@@ -232,6 +238,7 @@
       url.searchParams.set('sid', this.sid);
       if (this.lastId !== null) url.searchParams.set('since', String(this.lastId));
       if (this.channels.size > 0) url.searchParams.set('channels', [...this.channels].join(','));
+      if (this.token) url.searchParams.set('token', this.token);
       return url.href;
     }
 
@@ -286,7 +293,26 @@
       };
       this.setStatus(state, reason);
       this.openTimer = setTimeout(h.drop, this.options.openTimeoutMs, 'open_timeout');
-      this.conn = OPENERS[this.transport](this, h);
+      const { getToken } = this.options;
+      if (!getToken) {
+        this.conn = OPENERS[this.transport](this, h);
+        return;
+      }
+      // A token that cannot be had is no reason to give up on this transport: try again later.
+      Promise.resolve()
+        .then(getToken)
+        .then(
+          (token) => {
+            if (!current()) return;
+            this.token = token;
+            this.conn = OPENERS[this.transport](this, h);
+          },
+          () => {
+            if (!current()) return;
+            this.disposeConnection();
+            this.scheduleAttempt(state, 'token', this.backoff());
+          },
+        );
     }
 
     disposeConnection() {
@@ -334,6 +360,8 @@
           break;
         case 'close':
           if (FINAL_CLOSE_REASONS.has(env.reason)) this.stop(env.reason);
+          // The token ran out, nothing else is wrong: come back at once with a new one.
+          else if (env.reason === 'expired' && this.options.getToken) this.restart('expired', 0);
           else this.restart(env.reason || 'close', this.backoff());
           break;
         case 'error':

@@ -136,7 +136,20 @@ function showStatus({ state, transport: via, reason }) {
   $('transport').textContent = via ?? '–';
 }
 
-const client = new RingcastClient({ user, sid, channels, transport });
+// A server that requires client tokens and runs with --demo mints them at POST /demo/token; any
+// other server answers 404 there, and the page connects without a token.
+async function mintToken() {
+  const response = await fetch('/demo/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ user }),
+  });
+  if (!response.ok) throw new Error(`/demo/token: HTTP ${response.status}`);
+  return (await response.json()).token;
+}
+const getToken = await mintToken().then(() => mintToken, () => undefined);
+
+const client = new RingcastClient({ user, sid, channels, transport, getToken });
 $('user').textContent = user;
 renderProducts();
 renderChannelToggles(client);

@@ -1,0 +1,483 @@
+// Client tokens: verification (client_auth), the flags that configure it (config), and the
+// session's token expiry and channel restriction (hub). Keys are made here with OpenSSL and
+// tokens signed with libjwt, the library the server verifies with.
+#include "client_auth.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <jwt.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "config.hpp"
+#include "hub.hpp"
+
+namespace ringcast {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::int64_t now_s = 1'800'000'000;
+constexpr const char* secret = "correct horse battery staple";
+
+struct key_pair {
+  std::string private_pem;
+  std::string public_pem;
+};
+
+std::string bio_text(BIO* bio) {
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(bio, &data);
+  return std::string(data, static_cast<std::size_t>(size));
+}
+
+key_pair generate(EVP_PKEY* key) {
+  key_pair pair;
+  BIO* priv = BIO_new(BIO_s_mem());
+  BIO* pub = BIO_new(BIO_s_mem());
+  PEM_write_bio_PrivateKey(priv, key, nullptr, nullptr, 0, nullptr, nullptr);
+  PEM_write_bio_PUBKEY(pub, key);
+  pair.private_pem = bio_text(priv);
+  pair.public_pem = bio_text(pub);
+  BIO_free(priv);
+  BIO_free(pub);
+  EVP_PKEY_free(key);
+  return pair;
+}
+
+// Made once: RSA key generation takes a while.
+const key_pair& rsa_key() {
+  static const key_pair pair =
+      generate(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", std::size_t{2048}));
+  return pair;
+}
+const key_pair& other_rsa_key() {
+  static const key_pair pair =
+      generate(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", std::size_t{2048}));
+  return pair;
+}
+const key_pair& ec_key() {
+  static const key_pair pair = generate(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+  return pair;
+}
+
+// A token with these claims (a JSON object) signed by `alg` with `key` (libjwt).
+std::string sign(jwt_alg_t alg, std::string_view key, const std::string& claims) {
+  jwt_t* jwt = nullptr;
+  EXPECT_EQ(jwt_new(&jwt), 0);
+  EXPECT_EQ(jwt_add_grants_json(jwt, claims.c_str()), 0);
+  EXPECT_EQ(jwt_set_alg(jwt, alg,
+                        key.empty() ? nullptr : reinterpret_cast<const unsigned char*>(key.data()),
+                        static_cast<int>(key.size())),
+            0);
+  char* text = jwt_encode_str(jwt);
+  std::string token = text ? text : "";
+  std::free(text);
+  jwt_free(jwt);
+  return token;
+}
+
+std::string hs256(const std::string& claims, std::string_view key = secret) {
+  return sign(JWT_ALG_HS256, key, claims);
+}
+
+token_verifier hs_verifier(bool require_exp = false) {
+  return std::move(*token_verifier::with_secret(secret, require_exp).value);
+}
+
+token_verifier pem_verifier(const std::string& pem) {
+  auto v = token_verifier::with_public_key(pem, false);
+  EXPECT_TRUE(v) << v.error;
+  return std::move(*v.value);
+}
+
+token_claims verify_ok(const token_verifier& v, const std::string& token) {
+  auto claims = v.verify(token, now_s);
+  EXPECT_TRUE(claims) << claims.error;
+  return claims.value.value_or(token_claims{});
+}
+
+std::string verify_error(const token_verifier& v, const std::string& token) {
+  auto claims = v.verify(token, now_s);
+  EXPECT_FALSE(claims) << "accepted " << token;
+  return claims.error;
+}
+
+TEST(ClientTokens, ValidHs256) {
+  const auto claims = verify_ok(hs_verifier(), hs256(R"({"sub":"alice","exp":1800000060})"));
+  EXPECT_EQ(claims.sub, "alice");
+  EXPECT_EQ(claims.exp, 1'800'000'060);
+  EXPECT_EQ(claims.sid, std::nullopt);
+  EXPECT_EQ(claims.channels, std::nullopt);
+}
+
+TEST(ClientTokens, AllClaims) {
+  const auto claims = verify_ok(
+      hs_verifier(),
+      hs256(R"({"sub":"bob","sid":"tab1","channels":["news","deals"],"exp":1800000060.5})"));
+  EXPECT_EQ(claims.sub, "bob");
+  EXPECT_EQ(claims.sid, "tab1");
+  EXPECT_EQ(claims.channels, (std::vector<std::string>{"news", "deals"}));
+  EXPECT_EQ(claims.exp, 1'800'000'060);  // a NumericDate may have a fraction
+}
+
+TEST(ClientTokens, ExpiredAtExpAndAfter) {
+  const auto v = hs_verifier();
+  EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a","exp":1800000000})")), "token: expired");
+  EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a","exp":1})")), "token: expired");
+  verify_ok(v, hs256(R"({"sub":"a","exp":1800000001})"));
+}
+
+TEST(ClientTokens, RequireExp) {
+  EXPECT_EQ(verify_error(hs_verifier(true), hs256(R"({"sub":"a"})")), "token: exp: required");
+  verify_ok(hs_verifier(false), hs256(R"({"sub":"a"})"));
+  verify_ok(hs_verifier(true), hs256(R"({"sub":"a","exp":1800000100})"));
+}
+
+TEST(ClientTokens, NotBefore) {
+  EXPECT_EQ(verify_error(hs_verifier(), hs256(R"({"sub":"a","nbf":1800000010})")),
+            "token: not valid yet (nbf)");
+  verify_ok(hs_verifier(), hs256(R"({"sub":"a","nbf":1800000000})"));
+}
+
+TEST(ClientTokens, WrongSecretOrTamperedBody) {
+  const auto v = hs_verifier();
+  EXPECT_EQ(verify_error(v, hs256(R"({"sub":"alice"})", "another secret")),
+            "token: malformed or bad signature");
+  // alice's signature on a body that says mallory.
+  const std::string alice = hs256(R"({"sub":"alice"})");
+  const std::string mallory = hs256(R"({"sub":"mallory"})", "whatever");
+  const auto dot1 = alice.find('.'), dot2 = alice.rfind('.');
+  const auto m1 = mallory.find('.'), m2 = mallory.rfind('.');
+  const std::string forged =
+      alice.substr(0, dot1) + mallory.substr(m1, m2 - m1) + alice.substr(dot2);
+  EXPECT_EQ(verify_error(v, forged), "token: malformed or bad signature");
+}
+
+TEST(ClientTokens, Malformed) {
+  const auto v = hs_verifier();
+  for (std::string token : {"", "abc", "a.b.c", "!!!.e30.sig", "e30.e30.sig"})
+    EXPECT_EQ(verify_error(v, token), "token: malformed") << token;
+}
+
+TEST(ClientTokens, BadClaims) {
+  const auto v = hs_verifier();
+  EXPECT_EQ(verify_error(v, hs256(R"({"exp":1800000100})")),
+            "token: sub: 1-64 characters of [A-Za-z0-9_.:@-]");
+  EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a b"})")),
+            "token: sub: 1-64 characters of [A-Za-z0-9_.:@-]");
+  EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a","sid":""})")),
+            "token: sid: 1-64 characters of [A-Za-z0-9_.:@-]");
+  EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a","channels":"news"})")),
+            "token: channels: expected an array of names");
+  EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a","channels":["ok","no way"]})")),
+            "token: channels: 1-64 characters of [A-Za-z0-9_.:@-]");
+  EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a","exp":"tomorrow"})")),
+            "token: exp: expected a time in Unix seconds");
+}
+
+TEST(ClientTokens, AlgNoneRefused) {
+  const std::string none = sign(JWT_ALG_NONE, "", R"({"sub":"alice"})");
+  EXPECT_EQ(verify_error(hs_verifier(), none), "token: algorithm 'none' refused; expected HS256");
+  EXPECT_EQ(verify_error(pem_verifier(rsa_key().public_pem), none),
+            "token: algorithm 'none' refused; expected RS256");
+  // Also with a signature part that is not empty.
+  EXPECT_EQ(verify_error(hs_verifier(), none + "c2ln"),
+            "token: algorithm 'none' refused; expected HS256");
+}
+
+TEST(ClientTokens, ValidRs256) {
+  const auto v = pem_verifier(rsa_key().public_pem);
+  EXPECT_EQ(v.algorithm(), "RS256");
+  const auto claims =
+      verify_ok(v, sign(JWT_ALG_RS256, rsa_key().private_pem, R"({"sub":"carol","sid":"t"})"));
+  EXPECT_EQ(claims.sub, "carol");
+  EXPECT_EQ(claims.sid, "t");
+}
+
+TEST(ClientTokens, Rs256SignedByAnotherKey) {
+  const auto v = pem_verifier(rsa_key().public_pem);
+  EXPECT_EQ(verify_error(v, sign(JWT_ALG_RS256, other_rsa_key().private_pem, R"({"sub":"c"})")),
+            "token: malformed or bad signature");
+}
+
+TEST(ClientTokens, AlgorithmConfusionRefused) {
+  // HS256 keyed with the public key's PEM text: what a forger who has the public key can make.
+  const auto& pem = rsa_key().public_pem;
+  const auto rs = pem_verifier(pem);
+  EXPECT_EQ(verify_error(rs, hs256(R"({"sub":"mallory"})", pem)),
+            "token: algorithm 'HS256' refused; expected RS256");
+  // And the other way round: an RS256 token where a secret is configured.
+  EXPECT_EQ(
+      verify_error(hs_verifier(), sign(JWT_ALG_RS256, rsa_key().private_pem, R"({"sub":"c"})")),
+      "token: algorithm 'RS256' refused; expected HS256");
+  // HS512 with the right secret is still not HS256.
+  EXPECT_EQ(verify_error(hs_verifier(), sign(JWT_ALG_HS512, secret, R"({"sub":"c"})")),
+            "token: algorithm 'HS512' refused; expected HS256");
+}
+
+TEST(ClientTokens, ValidEs256) {
+  const auto v = pem_verifier(ec_key().public_pem);
+  EXPECT_EQ(v.algorithm(), "ES256");
+  EXPECT_EQ(verify_ok(v, sign(JWT_ALG_ES256, ec_key().private_pem, R"({"sub":"dave"})")).sub,
+            "dave");
+  EXPECT_EQ(verify_error(v, sign(JWT_ALG_RS256, rsa_key().private_pem, R"({"sub":"d"})")),
+            "token: algorithm 'RS256' refused; expected ES256");
+}
+
+TEST(ClientTokens, PublicKeyKinds) {
+  EXPECT_EQ(token_verifier::with_public_key("not a key", false).error,
+            "expected a PEM public key (-----BEGIN PUBLIC KEY-----)");
+  EXPECT_EQ(token_verifier::with_public_key(rsa_key().private_pem, false).error,
+            "expected a PEM public key (-----BEGIN PUBLIC KEY-----)");
+  const key_pair small = generate(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", std::size_t{1024}));
+  EXPECT_EQ(token_verifier::with_public_key(small.public_pem, false).error,
+            "RSA keys must have at least 2048 bits");
+  const key_pair p384 = generate(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-384"));
+  EXPECT_EQ(token_verifier::with_public_key(p384.public_pem, false).error,
+            "EC keys must be on the P-256 curve (ES256)");
+  const key_pair ed = generate(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
+  EXPECT_EQ(token_verifier::with_public_key(ed.public_pem, false).error,
+            "expected an RSA (RS256) or EC P-256 (ES256) public key");
+}
+
+TEST(ClientTokens, MintedDemoTokenVerifies) {
+  const std::string token = mint_hs256(secret, "guest-1", now_s + 300);
+  const auto claims = verify_ok(hs_verifier(true), token);
+  EXPECT_EQ(claims.sub, "guest-1");
+  EXPECT_EQ(claims.exp, now_s + 300);
+}
+
+TEST(BearerToken, Scheme) {
+  EXPECT_EQ(bearer_token("Bearer abc.def.ghi"), "abc.def.ghi");
+  EXPECT_EQ(bearer_token("bearer x"), "x");
+  EXPECT_EQ(bearer_token("Basic dXNlcjpwYXNz"), std::nullopt);
+  EXPECT_EQ(bearer_token("Bearer "), std::nullopt);
+  EXPECT_EQ(bearer_token(""), std::nullopt);
+}
+
+client_params query(std::string_view target) {
+  auto p = parse_client_params(target, false);
+  EXPECT_TRUE(p) << p.error;
+  return p.value.value_or(client_params{});
+}
+
+TEST(ApplyClaims, SubBecomesTheUser) {
+  auto p = query("/ws?token=t");
+  EXPECT_EQ(p.token, "t");
+  EXPECT_EQ(apply_claims({.sub = "alice"}, p), std::nullopt);
+  EXPECT_EQ(p.user, "alice");
+  EXPECT_EQ(p.sid, "0");
+  EXPECT_EQ(p.allowed_channels, std::nullopt);
+
+  auto same = query("/ws?user=alice");
+  EXPECT_EQ(apply_claims({.sub = "alice"}, same), std::nullopt);
+  auto other = query("/ws?user=mallory");
+  EXPECT_EQ(apply_claims({.sub = "alice"}, other), "user 'mallory' does not match the token's sub");
+}
+
+TEST(ApplyClaims, Sid) {
+  auto p = query("/ws");
+  EXPECT_EQ(apply_claims({.sub = "a", .sid = "tab9"}, p), std::nullopt);
+  EXPECT_EQ(p.sid, "tab9");
+  auto same = query("/ws?sid=tab9");
+  EXPECT_EQ(apply_claims({.sub = "a", .sid = "tab9"}, same), std::nullopt);
+  auto other = query("/ws?sid=tab1");
+  EXPECT_EQ(apply_claims({.sub = "a", .sid = "tab9"}, other),
+            "sid 'tab1' does not match the token's sid");
+  auto free_sid = query("/ws?sid=tab1");  // no sid claim: the client chooses
+  EXPECT_EQ(apply_claims({.sub = "a"}, free_sid), std::nullopt);
+  EXPECT_EQ(free_sid.sid, "tab1");
+}
+
+TEST(ApplyClaims, Channels) {
+  const token_claims claims{.sub = "a", .channels = std::vector<std::string>{"news", "deals"}};
+  auto p = query("/ws?channels=deals");
+  EXPECT_EQ(apply_claims(claims, p), std::nullopt);
+  EXPECT_EQ(p.allowed_channels, (std::vector<std::string>{"news", "deals"}));
+  auto other = query("/ws?channels=news,secret");
+  EXPECT_EQ(apply_claims(claims, other), "channel 'secret' is not among the token's channels");
+}
+
+// ---- flags ----
+
+struct run_config {
+  config_outcome outcome;
+  std::string err;
+  explicit run_config(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    std::vector<const char*> argv{"ringcast", "--admin-token", "t"};
+    for (const auto& a : args)
+      argv.push_back(a.c_str());
+    std::ostringstream out, errors;
+    outcome = parse_config(static_cast<int>(argv.size()), argv.data(), out, errors,
+                           [&env](const char* name) -> const char* {
+                             const auto it = env.find(name);
+                             return it == env.end() ? nullptr : it->second.c_str();
+                           });
+    err = errors.str();
+  }
+};
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(ClientTokenFlags, OpenByDefault) {
+  const run_config r({});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.outcome.cfg->client_tokens, nullptr);
+  EXPECT_FALSE(r.outcome.cfg->demo);
+}
+
+TEST(ClientTokenFlags, SecretFromFlagOrEnvironment) {
+  const run_config flag({"--client-secret", "s3cret", "--demo"});
+  ASSERT_TRUE(flag.outcome.cfg) << flag.err;
+  EXPECT_EQ(flag.outcome.cfg->client_tokens->algorithm(), "HS256");
+  EXPECT_EQ(flag.outcome.cfg->client_secret, "s3cret");
+  EXPECT_TRUE(flag.outcome.cfg->demo);
+
+  const run_config env({}, {{"RINGCAST_CLIENT_SECRET", "from-env"}});
+  ASSERT_TRUE(env.outcome.cfg) << env.err;
+  EXPECT_EQ(env.outcome.cfg->client_secret, "from-env");
+}
+
+TEST(ClientTokenFlags, PublicKeyFile) {
+  const std::string path = write_file("ringcast_client_auth_rsa.pem", rsa_key().public_pem);
+  const run_config r({"--client-public-key", path, "--require-exp"});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  const auto& v = *r.outcome.cfg->client_tokens;
+  EXPECT_EQ(v.algorithm(), "RS256");
+  EXPECT_EQ(v.verify(sign(JWT_ALG_RS256, rsa_key().private_pem, R"({"sub":"a"})"), now_s).error,
+            "token: exp: required");
+  std::filesystem::remove(path);
+}
+
+TEST(ClientTokenFlags, Errors) {
+  auto error_of = [](std::vector<std::string> args) {
+    const run_config r(std::move(args));
+    EXPECT_FALSE(r.outcome.cfg);
+    EXPECT_EQ(r.outcome.exit_status, 2);
+    return r.err;
+  };
+  EXPECT_EQ(error_of({"--client-secret", ""}),
+            "ringcast: --client-secret: expected a non-empty secret\n");
+  EXPECT_EQ(error_of({"--client-public-key", "/nonexistent/key.pem"}),
+            "ringcast: --client-public-key: cannot read '/nonexistent/key.pem'\n");
+  const std::string junk = write_file("ringcast_client_auth_junk.pem", "hello\n");
+  EXPECT_EQ(error_of({"--client-public-key", junk}),
+            "ringcast: --client-public-key: " + junk +
+                ": expected a PEM public key (-----BEGIN PUBLIC KEY-----)\n");
+  std::filesystem::remove(junk);
+  const std::string key = write_file("ringcast_client_auth_both.pem", rsa_key().public_pem);
+  EXPECT_EQ(error_of({"--client-secret", "s", "--client-public-key", key}),
+            "ringcast: --client-public-key: give either a client secret or a public key, not "
+            "both\n");
+  std::filesystem::remove(key);
+  EXPECT_EQ(error_of({"--require-exp"}),
+            "ringcast: --require-exp: needs --client-secret or --client-public-key\n");
+}
+
+// ---- the hub: a token's expiry is the session's deadline ----
+
+class recorder final : public subscriber {
+ public:
+  explicit recorder(transport kind) : kind_(kind) {}
+  transport kind() const override { return kind_; }
+  void deliver(const message_ptr&) override {}
+  void heartbeat() override { ++heartbeats; }
+  void end(const ending_notice& notice) override { endings.push_back(notice.why); }
+
+  int heartbeats = 0;
+  std::vector<ending> endings;
+
+ private:
+  transport kind_;
+};
+
+struct HubTokens : ::testing::Test {
+  HubTokens() {
+    cfg.tick = 10ms;
+    cfg.heartbeat = 1s;
+    cfg.idle_timeout = 10s;
+    cfg.poll_timeout = 5s;
+  }
+  client_params params(std::optional<hub::time_point> expires) const {
+    client_params p;
+    p.user = "alice";
+    p.expires = expires;
+    return p;
+  }
+  // Advances the hub in ticks up to `until`.
+  void run_until(hub& h, hub::time_point until) {
+    for (auto t = epoch; t <= until; t += cfg.tick)
+      h.advance(t);
+  }
+
+  config cfg;
+  hub::time_point epoch{};
+};
+
+TEST_F(HubTokens, WebSocketGetsCloseExpiredAtExp) {
+  hub h(cfg, epoch, 0, nullptr);
+  recorder ws(transport::ws);
+  h.attach(params(epoch + 2500ms), ws, epoch);
+  run_until(h, epoch + 2490ms);
+  EXPECT_TRUE(ws.endings.empty());
+  EXPECT_EQ(ws.heartbeats, 2);  // heartbeats still run before the expiry
+  run_until(h, epoch + 2520ms);
+  EXPECT_EQ(ws.endings, std::vector<ending>{ending::close_expired});
+  EXPECT_EQ(h.stats().expired, 1u);
+  EXPECT_EQ(h.session_count(), 1u);  // the session waits out its TTL for a reconnect
+  EXPECT_EQ(h.connected_count(), 0u);
+}
+
+TEST_F(HubTokens, HeldPollAnsweredCloseExpiredBeforeItsTimeout) {
+  hub h(cfg, epoch, 0, nullptr);
+  recorder poll(transport::poll);
+  h.attach(params(epoch + 1s), poll, epoch);
+  run_until(h, epoch + 1020ms);
+  EXPECT_EQ(poll.endings, std::vector<ending>{ending::close_expired});
+  EXPECT_EQ(h.stats().poll_timeout, 0u);
+}
+
+TEST_F(HubTokens, ReconnectWithAFreshTokenMovesTheDeadline) {
+  hub h(cfg, epoch, 0, nullptr);
+  recorder first(transport::sse), second(transport::sse);
+  h.attach(params(epoch + 1s), first, epoch);
+  h.attach(params(std::nullopt), second, epoch + 500ms);  // replaces: no expiry now
+  run_until(h, epoch + 3s);
+  EXPECT_EQ(first.endings, std::vector<ending>{ending::close_replaced});
+  EXPECT_TRUE(second.endings.empty());
+  EXPECT_EQ(h.stats().expired, 0u);
+}
+
+TEST_F(HubTokens, ChannelsOutsideTheTokenCannotBeSubscribed) {
+  hub h(cfg, epoch, 0, nullptr);
+  recorder ws(transport::ws), open_ws(transport::ws);
+  auto p = params(std::nullopt);
+  p.allowed_channels = std::vector<std::string>{"news", "deals"};
+  auto* s = h.attach(p, ws, epoch).s;
+  EXPECT_TRUE(h.may_subscribe(*s, {"news"}));
+  EXPECT_TRUE(h.may_subscribe(*s, {"deals", "news"}));
+  EXPECT_FALSE(h.may_subscribe(*s, {"news", "secret"}));
+  auto open = params(std::nullopt);
+  open.user = "bob";
+  auto* unrestricted = h.attach(open, open_ws, epoch).s;
+  EXPECT_TRUE(h.may_subscribe(*unrestricted, {"anything"}));
+}
+
+}  // namespace
+}  // namespace ringcast
