@@ -65,6 +65,10 @@ std::optional<server_counters> parse_stats(const json::value& stats) {
 }
 
 std::optional<server_counters> scrape_stats(const options& opts, std::string* why) {
+  if (opts.kind == server_kind::nchan) {
+    *why = "nchan has no /admin/stats";
+    return std::nullopt;
+  }
   server_counters total;
   for (const auto& t : opts.targets) {
     const auto reply =

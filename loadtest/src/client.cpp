@@ -57,6 +57,15 @@ reaction client::envelope(std::string_view text) {
   return state_.on_envelope(text, realtime_us());
 }
 
+void client::nchan_connected() {
+  state_.nchan_connected(std::chrono::steady_clock::now() < ctx_.publishing_from);
+  established();
+}
+
+void client::raw_message(std::string_view text) {
+  state_.on_raw_message(text, realtime_us());
+}
+
 void client::react(const reaction& r) {
   switch (r.what) {
     case reaction::kind::keep:

@@ -20,6 +20,8 @@ struct worker_context {
   const options& opts;
   client_result result;
   progress live;
+  // A connection up before this moment was up before the first publish (nchan accounting).
+  std::chrono::steady_clock::time_point publishing_from{};
 
   void count_error(const std::string& kind) { ++result.errors[kind], ++live.errors; }
 };
@@ -60,6 +62,9 @@ class client {
   void connection_started();
   void established();
   reaction envelope(std::string_view text);
+  // --server-kind nchan: the subscription is up (no hello comes), then raw published bodies.
+  void nchan_connected();
+  void raw_message(std::string_view text);
   void react(const reaction& r);
   // The connection is gone without an envelope saying why: count it and come back later.
   void failed(const std::string& kind);

@@ -50,22 +50,42 @@ void client_state::on_message(const json::object& m, std::int64_t now_us) {
     ++result_.errors["bad_envelope"], ++live_.errors;
     return;
   }
+  const auto* data = m.if_contains("data");
+  deliver(*id, data && data->is_object() ? &data->as_object() : nullptr, now_us);
+}
+
+void client_state::nchan_connected(bool before_publishing) {
+  if (before_publishing && !ids_.has_base()) set_base(0);
+}
+
+void client_state::on_raw_message(std::string_view body, std::int64_t now_us) {
+  boost::system::error_code ec;
+  const auto value = json::parse(body, ec);
+  const auto* obj = !ec ? value.if_object() : nullptr;
+  const auto seq = obj ? number_of(*obj, "seq") : std::nullopt;
+  if (!seq || !number_of(*obj, "t")) {
+    // Not this run's publisher: no id to account it by.
+    ++result_.foreign;
+    return;
+  }
+  deliver(*seq + 1, obj, now_us);
+}
+
+void client_state::deliver(std::uint64_t id, const json::object* stamp, std::int64_t now_us) {
   if (!ids_.has_base()) {
     // Long-poll has no hello: the first reply marks where this client's stream begins.
-    set_base(*id - 1);
+    set_base(id - 1);
   }
-  if (ids_.record(*id) == id_tracker::outcome::duplicate) return;  // booked by the tracker
-  if (last_id_ && *id <= *last_id_) {
+  if (ids_.record(id) == id_tracker::outcome::duplicate) return;  // booked by the tracker
+  if (last_id_ && id <= *last_id_) {
     // Not a duplicate yet not after the last id: it was skipped earlier and came late.
     ++result_.errors["out_of_order"], ++live_.errors;
   }
-  last_id_ = std::max(last_id_.value_or(0), *id);
+  last_id_ = std::max(last_id_.value_or(0), id);
   ++live_.messages;
 
-  const auto* data = m.if_contains("data");
-  const auto* obj = data && data->is_object() ? &data->as_object() : nullptr;
-  const auto t = obj ? number_of(*obj, "t") : std::nullopt;
-  const auto seq = obj ? number_of(*obj, "seq") : std::nullopt;
+  const auto t = stamp ? number_of(*stamp, "t") : std::nullopt;
+  const auto seq = stamp ? number_of(*stamp, "seq") : std::nullopt;
   if (!t || !seq) {
     ++result_.foreign;
     return;

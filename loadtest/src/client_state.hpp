@@ -39,12 +39,21 @@ class client_state {
   // One envelope: a WebSocket frame, an SSE event's data or a long-poll reply body.
   reaction on_envelope(std::string_view json, std::int64_t now_us);
 
+  // --server-kind nchan. A frame is the published body itself, {"t":..,"seq":..}, and its id is
+  // seq + 1 (the publisher books the same ids). Nchan sends no hello: a connection that was up
+  // before publishing began expects every message (base 0); a later one starts at its first
+  // message, as a long-poll does.
+  void nchan_connected(bool before_publishing);
+  void on_raw_message(std::string_view body, std::int64_t now_us);
+
   // The `since` to resume with; nullopt before anything was seen (start from "now").
   std::optional<std::uint64_t> since() const { return last_id_; }
   const id_tracker& ids() const { return ids_; }
 
  private:
   void on_message(const boost::json::object& message, std::int64_t now_us);
+  // One delivered id; t and seq are the publisher's stamp (absent: not from this run).
+  void deliver(std::uint64_t id, const boost::json::object* stamp, std::int64_t now_us);
   void set_base(std::uint64_t last_id);
 
   client_result& result_;

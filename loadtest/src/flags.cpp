@@ -3,7 +3,9 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -57,6 +59,12 @@ double parse_number(std::string_view text, std::string_view what, double lo, dou
 }
 
 }  // namespace
+
+server_kind parse_server_kind(std::string_view text) {
+  if (text == "ringcast") return server_kind::ringcast;
+  if (text == "nchan") return server_kind::nchan;
+  throw flag_error(fmt::format("--server-kind: '{}' is not ringcast or nchan", text));
+}
 
 std::chrono::milliseconds parse_duration(std::string_view text) {
   std::string_view digits = text;
@@ -174,7 +182,10 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
       "max-retry", po::value<std::string>(), "cap on a server's retry_ms (default 5s)")(
       "procs", po::value<std::string>(), "worker processes (default 1)")(
       "admin-token", po::value<std::string>(), "admin token (else RINGCAST_ADMIN_TOKEN)")(
-      "server-pid", po::value<std::string>(), "server PID, to sample its RSS and CPU")(
+      "server-pid", po::value<std::string>(),
+      "server PID(s) a,b,c, to sample their summed RSS and CPU")(
+      "server-kind", po::value<std::string>(), "ringcast (default) or nchan")(
+      "channel", po::value<std::string>(), "nchan: channel of /sub/ and /pub/ (default broadcast)")(
       "expect-zero-loss", "exit 1 when a message was lost or duplicated");
 
   po::variables_map vm;
@@ -218,8 +229,29 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
   if (o.procs == 0 || o.procs > 64) throw flag_error("--procs: must be 1..64");
   if (o.procs > o.clients) throw flag_error("--procs: more workers than clients");
   if (auto v = text("admin-token")) o.admin_token = *v;
-  if (auto v = text("server-pid")) o.server_pid = parse_whole<int>(*v, "--server-pid");
-  if (o.server_pid && *o.server_pid <= 0) throw flag_error("--server-pid: must be positive");
+  if (auto v = text("server-pid")) {
+    for (const auto part : split(*v, ',')) {
+      const auto pid = parse_whole<int>(part, "--server-pid");
+      if (pid <= 0) throw flag_error("--server-pid: must be positive");
+      o.server_pids.push_back(pid);
+    }
+  }
+  if (auto v = text("server-kind")) o.kind = parse_server_kind(*v);
+  if (auto v = text("channel")) {
+    const bool ok = !v->empty() && v->size() <= 64 && std::all_of(v->begin(), v->end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    if (!ok) throw flag_error(fmt::format("--channel: '{}' is not 1-64 of [A-Za-z0-9_-]", *v));
+    o.channel = *v;
+  }
+  if (o.kind == server_kind::nchan) {
+    // Nchan's subscribers here are plain WebSockets with no resume: a dropped connection
+    // misses what was published meanwhile, so churn would only measure that.
+    if (o.mix.weight[1] != 0 || o.mix.weight[2] != 0) {
+      throw flag_error("--server-kind nchan: only --mix ws is supported");
+    }
+    if (o.churn_pct > 0) throw flag_error("--server-kind nchan: --churn needs resume; use 0");
+  }
   o.expect_zero_loss = vm.count("expect-zero-loss") > 0;
   return o;
 }

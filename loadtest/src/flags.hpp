@@ -16,6 +16,12 @@ inline constexpr std::array<transport, 3> all_transports{transport::ws, transpor
                                                          transport::poll};
 std::string_view name_of(transport t);
 
+// Which server the tool drives. ringcast: its protocol (envelopes, ids, resume, admin API).
+// nchan: nginx + Nchan, WebSocket subscribers on /sub/<channel> that receive the published body
+// as is, publishes by POST /pub/<channel>; for the comparison in bench/compare/.
+enum class server_kind { ringcast, nchan };
+server_kind parse_server_kind(std::string_view text);
+
 // Weights per transport, e.g. ws=70,sse=20,poll=10 (weights need not sum to 100).
 struct transport_mix {
   std::array<unsigned, 3> weight{100, 0, 0};
@@ -44,7 +50,9 @@ struct options {
   std::chrono::milliseconds max_retry{5'000};
   unsigned procs = 1;
   std::string admin_token;
-  std::optional<int> server_pid;
+  server_kind kind = server_kind::ringcast;
+  std::string channel = "broadcast";  // nchan: the one channel every client subscribes to
+  std::vector<int> server_pids;       // sampled and summed (nginx: master and workers)
   bool expect_zero_loss = false;
 };
 

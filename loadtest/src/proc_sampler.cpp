@@ -19,6 +19,10 @@ std::optional<proc_sample> sample_process(int pid) {
       have_rss = true;
     }
   }
+  std::ifstream rollup(dir + "/smaps_rollup");
+  for (std::string line; std::getline(rollup, line);) {
+    if (line.rfind("Pss:", 0) == 0) s.pss_kb = std::stoull(line.substr(4));
+  }
   std::ifstream stat_file(dir + "/stat");
   std::string stat;
   std::getline(stat_file, stat);
@@ -35,6 +39,19 @@ std::optional<proc_sample> sample_process(int pid) {
   }
   s.cpu_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
   return s;
+}
+
+std::optional<proc_sample> sample_processes(const std::vector<int>& pids) {
+  if (pids.empty()) return std::nullopt;
+  proc_sample total;
+  for (const int pid : pids) {
+    const auto s = sample_process(pid);
+    if (!s) return std::nullopt;
+    total.rss_kb += s->rss_kb;
+    total.pss_kb += s->pss_kb;
+    total.cpu_s += s->cpu_s;
+  }
+  return total;
 }
 
 }  // namespace ringcast::load

@@ -2,14 +2,20 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace ringcast::load {
 
 // The server's resident memory and CPU time, read from /proc (same machine, --server-pid).
 struct proc_sample {
   std::uint64_t rss_kb = 0;  // VmRSS
-  double cpu_s = 0;          // utime + stime
+  // Pss from smaps_rollup: shared pages split between the processes that map them, so a sum
+  // over nginx's master and workers counts its shared memory zone once (0 if unreadable).
+  std::uint64_t pss_kb = 0;
+  double cpu_s = 0;  // utime + stime
 };
 std::optional<proc_sample> sample_process(int pid);
+// Summed over several processes (nginx: master and workers); nullopt when any one is gone.
+std::optional<proc_sample> sample_processes(const std::vector<int>& pids);
 
 }  // namespace ringcast::load

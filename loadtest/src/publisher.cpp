@@ -50,28 +50,40 @@ void publisher::fail(const std::string& kind) {
 void publisher::send() {
   busy_ = true;
   const auto& t = opts_.targets.front();
-  req_ = {http::verb::post, "/admin/publish", 11};
+  const bool nchan = opts_.kind == server_kind::nchan;
+  const auto stamp = fmt::format(R"({{"t":{},"seq":{}}})", realtime_us(), seq_);
+  req_ = {http::verb::post, nchan ? "/pub/" + opts_.channel : "/admin/publish", 11};
   req_.set(http::field::host, t.text());
-  req_.set(http::field::authorization, "Bearer " + opts_.admin_token);
+  if (!nchan) req_.set(http::field::authorization, "Bearer " + opts_.admin_token);
   req_.set(http::field::content_type, "application/json");
   req_.keep_alive(true);
-  req_.body() = fmt::format(R"({{"data":{{"t":{},"seq":{}}}}})", realtime_us(), seq_);
+  // Nchan relays the body as is; ringcast wraps the "data" in its envelope.
+  req_.body() = nchan ? stamp : fmt::format(R"({{"data":{}}})", stamp);
   req_.prepare_payload();
   ++seq_;
-  const auto write = [this] {
+  const auto write = [this, nchan] {
     stream_->expires_after(std::chrono::seconds(5));
-    http::async_write(*stream_, req_, [this](error_code ec, std::size_t) {
+    http::async_write(*stream_, req_, [this, nchan](error_code ec, std::size_t) {
       if (ec) return fail("publish_write");
       res_ = {};
-      http::async_read(*stream_, buffer_, res_, [this](error_code rec, std::size_t) {
+      http::async_read(*stream_, buffer_, res_, [this, nchan](error_code rec, std::size_t) {
         if (rec) return fail("publish_read");
-        if (res_.result_int() != 200)
-          return fail(fmt::format("publish_http_{}", res_.result_int()));
-        error_code jec;
-        const auto reply = boost::json::parse(res_.body(), jec);
-        const auto* id = !jec && reply.is_object() ? reply.as_object().if_contains("id") : nullptr;
-        if (!id || !id->is_number()) return fail("publish_bad_reply");
-        ids_.push_back(id->to_number<std::uint64_t>());
+        if (nchan) {
+          // 201 Created (first message of the channel) or 202 Accepted; the reply is channel
+          // info, not an id: the clients book message seq under id seq + 1, and so does this.
+          if (res_.result_int() < 200 || res_.result_int() > 299)
+            return fail(fmt::format("publish_http_{}", res_.result_int()));
+          ids_.push_back(seq_);  // seq_ was incremented: the id of the message just sent
+        } else {
+          if (res_.result_int() != 200)
+            return fail(fmt::format("publish_http_{}", res_.result_int()));
+          error_code jec;
+          const auto reply = boost::json::parse(res_.body(), jec);
+          const auto* id =
+              !jec && reply.is_object() ? reply.as_object().if_contains("id") : nullptr;
+          if (!id || !id->is_number()) return fail("publish_bad_reply");
+          ids_.push_back(id->to_number<std::uint64_t>());
+        }
         if (!res_.keep_alive()) stream_.reset();
         busy_ = false;
         tick();

@@ -97,6 +97,25 @@ json::object make_report(const options& opts, const client_result& r, const run_
     server["rss_per_connection_bytes"] =
         f.peak_connected ? static_cast<double>(grown) * 1024.0 / f.peak_connected : 0.0;
   }
+  if (f.rss_base && f.rss_connected) {
+    // Before the first publish: what a connected client costs with nothing in flight.
+    server["rss_connected_kb"] = f.rss_connected->rss_kb;
+    server["connected_at_publish"] = f.connected_at_publish;
+    const auto grown = f.rss_connected->rss_kb > f.rss_base->rss_kb
+                           ? f.rss_connected->rss_kb - f.rss_base->rss_kb
+                           : 0;
+    const auto per_conn = [&](std::uint64_t kb) {
+      return f.connected_at_publish
+                 ? static_cast<double>(kb) * 1024.0 / static_cast<double>(f.connected_at_publish)
+                 : 0.0;
+    };
+    server["rss_per_idle_connection_bytes"] = per_conn(grown);
+    server["pss_base_kb"] = f.rss_base->pss_kb;
+    server["pss_connected_kb"] = f.rss_connected->pss_kb;
+    server["pss_per_idle_connection_bytes"] = per_conn(
+        f.rss_connected->pss_kb > f.rss_base->pss_kb ? f.rss_connected->pss_kb - f.rss_base->pss_kb
+                                                     : 0);
+  }
   if (f.cpu_start && f.cpu_end) {
     const double cpu = f.cpu_end->cpu_s - f.cpu_start->cpu_s;
     server["cpu_s"] = cpu;

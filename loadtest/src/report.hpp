@@ -21,6 +21,8 @@ struct run_facts {
   std::optional<server_counters> stats_start, stats_end;
   std::string stats_error;
   std::optional<proc_sample> rss_base, rss_peak, cpu_start, cpu_end;
+  std::optional<proc_sample> rss_connected;  // when publishing starts
+  std::uint64_t connected_at_publish = 0;
   std::uint64_t nofile_limit = 0;
   double elapsed_s = 0;
 };

@@ -106,7 +106,7 @@ class coordinator {
 
     // Before any client exists: the baseline the report subtracts.
     facts_.stats_start = scrape_stats(opts_, &facts_.stats_error);
-    if (opts_.server_pid) facts_.rss_base = sample_process(*opts_.server_pid);
+    facts_.rss_base = sample_processes(opts_.server_pids);
 
     asio::io_context io;
     std::unique_ptr<worker> local;
@@ -150,13 +150,16 @@ class coordinator {
     if (local) local->start();
     publish_start.expires_after(opts_.warmup);
     publish_start.async_wait([&](boost::system::error_code) {
-      if (opts_.server_pid) facts_.cpu_start = sample_process(*opts_.server_pid);
+      // Connected and not yet sent anything: the cost of a connection at rest.
+      facts_.cpu_start = sample_processes(opts_.server_pids);
+      facts_.rss_connected = facts_.cpu_start;
+      facts_.connected_at_publish = connected_now(local.get());
       pub.start();
     });
     publish_stop.expires_after(opts_.duration);
     publish_stop.async_wait([&](boost::system::error_code) {
       pub.stop();
-      if (opts_.server_pid) facts_.cpu_end = sample_process(*opts_.server_pid);
+      facts_.cpu_end = sample_processes(opts_.server_pids);
     });
     std::function<void()> every_second = [&] {
       tick.expires_after(std::chrono::seconds(1));
@@ -205,15 +208,22 @@ class coordinator {
   }
 
  private:
+  // Clients connected now (workers: as of their last progress line, at most a second old).
+  std::uint64_t connected_now(const worker* local) const {
+    if (local) return local->connected();
+    std::uint64_t n = 0;
+    for (const auto& p : latest_)
+      n += p.connected;
+    return n;
+  }
+
   void print_progress(const publisher& pub) {
     progress all;
     for (const auto& p : latest_)
       all.merge(p);
     facts_.peak_connected = std::max(facts_.peak_connected, all.connected);
-    if (opts_.server_pid) {
-      if (const auto s = sample_process(*opts_.server_pid)) {
-        if (!facts_.rss_peak || s->rss_kb > facts_.rss_peak->rss_kb) facts_.rss_peak = s;
-      }
+    if (const auto s = sample_processes(opts_.server_pids)) {
+      if (!facts_.rss_peak || s->rss_kb > facts_.rss_peak->rss_kb) facts_.rss_peak = s;
     }
     const auto t = std::chrono::duration<double>(clock::now() - start_).count();
     fmt::print(stderr,

@@ -43,6 +43,9 @@ worker::worker(asio::io_context& io, const options& opts, std::size_t begin, std
 
 void worker::start() {
   ramp_start_ = std::chrono::steady_clock::now();
+  // The coordinator starts publishing at its own start + warmup, a little before or after this
+  // worker's; the margin keeps a connection made in between from expecting the first message.
+  ctx_.publishing_from = ramp_start_ + ctx_.opts.warmup - std::chrono::milliseconds(200);
   ramp();
   if (ctx_.opts.churn_pct > 0) churn_tick();
 }
@@ -80,6 +83,10 @@ void worker::stop() {
   churn_timer_.cancel();
   for (auto& c : clients_)
     c->stop();
+}
+
+std::uint64_t worker::connected() const {
+  return ctx_.live.connected;
 }
 
 progress worker::take_progress() {

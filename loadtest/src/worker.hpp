@@ -21,6 +21,7 @@ class worker {
   void start();
   void stop();
 
+  std::uint64_t connected() const;
   // Counters so far; the latency histogram covers the time since the previous call.
   progress take_progress();
   // Books every client's lost and duplicate count against the publisher's ids (sorted).

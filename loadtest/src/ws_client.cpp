@@ -39,11 +39,15 @@ void ws_client::open() {
     c->ws.set_option(timeouts);
     c->ws.read_message_max(1 << 20);
     const auto host = id_.server.address().to_string() + ":" + std::to_string(id_.server.port());
-    c->ws.async_handshake(host, path("/ws"), [this, c](error_code hec) {
+    const bool nchan = ctx_.opts.kind == server_kind::nchan;
+    const auto target = nchan ? "/sub/" + ctx_.opts.channel : path("/ws");
+    c->ws.async_handshake(host, target, [this, c, nchan](error_code hec) {
       if (c->abandoned) return;
       if (hec) return failed("ws_handshake");
+      if (nchan) nchan_connected();
       read(c);
-      if (!id_.idle) schedule_ping(c);
+      // Nchan takes no client frames on a subscriber: its clients stay silent.
+      if (!id_.idle && !nchan) schedule_ping(c);
     });
   });
 }
@@ -54,6 +58,11 @@ void ws_client::read(std::shared_ptr<connection> c) {
     if (ec) return failed(ec == websocket::error::closed ? "ws_closed" : "ws_read");
     const auto data = c->buffer.cdata();
     const std::string_view text(static_cast<const char*>(data.data()), data.size());
+    if (ctx_.opts.kind == server_kind::nchan) {
+      raw_message(text);
+      c->buffer.consume(c->buffer.size());
+      return read(c);
+    }
     // The hello ends the connect: it is what a browser waits for before it shows anything.
     const auto r = envelope(text);
     c->buffer.consume(c->buffer.size());

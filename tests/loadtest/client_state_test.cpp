@@ -124,5 +124,46 @@ TEST_F(ClientState, ForeignMessagesCountButHaveNoLatency) {
   EXPECT_EQ(state.since(), 1u);
 }
 
+// --server-kind nchan: frames are the bare published body and seq + 1 is the id.
+TEST_F(ClientState, NchanBodiesAreBookedBySeq) {
+  state.connection_started(1000);
+  state.nchan_connected(true);  // up before publishing: every message is expected
+  EXPECT_EQ(state.ids().base(), 0u);
+  state.on_raw_message(R"({"t":2000,"seq":0})", 2300);
+  state.on_raw_message(R"({"t":3000,"seq":2})", 3100);
+  state.on_raw_message(R"({"t":3000,"seq":2})", 3200);  // duplicate
+  state.on_raw_message(R"({"t":2500,"seq":1})", 3300);  // late: out of order
+  EXPECT_EQ(state.ids().duplicates(), 1u);
+  EXPECT_EQ(result.errors["out_of_order"], 1u);
+  EXPECT_EQ(result.latency_us.count(), 3u);
+  EXPECT_EQ(result.latency_us.max(), 800u);
+  ASSERT_EQ(result.fanout_us.size(), 3u);
+  EXPECT_EQ(result.fanout_us[0], 300);
+  const std::vector<std::uint64_t> published{1, 2, 3, 4};
+  const auto n = state.ids().count(published);
+  EXPECT_EQ(n.expected, 4u);
+  EXPECT_EQ(n.received, 3u);
+  EXPECT_EQ(n.lost, 1u);
+}
+
+TEST_F(ClientState, NchanLateConnectionStartsAtFirstMessage) {
+  state.nchan_connected(false);
+  EXPECT_FALSE(state.ids().has_base());
+  state.on_raw_message(R"({"t":1,"seq":7})", 2);
+  EXPECT_EQ(state.ids().base(), 7u);
+  const std::vector<std::uint64_t> published{6, 7, 8, 9};
+  EXPECT_EQ(state.ids().count(published).expected, 2u);
+}
+
+TEST_F(ClientState, NchanForeignBodies) {
+  state.nchan_connected(true);
+  state.on_raw_message("hello", 0);
+  state.on_raw_message(R"({"seq":3})", 0);
+  state.on_raw_message(R"({"t":1,"seq":-1})", 0);
+  EXPECT_EQ(result.foreign, 3u);
+  EXPECT_EQ(result.latency_us.count(), 0u);
+  EXPECT_EQ(state.since(), 0u);  // still the base: nothing was booked under an id
+}
+
 }  // namespace
 }  // namespace ringcast::load

@@ -65,8 +65,20 @@ TEST(Flags, FullCommandLine) {
   ASSERT_EQ(o->targets.size(), 2u);
   EXPECT_EQ(o->targets[1].host, "127.0.0.2");
   EXPECT_EQ(o->targets[1].port, 9002);
-  EXPECT_EQ(o->server_pid, 42);
+  EXPECT_EQ(o->server_pids, std::vector<int>{42});
+  EXPECT_EQ(o->kind, server_kind::ringcast);
   EXPECT_TRUE(o->expect_zero_loss);
+}
+
+TEST(Flags, NchanKindChannelAndSeveralPids) {
+  const auto o = parse({"--server-kind", "nchan", "--channel", "room_1-b", "--server-pid",
+                        "100,101,102", "--mix", "ws"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->kind, server_kind::nchan);
+  EXPECT_EQ(o->channel, "room_1-b");
+  EXPECT_EQ(o->server_pids, (std::vector<int>{100, 101, 102}));
+  EXPECT_EQ(parse({})->channel, "broadcast");
+  EXPECT_TRUE(parse({})->server_pids.empty());
 }
 
 TEST(Flags, TokenFromEnvironmentUnlessGiven) {
@@ -106,6 +118,14 @@ TEST(Flags, BadValuesAreRefused) {
       {"--no-such-flag"},
       {"--clients"},
       {"--server-pid", "0"},
+      {"--server-pid", "1,,2"},
+      {"--server-pid", "1,-2"},
+      {"--server-kind", "nginx"},
+      {"--server-kind", "nchan", "--mix", "ws=9,sse=1"},
+      {"--server-kind", "nchan", "--churn", "1"},
+      {"--channel", ""},
+      {"--channel", "a/b"},
+      {"--channel", std::string(65, 'c')},
       {"--target", "127.0.0.1:1", "--targets", "127.0.0.1:2"}};
   for (const auto& args : bad) {
     EXPECT_THROW(parse(args), flag_error) << args[0] << " " << (args.size() > 1 ? args[1] : "");
