@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Builds ringcast and ringcast-load if needed, starts the server on a free loopback port, runs the
+# default load scenario (docs/performance.md) and stops the server.
+#
+#   loadtest/run.sh                       # 10,000 mixed clients, churn, idle clients, 10 msg/s
+#   loadtest/run.sh --clients 2000 --duration 20s --mix ws   # any ringcast-load flag overrides
+#
+# ringcast-load's flags (docs/loadtest.md) replace the defaults below one by one; --target,
+# --admin-token and --server-pid are set here. The server is configured through the environment:
+#   RINGCAST_THREADS (2)  RINGCAST_BUILD_DIR (build-perf)  RINGCAST_SERVER_FLAGS (extra flags)
+#   RINGCAST_RUN_TIMEOUT (seconds the load run may take, 900)
+# The human summary goes to stderr, the JSON report to stdout. Exit status: the tool's.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${RINGCAST_BUILD_DIR:-$root/build-perf}
+threads=${RINGCAST_THREADS:-2}
+run_timeout=${RINGCAST_RUN_TIMEOUT:-900}
+
+# The default scenario: name -> value (an empty value is a flag without one).
+declare -A want=(
+  [--clients]=10000 [--mix]=ws=70,sse=20,poll=10 [--rate]=2000 [--churn]=1 [--idle]=10
+  [--ping-interval]=20s [--publish-rate]=10 [--duration]=40s [--warmup]=10s [--settle]=3s
+  [--procs]=2 [--expect-zero-loss]=
+)
+order=(--clients --mix --rate --churn --idle --ping-interval --publish-rate --duration --warmup
+  --settle --procs --expect-zero-loss)
+no_value=" --expect-zero-loss --help -h "
+while (($#)); do
+  arg=$1
+  shift
+  case $arg in
+    --target | --target=* | --targets | --targets=* | --admin-token | --admin-token=* | \
+      --server-pid | --server-pid=* | --server-kind | --server-kind=*)
+      echo "run.sh: $arg is set by this script" >&2
+      exit 2
+      ;;
+    -h | --help)
+      sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    --*=*)
+      name=${arg%%=*}
+      [[ -v "want[$name]" ]] || order+=("$name")
+      want[$name]=${arg#*=}
+      ;;
+    --*)
+      [[ -v "want[$arg]" ]] || order+=("$arg")
+      if [[ $no_value == *" $arg "* ]]; then
+        want[$arg]=
+      else
+        (($#)) || { echo "run.sh: $arg needs a value" >&2; exit 2; }
+        want[$arg]=$1
+        shift
+      fi
+      ;;
+    *)
+      echo "run.sh: unexpected argument '$arg' (flags are --name value)" >&2
+      exit 2
+      ;;
+  esac
+done
+load_args=()
+for name in "${order[@]}"; do
+  load_args+=("$name")
+  [[ -z ${want[$name]} ]] || load_args+=("${want[$name]}")
+done
+clients=${want[--clients]}
+
+server=$build/server/ringcast
+load=$build/loadtest/ringcast-load
+if [[ ! -x $server || ! -x $load ]]; then
+  echo "run.sh: building into $build" >&2
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
+    -DRINGCAST_BUILD_BENCH=OFF >&2
+fi
+# Always let ninja check: a stale binary would measure old code.
+ninja -C "$build" ringcast ringcast-load >&2
+
+work=$(mktemp -d /tmp/ringcast-run.XXXXXX)
+server_pid=
+stop_server() {
+  if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    kill -KILL "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap stop_server EXIT
+trap 'exit 130' INT TERM
+
+ulimit -n "$(ulimit -Hn)"
+token=run-$RANDOM$RANDOM
+# Timeouts well above the run so that only what the scenario asks for happens; --drain 0 lets the
+# server exit as soon as the clients are gone.
+# shellcheck disable=SC2086
+RINGCAST_ADMIN_TOKEN=$token "$server" --listen 127.0.0.1:0 --threads "$threads" \
+  --max-connections $((clients + 2000)) --idle-timeout 10m --session-ttl 10m --drain 0 \
+  ${RINGCAST_SERVER_FLAGS:-} 2>"$work/server.log" &
+server_pid=$!
+port=
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/server.log")
+  [[ -n $port ]] && break
+  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+[[ -n $port ]] || { echo "run.sh: server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+echo "run.sh: ringcast pid $server_pid on 127.0.0.1:$port, --threads $threads; $(uptime | sed "s/.*load average/load average/")" >&2
+echo "run.sh: ringcast-load ${load_args[*]}" >&2
+
+status=0
+RINGCAST_ADMIN_TOKEN=$token timeout "$run_timeout" "$load" --target "127.0.0.1:$port" \
+  --server-pid "$server_pid" "${load_args[@]}" || status=$?
+if ! kill -0 "$server_pid" 2>/dev/null; then
+  echo "run.sh: the server died during the run" >&2
+  cat "$work/server.log" >&2
+  status=1
+fi
+exit "$status"
