@@ -29,6 +29,7 @@ loop_stats total_of(const server_snapshot& s) {
     t.slow += x.slow;
     t.kicked += x.kicked;
     t.replaced += x.replaced;
+    t.expired += x.expired;
     t.sessions_reused += x.sessions_reused;
     t.moves_reconnect += x.moves_reconnect;
     t.moves_activity += x.moves_activity;
@@ -58,6 +59,7 @@ void for_each_expiration(const loop_stats& t, F&& f) {
   f("slow", t.slow);
   f("kicked", t.kicked);
   f("replaced", t.replaced);
+  f("expired", t.expired);
 }
 
 }  // namespace
