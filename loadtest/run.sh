@@ -79,19 +79,31 @@ ninja -C "$build" ringcast ringcast-load >&2
 
 work=$(mktemp -d /tmp/ringcast-run.XXXXXX)
 server_pid=
+# Stops the server; succeeds when it exited by itself with status 0 or was killed by our TERM.
 stop_server() {
-  if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+  [[ -n $server_pid ]] || return 0
+  if kill -0 "$server_pid" 2>/dev/null; then
     kill -TERM "$server_pid" 2>/dev/null || true
     for _ in $(seq 50); do
       kill -0 "$server_pid" 2>/dev/null || break
       sleep 0.2
     done
     kill -KILL "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
   fi
+  local rc=0
+  wait "$server_pid" 2>/dev/null || rc=$?
+  server_pid=
+  if ((rc != 0 && rc != 143)); then
+    echo "run.sh: the server exited with status $rc; its log:" >&2
+    tail -n 50 "$work/server.log" >&2
+    return 1
+  fi
+}
+cleanup() {
+  stop_server || true
   rm -rf "$work"
 }
-trap stop_server EXIT
+trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 ulimit -n "$(ulimit -Hn)"
@@ -119,7 +131,7 @@ RINGCAST_ADMIN_TOKEN=$token timeout "$run_timeout" "$load" --target "127.0.0.1:$
   --server-pid "$server_pid" "${load_args[@]}" || status=$?
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "run.sh: the server died during the run" >&2
-  cat "$work/server.log" >&2
   status=1
 fi
+stop_server || status=1
 exit "$status"

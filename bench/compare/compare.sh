@@ -66,11 +66,14 @@ stop_server() {
     done
     kill -KILL "$server_pid" 2>/dev/null || true
   fi
-  wait "$server_pid" 2>/dev/null || true
+  local rc=0
+  wait "$server_pid" 2>/dev/null || rc=$?
   server_pid=
+  # 0, or killed by our TERM (143): anything else (an abort) is worth knowing.
+  ((rc == 0 || rc == 143))
 }
 cleanup() {
-  stop_server
+  stop_server || true
   # Keep the results when they were written inside the scratch directory.
   if [[ $out == "$work/results" ]]; then
     echo "compare.sh: raw reports in $out" >&2
@@ -89,7 +92,7 @@ free_port() {
 
 # Sets server_pid, port and pids (every process of the server, comma separated).
 start_ringcast() {
-  local log=$work/ringcast.log
+  local log=$out/ringcast-$n.server.log
   RINGCAST_ADMIN_TOKEN=$token "$ringcast" --listen 127.0.0.1:0 --threads 2 --max-connections 19000 \
     --idle-timeout 10m --session-ttl 10m --drain 0 2>"$log" &
   server_pid=$!
@@ -143,7 +146,8 @@ for n in "${size_list[@]}"; do
       --settle 3s >"$out/$kind-$n.json" 2>"$out/$kind-$n.log" || status=$?
     tail -n 9 "$out/$kind-$n.log" >&2
     ((status == 0)) || echo "compare.sh: $kind $n: ringcast-load exited $status" >&2
-    stop_server
+    kill -0 "$server_pid" 2>/dev/null || echo "compare.sh: $kind $n: the server died during the run" >&2
+    stop_server || echo "compare.sh: $kind $n: the server did not stop cleanly" >&2
     sleep 2 # let the TIME_WAIT sockets and the other server's memory settle
   done
 done
