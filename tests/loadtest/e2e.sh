@@ -8,16 +8,27 @@ server=${1:?usage: e2e.sh <ringcast> <ringcast-load>}
 load=${2:?usage: e2e.sh <ringcast> <ringcast-load>}
 work=$(mktemp -d /tmp/ringcast-e2e.XXXXXX)
 server_pid=
-cleanup() {
-  if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+# Stops the server; fails unless it exits with status 0 (or dies of our TERM).
+stop_server() {
+  [[ -n $server_pid ]] || return 0
+  if kill -0 "$server_pid" 2>/dev/null; then
     kill -TERM "$server_pid" 2>/dev/null || true
-    for _ in $(seq 50); do
+    for _ in $(seq 100); do
       kill -0 "$server_pid" 2>/dev/null || break
       sleep 0.2
     done
     kill -KILL "$server_pid" 2>/dev/null || true
   fi
-  wait 2>/dev/null || true
+  local rc=0
+  wait "$server_pid" 2>/dev/null || rc=$?
+  server_pid=
+  if ((rc != 0 && rc != 143)); then
+    echo "e2e: the server exited with status $rc after SIGTERM" >&2
+    return 1
+  fi
+}
+cleanup() {
+  stop_server || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -64,6 +75,8 @@ sys.exit(0 if ok else 1)
 PY
   status=1
 fi
+# A clean shutdown is part of the contract (SIGTERM drains, then exit 0).
+stop_server || status=1
 if ((status != 0)); then
   echo "e2e: FAILED (status $status); server log:" >&2
   cat "$work/server.log" >&2
