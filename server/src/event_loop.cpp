@@ -7,9 +7,9 @@ namespace ringcast {
 event_loop::event_loop(server& owner, unsigned index, time_point epoch, std::uint64_t floor_id)
     : owner_(owner),
       index_(index),
+      hub_(owner.settings(), epoch, floor_id, [this](time_point when) { wake_at(when); }),
       work_(ctx_.get_executor()),
-      timer_(ctx_),
-      hub_(owner.settings(), epoch, floor_id, [this](time_point when) { wake_at(when); }) {}
+      timer_(ctx_) {}
 
 void event_loop::start() {
   thread_ = std::thread([this] { ctx_.run(); });

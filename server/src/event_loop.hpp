@@ -52,13 +52,15 @@ class event_loop {
 
   server& owner_;
   unsigned index_;
+  // Declared before the io_context, so they outlive it: destroying the io_context destroys the
+  // handlers still pending, and with them connections that detach from the hub and leave idle_.
+  hub hub_;
+  std::unordered_set<idle_connection*> idle_;
   // No concurrency hint of 1: with it Asio queues a post from the loop's own thread apart from
   // posts of other threads, and publishes numbered in order could reach the loop out of order.
   boost::asio::io_context ctx_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   boost::asio::steady_timer timer_;  // the loop's one timer, armed for the wheel's next due tick
-  hub hub_;
-  std::unordered_set<idle_connection*> idle_;
   std::thread thread_;
 };
 

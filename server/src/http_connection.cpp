@@ -318,6 +318,10 @@ void http_connection::hold_poll(http_request req, const client_params& params,
   }
   held_ = attached.s;
   held_request_ = std::move(req);
+  if (loop_.owner().draining()) {  // admitted just as the drain began (a Redis claim was pending)
+    h.end_connection(*attached.s, ending::reconnect_shutdown, now());
+    return;
+  }
   keep_alive_while_held_ = shared_from_this();
   watch_for_hangup();
 }

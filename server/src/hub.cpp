@@ -80,10 +80,11 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
   if (s.conn_) {
     ++stats_.replaced;
     end_connection(
-        s, s.conn_->kind() == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
+        s, s.transport_ == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
         now);
   }
   s.conn_ = &conn;
+  s.transport_ = conn.kind();
   s.attached_index_ = attached_.size();
   attached_.push_back(&s);
   s.attached_at_ = s.last_activity_ = s.last_sent_ = now;
@@ -127,7 +128,7 @@ void hub::detach(session& s, const subscriber& conn, time_point now) {
 }
 
 void hub::detach_now(session& s, time_point now) {
-  switch (s.conn_->kind()) {
+  switch (s.transport_) {
     case transport::ws:
       --stats_.ws;
       break;
@@ -176,10 +177,10 @@ std::uint32_t hub::retry_ms_for(ending why) {
 
 hub::time_point hub::next_deadline(const session& s) const {
   if (!s.conn_) return s.detached_at_ + cfg_.session_ttl;
-  if (s.conn_->kind() == transport::poll)
+  if (s.transport_ == transport::poll)
     return std::min(s.attached_at_ + cfg_.poll_timeout, s.token_expires_);
   time_point due = std::min(s.last_sent_ + cfg_.heartbeat, s.token_expires_);
-  if (s.conn_->kind() == transport::ws) due = std::min(due, s.last_activity_ + cfg_.idle_timeout);
+  if (s.transport_ == transport::ws) due = std::min(due, s.last_activity_ + cfg_.idle_timeout);
   if (cfg_.max_connection_age.count() > 0) {
     due = std::min(due, s.attached_at_ + cfg_.max_connection_age);
   }
@@ -201,7 +202,7 @@ void hub::on_session_timer(session& s, time_point now) {
     end_connection(s, ending::close_expired, now);
     return;
   }
-  const transport kind = s.conn_->kind();
+  const transport kind = s.transport_;
   if (kind == transport::poll) {
     ++stats_.poll_timeout;
     end_connection(s, ending::reconnect_timeout, now);
@@ -303,7 +304,7 @@ void hub::evict(std::string_view key, time_point now) {
   if (s.conn_) {
     ++stats_.replaced;
     end_connection(
-        s, s.conn_->kind() == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
+        s, s.transport_ == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
         now);
   }
   drop(s);

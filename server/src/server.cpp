@@ -37,7 +37,14 @@ server::server(config cfg) : cfg_(std::move(cfg)), last_id_(first_floor_id()) {
   }
 }
 
-server::~server() = default;
+// Connections still pending in the loops hold connection slots (counted here) and the listener
+// and the Redis bus live on loop 0: take them down before the loops, the loops before the rest.
+server::~server() {
+  listener_.reset();
+  bus_.reset();
+  drain_timer_.reset();
+  loops_.clear();
+}
 
 event_loop& server::home_loop(std::string_view user, std::string_view sid) {
   std::size_t h = std::hash<std::string_view>{}(user);

@@ -43,13 +43,14 @@ class session final : public timed {
   // From the client token of the current connection, if the server checks tokens.
   std::optional<std::vector<std::string>> allowed_channels_;  // none: any channel
   time_point token_expires_ = time_point::max();              // the connection gets close/expired
-  subscriber* conn_ = nullptr;      // the live connection or held poll, if any
-  std::size_t attached_index_ = 0;  // position in hub::attached_ while conn_ is set
-  std::uint64_t acked_id_ = 0;      // the last id the client acknowledged
-  time_point attached_at_{};        // when conn_ was set
-  time_point last_activity_{};      // last client frame or pong (WebSocket)
-  time_point last_sent_{};          // last server write (heartbeats are due after it)
-  time_point detached_at_{};        // when the last connection ended
+  subscriber* conn_ = nullptr;           // the live connection or held poll, if any
+  transport transport_ = transport::ws;  // conn_'s, kept here: conn_ may be mid-destruction
+  std::size_t attached_index_ = 0;       // position in hub::attached_ while conn_ is set
+  std::uint64_t acked_id_ = 0;           // the last id the client acknowledged
+  time_point attached_at_{};             // when conn_ was set
+  time_point last_activity_{};           // last client frame or pong (WebSocket)
+  time_point last_sent_{};               // last server write (heartbeats are due after it)
+  time_point detached_at_{};             // when the last connection ended
 };
 
 }  // namespace ringcast

@@ -31,6 +31,8 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
     queue_.push_back({std::move(m), {}});
   }
   write_next();
+  // Upgraded while the server began to drain: this client is told to go elsewhere too.
+  if (loop_.owner().draining()) h.end_connection(*session_, ending::reconnect_shutdown, now());
 }
 
 void stream_connection::activity() {
