@@ -64,7 +64,7 @@ void stream_connection::end(const ending_notice& notice) {
   session_ = nullptr;  // the hub has detached us
   // Whatever is still queued is dropped (a resume finds it in history); the write in flight,
   // if any, cannot be taken back.
-  queue_.erase(writing_ ? queue_.begin() + 1 : queue_.begin(), queue_.end());
+  queue_.clear();
   const std::string_view event = is_reconnect(notice.why) ? "reconnect" : "close";
   // A reconnect always names its delay (also 0), so an SSE client's retry: follows it.
   const auto retry = is_reconnect(notice.why) ? std::optional(notice.retry_ms) : std::nullopt;
@@ -87,18 +87,17 @@ void stream_connection::peer_gone() {
 }
 
 void stream_connection::write_next() {
-  if (writing_ || failed_) return;
+  if (in_flight_ || failed_) return;
   if (queue_.empty()) {
     if (ending_) close_after_notice(*ending_);
     return;
   }
-  writing_ = true;
-  write(queue_.front());
+  in_flight_ = queue_.take_front();
+  write(*in_flight_);
 }
 
 void stream_connection::write_done(boost::system::error_code ec) {
-  writing_ = false;
-  if (!queue_.empty()) queue_.pop_front();
+  in_flight_.reset();
   if (ec) {
     peer_gone();
     abort();

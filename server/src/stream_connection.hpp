@@ -3,18 +3,13 @@
 // the ending sequence (final notice, then close, with a grace timer for clients that never read).
 #pragma once
 
-#include <deque>
 #include <optional>
 #include <string>
 
+#include "outbound_queue.hpp"
 #include "server.hpp"
 
 namespace ringcast {
-
-struct outbound {
-  message_ptr msg;   // a published message, shared with every other queue it is on
-  std::string text;  // or a frame of this connection's own (hello, pong, notices, heartbeats)
-};
 
 class stream_connection : public subscriber, public timed {
  public:
@@ -52,8 +47,8 @@ class stream_connection : public subscriber, public timed {
   event_loop& loop_;
   server::connection_slot slot_;
   session* session_ = nullptr;
-  std::deque<outbound> queue_;  // front() is being written while writing_
-  bool writing_ = false;
+  outbound_queue queue_;               // waiting to be written
+  std::optional<outbound> in_flight_;  // being written
   std::optional<ending> ending_;
   bool failed_ = false;
 };
