@@ -79,11 +79,12 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
                      std::function<void(std::optional<publish_receipt>)> done) {
   if (bus_) {
     asio::post(bus_loop().context(), [this, req, origin, done = std::move(done)]() mutable {
-      bus_->publish(req, [origin, done = std::move(done)](std::optional<redis_bus::receipt> r) {
-        asio::post(origin, [r, done] {
-          done(r ? std::optional<publish_receipt>({r->id, r->recipients}) : std::nullopt);
-        });
-      });
+      bus_->publish(
+          req, [origin, done = std::move(done)](std::optional<redis_bus::receipt> r) mutable {
+            asio::post(origin, [r, done = std::move(done)] {
+              done(r ? std::optional<publish_receipt>({r->id, r->recipients}) : std::nullopt);
+            });
+          });
     });
     return;
   }
@@ -227,8 +228,8 @@ void server::claim_session(const std::string& user, const std::string& sid,
                            boost::asio::any_io_executor origin, std::function<void(bool)> done) {
   asio::post(bus_loop().context(),
              [this, key = user + '/' + sid, origin, done = std::move(done)]() mutable {
-               bus_->claim_session(key, [origin, done = std::move(done)](bool known) {
-                 asio::post(origin, [known, done] { done(known); });
+               bus_->claim_session(key, [origin, done = std::move(done)](bool known) mutable {
+                 asio::post(origin, [known, done = std::move(done)] { done(known); });
                });
              });
 }

@@ -153,7 +153,12 @@ void server::for_each_loop(std::function<T(event_loop&)> collect,
       std::lock_guard lock(g->mutex);
       g->results[l->index()] = std::move(value);
       if (--g->remaining == 0) {
-        boost::asio::post(g->origin, [g] { g->done(std::move(g->results)); });
+        // Everything of the caller's moves to its own thread: whichever loop drops `g` last
+        // must not be the one to destroy the caller's objects (a connection, say).
+        boost::asio::post(g->origin,
+                          [done = std::move(g->done), results = std::move(g->results)]() mutable {
+                            done(std::move(results));
+                          });
       }
     });
   }
