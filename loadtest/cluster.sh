@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Several ringcast nodes sharing one Redis (docs/scaling.md) under one load run:
+# starts redis-server and NODES nodes on free loopback ports, drives them with ringcast-load
+# --targets (client i on node i mod NODES, publishes through the first), stops everything.
+#
+#   loadtest/cluster.sh                                  # 3 nodes x 15,000 WebSocket clients
+#   RINGCAST_NODES=2 loadtest/cluster.sh --clients 4000  # any ringcast-load flag overrides
+#
+# Environment: RINGCAST_NODES (3), RINGCAST_THREADS per node (1), RINGCAST_BUILD_DIR (build-perf).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${RINGCAST_BUILD_DIR:-$root/build-perf}
+nodes=${RINGCAST_NODES:-3}
+threads=${RINGCAST_THREADS:-1}
+
+if [[ ! -x $build/server/ringcast || ! -x $build/loadtest/ringcast-load ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
+    -DRINGCAST_BUILD_BENCH=OFF >&2
+fi
+ninja -C "$build" ringcast ringcast-load >&2
+
+work=$(mktemp -d /tmp/ringcast-cluster.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+ulimit -n "$(ulimit -Hn)"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly yes \
+  --appendfsync always --dir "$work" >"$work/redis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+
+token=cluster-$RANDOM$RANDOM
+targets=()
+server_pids=()
+for i in $(seq "$nodes"); do
+  RINGCAST_ADMIN_TOKEN=$token "$build/server/ringcast" --listen 127.0.0.1:0 --threads "$threads" \
+    --redis "redis://127.0.0.1:$redis_port/0" --max-connections 19000 --idle-timeout 10m \
+    --session-ttl 10m --drain 0 2>"$work/node$i.log" &
+  pids+=($!)
+  server_pids+=($!)
+  port=
+  for _ in $(seq 100); do
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/node$i.log")
+    [[ -n $port ]] && break
+    sleep 0.1
+  done
+  [[ -n $port ]] || { cat "$work/node$i.log" >&2; exit 1; }
+  targets+=("127.0.0.1:$port")
+done
+echo "cluster.sh: redis :$redis_port, nodes ${targets[*]} (pids ${server_pids[*]}); $(uptime | sed 's/.*load average/load average/')" >&2
+
+IFS=,
+RINGCAST_ADMIN_TOKEN=$token "$build/loadtest/ringcast-load" --targets "${targets[*]}" \
+  --server-pid "${server_pids[*]}" --clients $((nodes * 15000)) --mix ws --idle 100 \
+  --rate 3000 --procs "$nodes" --publish-rate 2 --duration 60s --warmup 30s --settle 5s \
+  --expect-zero-loss "$@"
