@@ -79,25 +79,12 @@ ninja -C "$build" ringcast ringcast-load >&2
 
 work=$(mktemp -d /tmp/ringcast-run.XXXXXX)
 server_pid=
-# Stops the server; succeeds when it exited by itself with status 0 or was killed by our TERM.
-stop_server() {
-  [[ -n $server_pid ]] || return 0
-  if kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    for _ in $(seq 50); do
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill -KILL "$server_pid" 2>/dev/null || true
-  fi
-  local rc=0
-  wait "$server_pid" 2>/dev/null || rc=$?
-  server_pid=
-  if ((rc != 0 && rc != 143)); then
-    echo "run.sh: the server exited with status $rc; its log:" >&2
-    tail -n 50 "$work/server.log" >&2
-    return 1
-  fi
+source "$root/loadtest/server_process.sh"
+stop_checked() {
+  stop_server && return 0
+  echo "run.sh: the server did not exit cleanly; its log:" >&2
+  tail -n 50 "$work/server.log" >&2
+  return 1
 }
 cleanup() {
   stop_server || true
@@ -110,19 +97,11 @@ ulimit -n "$(ulimit -Hn)"
 token=run-$RANDOM$RANDOM
 # Timeouts well above the run so that only what the scenario asks for happens; --drain 0 lets the
 # server exit as soon as the clients are gone.
+export RINGCAST_ADMIN_TOKEN=$token
 # shellcheck disable=SC2086
-RINGCAST_ADMIN_TOKEN=$token "$server" --listen 127.0.0.1:0 --threads "$threads" \
+start_ringcast "$work/server.log" "$server" --threads "$threads" \
   --max-connections $((clients + 2000)) --idle-timeout 10m --session-ttl 10m --drain 0 \
-  ${RINGCAST_SERVER_FLAGS:-} 2>"$work/server.log" &
-server_pid=$!
-port=
-for _ in $(seq 100); do
-  port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/server.log")
-  [[ -n $port ]] && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-  sleep 0.1
-done
-[[ -n $port ]] || { echo "run.sh: server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+  ${RINGCAST_SERVER_FLAGS:-} || { echo "run.sh: server did not start" >&2; exit 1; }
 echo "run.sh: ringcast pid $server_pid on 127.0.0.1:$port, --threads $threads; $(uptime | sed "s/.*load average/load average/")" >&2
 echo "run.sh: ringcast-load ${load_args[*]}" >&2
 
@@ -133,5 +112,5 @@ if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "run.sh: the server died during the run" >&2
   status=1
 fi
-stop_server || status=1
+stop_checked || status=1
 exit "$status"

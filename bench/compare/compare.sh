@@ -56,22 +56,7 @@ out=${out:-$work/results}
 mkdir -p "$out"
 server_pid=
 
-stop_server() {
-  [[ -n $server_pid ]] || return 0
-  if kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    for _ in $(seq 50); do
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill -KILL "$server_pid" 2>/dev/null || true
-  fi
-  local rc=0
-  wait "$server_pid" 2>/dev/null || rc=$?
-  server_pid=
-  # 0, or killed by our TERM (143): anything else (an abort) is worth knowing.
-  ((rc == 0 || rc == 143))
-}
+source "$root/loadtest/server_process.sh"
 cleanup() {
   stop_server || true
   # Keep the results when they were written inside the scratch directory.
@@ -91,22 +76,13 @@ free_port() {
 }
 
 # Sets server_pid, port and pids (every process of the server, comma separated).
-start_ringcast() {
-  local log=$out/ringcast-$n.server.log
-  RINGCAST_ADMIN_TOKEN=$token "$ringcast" --listen 127.0.0.1:0 --threads 2 --max-connections 19000 \
-    --idle-timeout 10m --session-ttl 10m --drain 0 2>"$log" &
-  server_pid=$!
-  port=
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log")
-    [[ -n $port ]] && break
-    sleep 0.1
-  done
-  [[ -n $port ]] || { cat "$log" >&2; return 1; }
+start_ringcast_server() {
+  RINGCAST_ADMIN_TOKEN=$token start_ringcast "$out/ringcast-$n.server.log" "$ringcast" \
+    --threads 2 --max-connections 19000 --idle-timeout 10m --session-ttl 10m --drain 0 || return 1
   pids=$server_pid
 }
 
-start_nchan() {
+start_nchan_server() {
   local dir=$work/nginx
   rm -rf "$dir"
   mkdir -p "$dir/tmp"
@@ -136,7 +112,7 @@ for n in "${size_list[@]}"; do
   # Ramp at 2000 connects/s, then 5 s for everyone to settle before the first publish.
   warmup=$(((n + 1999) / 2000 + 5))
   for kind in ringcast nchan; do
-    "start_$kind"
+    "start_${kind}_server"
     echo "compare.sh: $kind $n clients (pids $pids, port $port); $(uptime | sed 's/.*load average/load average/')" >&2
     uptime >"$out/$kind-$n.uptime"
     status=0

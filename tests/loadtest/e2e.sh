@@ -8,25 +8,7 @@ server=${1:?usage: e2e.sh <ringcast> <ringcast-load>}
 load=${2:?usage: e2e.sh <ringcast> <ringcast-load>}
 work=$(mktemp -d /tmp/ringcast-e2e.XXXXXX)
 server_pid=
-# Stops the server; fails unless it exits with status 0 (or dies of our TERM).
-stop_server() {
-  [[ -n $server_pid ]] || return 0
-  if kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    for _ in $(seq 100); do
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill -KILL "$server_pid" 2>/dev/null || true
-  fi
-  local rc=0
-  wait "$server_pid" 2>/dev/null || rc=$?
-  server_pid=
-  if ((rc != 0 && rc != 143)); then
-    echo "e2e: the server exited with status $rc after SIGTERM" >&2
-    return 1
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../../loadtest/server_process.sh"
 cleanup() {
   stop_server || true
   rm -rf "$work"
@@ -37,21 +19,10 @@ trap 'exit 130' INT TERM
 token=e2e-$RANDOM$RANDOM
 # Port 0: the kernel picks a free one, read back from the log. Short poll timeout so that the
 # long-poll clients also see `timeout` replies within the run.
-RINGCAST_ADMIN_TOKEN=$token "$server" --listen 127.0.0.1:0 --threads 2 --max-connections 2000 \
-  --poll-timeout 3s --idle-timeout 2m --session-ttl 2m --drain 0 2>"$work/server.log" &
-server_pid=$!
-port=
-for _ in $(seq 300); do
-  port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/server.log")
-  [[ -n $port ]] && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-if [[ -z $port ]]; then
-  echo "e2e: the server did not start" >&2
-  cat "$work/server.log" >&2
-  exit 1
-fi
+export RINGCAST_ADMIN_TOKEN=$token
+start_ringcast "$work/server.log" "$server" --threads 2 --max-connections 2000 \
+  --poll-timeout 3s --idle-timeout 2m --session-ttl 2m --drain 0 ||
+  { echo "e2e: the server did not start" >&2; exit 1; }
 
 status=0
 RINGCAST_ADMIN_TOKEN=$token timeout 120 "$load" --target "127.0.0.1:$port" --clients 200 \
