@@ -20,6 +20,7 @@
 #include "client_auth.hpp"
 #include "duration.hpp"
 #include "redis/redis_url.hpp"
+#include "tls_context.hpp"
 
 namespace ringcast {
 namespace {
@@ -150,6 +151,15 @@ void resolve_client_tokens(const po::variables_map& vm,
   }
 }
 
+void resolve_tls(const po::variables_map& vm, config& cfg) {
+  const bool cert = vm.count("tls-cert") > 0, key = vm.count("tls-key") > 0;
+  if (cert != key) bad_flag(cert ? "tls-cert" : "tls-key", "needs --tls-cert and --tls-key both");
+  if (!cert) return;
+  auto tls = tls_context::for_server(text_of(vm, "tls-cert"), text_of(vm, "tls-key"));
+  if (!tls) throw flag_error("--tls-cert/--tls-key: " + tls.error);
+  cfg.tls = std::make_shared<const tls_context>(std::move(*tls.value));
+}
+
 // Timeouts run on the wheel, which cannot measure anything shorter than one tick.
 void check_timeouts(const config& cfg) {
   struct timeout {
@@ -233,7 +243,12 @@ po::options_description describe_flags() {
        "ES256 for an EC P-256 key")                                          //
       ("require-exp", "refuse client tokens without an exp (expiry) claim")  //
       ("demo",
-       "enable demo-only routes: POST /demo/token mints client tokens (with --client-secret)");
+       "enable demo-only routes: POST /demo/token mints client tokens (with --client-secret)")  //
+      ("tls-cert", po::value<std::string>()->value_name("FILE"),
+       "serve HTTPS and WSS with this PEM certificate chain (server certificate first); "
+       "needs --tls-key")  //
+      ("tls-key", po::value<std::string>()->value_name("FILE"),
+       "the PEM private key of --tls-cert");
   return flags;
 }
 
@@ -271,6 +286,7 @@ config build_config(const po::variables_map& vm,
   }
   resolve_client_tokens(vm, getenv, cfg);
   cfg.demo = vm.count("demo") > 0;
+  resolve_tls(vm, cfg);
 
   check_timeouts(cfg);
   return cfg;

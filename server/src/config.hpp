@@ -12,6 +12,7 @@
 namespace ringcast {
 
 class token_verifier;
+class tls_context;
 
 struct config {
   using ms = std::chrono::milliseconds;
@@ -49,13 +50,16 @@ struct config {
   std::shared_ptr<const token_verifier> client_tokens;
   std::string client_secret;  // the HS256 secret, for POST /demo/token
   bool demo = false;          // --demo: demo-only routes (POST /demo/token)
+
+  // --tls-cert FILE --tls-key FILE: HTTPS and WSS on the listening port. Null: plaintext.
+  std::shared_ptr<const tls_context> tls;
 };
 
 // How parsing ended: either a config to run with, or an exit status (0 after --help, 2 on a bad
 // flag, with the reason already written to `err` as one line: "ringcast: --flag: expected ...,
 // got 'value'"). The admin token is resolved (flag, then $RINGCAST_ADMIN_TOKEN if non-empty, else
 // 32 random hex characters with admin_token_generated set), `threads` is never 0, and a client
-// key file has been read and checked.
+// key file and the TLS certificate and key have been read and checked.
 struct config_outcome {
   std::optional<config> cfg;
   int exit_status = 0;

@@ -12,6 +12,7 @@
 
 #include "admin_api.hpp"
 #include "client_auth.hpp"
+#include "log.hpp"
 #include "sse_connection.hpp"
 #include "web_routes.hpp"
 #include "ws_connection.hpp"
@@ -99,13 +100,27 @@ http_response demo_token(const http_request& req, const config& cfg) {
 }  // namespace
 
 void http_connection::start(event_loop& loop, tcp::socket socket, slot_type slot) {
-  std::make_shared<http_connection>(loop, std::move(socket), std::move(slot), beast::flat_buffer{})
-      ->read_request();
+  const auto& tls = loop.owner().settings().tls;
+  if (!tls) {
+    auto c = std::make_shared<http_connection>(loop, net_stream(std::move(socket)), std::move(slot),
+                                               beast::flat_buffer{});
+    c->arm_handshake_deadline();
+    c->read_request();
+    return;
+  }
+  tls_session session = tls->new_session(socket.native_handle());
+  if (!session) {
+    log_warn("TLS: cannot start a session: {}", last_tls_error().message());
+    return;  // the socket closes as it goes out of scope
+  }
+  std::make_shared<http_connection>(loop, net_stream(std::move(socket), std::move(session)),
+                                    std::move(slot), beast::flat_buffer{})
+      ->handshake();
 }
 
-http_connection::http_connection(event_loop& loop, tcp::socket socket, slot_type slot,
+http_connection::http_connection(event_loop& loop, net_stream stream, slot_type slot,
                                  beast::flat_buffer buffer)
-    : loop_(loop), stream_(std::move(socket)), buffer_(std::move(buffer)), slot_(std::move(slot)) {}
+    : loop_(loop), stream_(std::move(stream)), buffer_(std::move(buffer)), slot_(std::move(slot)) {}
 
 http_connection::~http_connection() {
   loop_.sessions().disarm(*this);
@@ -113,12 +128,67 @@ http_connection::~http_connection() {
   if (held_) loop_.sessions().detach(*held_, *this, now());
 }
 
+// One deadline covers the TLS handshake and the request that follows it.
+void http_connection::arm_handshake_deadline() {
+  loop_.sessions().arm(*this, now() + loop_.owner().settings().handshake_timeout);
+  loop_.add_idle(*this);
+}
+
+void http_connection::handshake() {
+  arm_handshake_deadline();
+  stream_.async_handshake(
+      [self = shared_from_this()](beast::error_code ec) { self->on_handshake(ec); });
+}
+
+void http_connection::on_handshake(beast::error_code ec) {
+  if (closing_) return;
+  if (ec == tls_errc::plain_http) {
+    refuse_plaintext();
+    return;
+  }
+  if (ec) {
+    ++loop_.sessions().stats().tls_failed;
+    close();
+    return;
+  }
+  read_request();
+}
+
+// A browser or curl pointed at http:// on the TLS port gets a readable answer (as nginx gives
+// one) instead of a reset: the request is still unread, so the reply goes out in plaintext.
+void http_connection::refuse_plaintext() {
+  ++loop_.sessions().stats().tls_failed;
+  loop_.remove_idle(*this);
+  http_request plain;
+  plain.version(11);
+  plain.keep_alive(false);
+  auto res = std::make_shared<http_response>(
+      error_response(http_status::bad_request, "bad_request",
+                     "this port speaks TLS: use https:// or wss://", plain));
+  http::async_write(stream_.socket(), *res,
+                    [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                      if (ec || self->closing_) return self->close();
+                      beast::error_code ignored;
+                      self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                      self->discard_until_eof();
+                    });
+}
+
+// Closing with the client's request still unread would reset the connection, and the reset can
+// overtake the reply; so the request is read and dropped until the client closes (or the
+// handshake deadline, still armed, closes it).
+void http_connection::discard_until_eof() {
+  stream_.socket().async_read_some(buffer_.prepare(512),
+                                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                     if (ec || self->closing_) return self->close();
+                                     self->discard_until_eof();
+                                   });
+}
+
 void http_connection::read_request() {
   parser_.emplace();
   parser_->header_limit(header_limit);
   parser_->body_limit(loop_.owner().settings().max_body);
-  loop_.sessions().arm(*this, now() + loop_.owner().settings().handshake_timeout);
-  loop_.add_idle(*this);
   http::async_read(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
@@ -136,6 +206,7 @@ void http_connection::close_now() {
 void http_connection::close() {
   closing_ = true;
   loop_.remove_idle(*this);
+  stream_.send_close_notify();
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
   stream_.close();
@@ -283,25 +354,17 @@ void http_connection::admit(http_request req, const client_params& params, endpo
 
 void http_connection::hand_off(event_loop& home, http_request req) {
   beast::error_code ec;
-  const auto protocol = stream_.socket().local_endpoint(ec).protocol();
+  auto detached = stream_.detach(ec);
+  closing_ = true;
   if (ec) {
-    close();
+    stream_.close();
     return;
   }
-  tcp::socket socket = stream_.release_socket();
-  const int fd = socket.release(ec);
-  closing_ = true;
-  if (ec) return;
-  asio::post(home.context(), [&home, fd, protocol, slot = std::move(slot_),
+  asio::post(home.context(), [&home, detached = std::move(detached), slot = std::move(slot_),
                               buffer = std::move(buffer_), req = std::move(req)]() mutable {
-    tcp::socket adopted(home.context());
-    beast::error_code assign_ec;
-    adopted.assign(protocol, fd, assign_ec);
-    if (assign_ec) {
-      ::close(fd);
-      return;
-    }
-    std::make_shared<http_connection>(home, std::move(adopted), std::move(slot), std::move(buffer))
+    auto adopted = net_stream::adopt(home.context(), std::move(detached));
+    if (!adopted) return;
+    std::make_shared<http_connection>(home, std::move(*adopted), std::move(slot), std::move(buffer))
         ->handle(std::move(req));
   });
 }
@@ -335,9 +398,16 @@ void http_connection::watch_for_hangup() {
       tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
         self->watching_ = false;
         if (ec || !self->held_) return;
-        beast::error_code available_ec;
-        if (self->stream_.socket().available(available_ec) > 0 && !available_ec) return;
-        self->abandon_poll();
+        switch (self->stream_.probe_readable()) {
+          case net_stream::readable_state::data:
+            return;  // a pipelined request: it is read after the reply
+          case net_stream::readable_state::nothing:
+            self->watch_for_hangup();  // TLS housekeeping (a session ticket, a key update)
+            return;
+          case net_stream::readable_state::closed:
+            self->abandon_poll();
+            return;
+        }
       });
 }
 
@@ -373,6 +443,7 @@ void http_connection::reply(http_response res) {
       beast::error_code ignored;
       self->stream_.socket().cancel(ignored);  // end the hang-up watch before reading again
     }
+    self->arm_handshake_deadline();
     self->read_request();
   });
 }

@@ -1,16 +1,17 @@
-// One TCP connection speaking HTTP/1.1: reads requests (within the handshake timeout), routes
-// them, holds long-polls, and hands WebSocket and SSE streams to their own objects.
+// One TCP connection speaking HTTP/1.1, over TLS with --tls-cert: reads requests (the TLS handshake
+// and the first request within the handshake timeout), routes them, holds long-polls, and hands
+// WebSocket and SSE streams to their own objects.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 
 #include <memory>
 #include <optional>
 
 #include "http_reply.hpp"
+#include "net_stream.hpp"
 #include "server.hpp"
 
 namespace ringcast {
@@ -24,7 +25,7 @@ class http_connection final : public timed,
 
   static void start(event_loop& loop, boost::asio::ip::tcp::socket socket, slot_type slot);
 
-  http_connection(event_loop& loop, boost::asio::ip::tcp::socket socket, slot_type slot,
+  http_connection(event_loop& loop, net_stream stream, slot_type slot,
                   boost::beast::flat_buffer buffer);
   ~http_connection();
 
@@ -39,6 +40,11 @@ class http_connection final : public timed,
   void close_now() override;
 
  private:
+  void arm_handshake_deadline();
+  void handshake();
+  void on_handshake(boost::system::error_code ec);
+  void refuse_plaintext();  // plain HTTP arrived on the TLS port
+  void discard_until_eof();
   void read_request();
   void on_read(boost::system::error_code ec);
   void handle(http_request req);
@@ -54,7 +60,7 @@ class http_connection final : public timed,
   void close();
 
   event_loop& loop_;
-  boost::beast::tcp_stream stream_;
+  net_stream stream_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   slot_type slot_;

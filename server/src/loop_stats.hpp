@@ -23,6 +23,8 @@ struct loop_stats {
   std::uint64_t kicked = 0;
   std::uint64_t replaced = 0;
   std::uint64_t expired = 0;  // the client token's exp passed
+  // TLS handshakes that failed, plaintext HTTP on the TLS port included.
+  std::uint64_t tls_failed = 0;
 
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect

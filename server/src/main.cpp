@@ -1,4 +1,5 @@
 // ringcast: a long-connection push server whose timeouts run on a hashed timing wheel.
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
@@ -23,6 +24,9 @@ int main(int argc, char** argv) {
         "client endpoints are open: no --client-secret or --client-public-key, so any client "
         "may connect as any user");
   }
+  if (cfg.tls) ringcast::log_info("serving HTTPS and WSS (--tls-cert)");
+  // OpenSSL writes to sockets itself, and a write to a peer that has gone must not kill us.
+  std::signal(SIGPIPE, SIG_IGN);
   ringcast::server srv(cfg);
   return srv.run();
 }

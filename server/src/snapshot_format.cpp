@@ -30,6 +30,7 @@ loop_stats total_of(const server_snapshot& s) {
     t.kicked += x.kicked;
     t.replaced += x.replaced;
     t.expired += x.expired;
+    t.tls_failed += x.tls_failed;
     t.sessions_reused += x.sessions_reused;
     t.moves_reconnect += x.moves_reconnect;
     t.moves_activity += x.moves_activity;
@@ -60,6 +61,7 @@ void for_each_expiration(const loop_stats& t, F&& f) {
   f("kicked", t.kicked);
   f("replaced", t.replaced);
   f("expired", t.expired);
+  f("tls_failed", t.tls_failed);
 }
 
 }  // namespace

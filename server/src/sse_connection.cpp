@@ -23,7 +23,7 @@ constexpr std::string_view end_of_event = "\n\n";
 
 }  // namespace
 
-void sse_connection::start(event_loop& loop, beast::tcp_stream stream, server::connection_slot slot,
+void sse_connection::start(event_loop& loop, net_stream stream, server::connection_slot slot,
                            const client_params& params, const http_request& req,
                            bool known_elsewhere) {
   auto c = std::make_shared<sse_connection>(loop, std::move(stream), std::move(slot));
@@ -32,8 +32,7 @@ void sse_connection::start(event_loop& loop, beast::tcp_stream stream, server::c
   c->watch_for_close();
 }
 
-sse_connection::sse_connection(event_loop& loop, beast::tcp_stream stream,
-                               server::connection_slot slot)
+sse_connection::sse_connection(event_loop& loop, net_stream stream, server::connection_slot slot)
     : stream_connection(loop, std::move(slot)), stream_(std::move(stream)) {}
 
 void sse_connection::watch_for_close() {
@@ -68,6 +67,7 @@ std::string sse_connection::frame(std::string_view event, std::string_view json,
 }
 
 void sse_connection::close_after_notice(ending) {
+  stream_.send_close_notify();
   beast::error_code ignored;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
 }

@@ -3,12 +3,11 @@
 // `reconnect` or `close` event.
 #pragma once
 
-#include <boost/beast/core/tcp_stream.hpp>
-
 #include <array>
 #include <memory>
 
 #include "http_reply.hpp"
+#include "net_stream.hpp"
 #include "stream_connection.hpp"
 
 namespace ringcast {
@@ -16,9 +15,9 @@ namespace ringcast {
 class sse_connection final : public stream_connection,
                              public std::enable_shared_from_this<sse_connection> {
  public:
-  static void start(event_loop& loop, boost::beast::tcp_stream stream, server::connection_slot slot,
+  static void start(event_loop& loop, net_stream stream, server::connection_slot slot,
                     const client_params& params, const http_request& req, bool known_elsewhere);
-  sse_connection(event_loop& loop, boost::beast::tcp_stream stream, server::connection_slot slot);
+  sse_connection(event_loop& loop, net_stream stream, server::connection_slot slot);
 
   transport kind() const override { return transport::sse; }
   void heartbeat() override { send_text(": hb\n\n"); }
@@ -31,7 +30,7 @@ class sse_connection final : public stream_connection,
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) override;
 
-  boost::beast::tcp_stream stream_;
+  net_stream stream_;
   std::array<char, 512> discard_{};  // a client has nothing to say on an event stream
 };
 

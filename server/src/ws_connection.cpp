@@ -11,7 +11,7 @@ namespace ringcast {
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 
-void ws_connection::start(event_loop& loop, beast::tcp_stream stream, server::connection_slot slot,
+void ws_connection::start(event_loop& loop, net_stream stream, server::connection_slot slot,
                           const client_params& params, http_request req, bool known_elsewhere) {
   auto c = std::make_shared<ws_connection>(loop, std::move(stream), std::move(slot));
   c->ws_.async_accept(req, [c, params, known_elsewhere](beast::error_code ec) {
@@ -19,13 +19,11 @@ void ws_connection::start(event_loop& loop, beast::tcp_stream stream, server::co
   });
 }
 
-ws_connection::ws_connection(event_loop& loop, beast::tcp_stream stream,
-                             server::connection_slot slot)
+ws_connection::ws_connection(event_loop& loop, net_stream stream, server::connection_slot slot)
     : stream_connection(loop, std::move(slot)), ws_(std::move(stream)) {
   const config& cfg = loop.owner().settings();
   // The session's wheel node does heartbeats and idle detection; Beast's own timer only bounds
   // the upgrade handshake.
-  beast::get_lowest_layer(ws_).expires_never();
   ws_.set_option(websocket::stream_base::timeout{cfg.handshake_timeout,
                                                  websocket::stream_base::none(), false});
   ws_.set_option(websocket::stream_base::decorator(
@@ -120,7 +118,7 @@ void ws_connection::close_after_notice(ending why) {
 
 void ws_connection::abort() {
   closing_ = true;
-  beast::get_lowest_layer(ws_).close();
+  ws_.next_layer().close();
 }
 
 }  // namespace ringcast

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
 #include <memory>
 
 #include "http_reply.hpp"
+#include "net_stream.hpp"
 #include "stream_connection.hpp"
 
 namespace ringcast {
@@ -18,9 +18,9 @@ class ws_connection final : public stream_connection,
  public:
   static constexpr std::size_t max_client_frame = 4 * 1024;
 
-  static void start(event_loop& loop, boost::beast::tcp_stream stream, server::connection_slot slot,
+  static void start(event_loop& loop, net_stream stream, server::connection_slot slot,
                     const client_params& params, http_request req, bool known_elsewhere);
-  ws_connection(event_loop& loop, boost::beast::tcp_stream stream, server::connection_slot slot);
+  ws_connection(event_loop& loop, net_stream stream, server::connection_slot slot);
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;
@@ -35,7 +35,7 @@ class ws_connection final : public stream_connection,
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) override;
 
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::websocket::stream<net_stream> ws_;
   boost::beast::flat_buffer in_;
   bool ping_in_flight_ = false;
   bool closing_ = false;

@@ -1,21 +1,7 @@
 // The command line: --help lists every flag with its default; a bad flag exits 2 with a message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { BIN } from './harness.mjs';
-
-function run(args, timeoutMs = 5000) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
-    p.stderr.setEncoding('utf8').on('data', (c) => { err += c; });
-    const t = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`${args.join(' ')}: still running after ${timeoutMs} ms`)); }, timeoutMs);
-    p.on('error', (e) => { clearTimeout(t); reject(e); });
-    p.on('exit', (code, signal) => { clearTimeout(t); resolve({ code, signal, out, err }); });
-  });
-}
+import { runBinary as run } from './harness.mjs';
 
 // flag -> accepted spellings of its default (PROTOCOL.md sections 4-6).
 const FLAGS = {

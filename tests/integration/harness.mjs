@@ -8,13 +8,17 @@
 //   srv.poll(params)      one long-poll request (node:http, so the socket can be inspected)
 //   srv.admin(...)        admin API with the bearer token; publish(), kick(), stats()
 //   srv.stop()            closes the clients, sends SIGTERM, asserts exit status 0
+// startServer(args, { tls: true }) makes a self-signed certificate (openssl), serves with
+// --tls-cert/--tls-key, and every client above then speaks HTTPS/WSS, trusting that certificate.
 // Every wait has a timeout, so every test stops by itself.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
@@ -184,6 +188,7 @@ export class WsClient {
       autoPong: opts.autoPong ?? true,
       handshakeTimeout: 5000,
       maxPayload: 64 * 1024 * 1024,
+      ...(opts.ca ? { ca: opts.ca } : {}),
     });
     this.closed = new Promise((resolve) => {
       this.socket.on('close', (code, reason) => {
@@ -272,15 +277,15 @@ export class WsClient {
 // SSE client over raw HTTP (node:http), parsing the event stream by hand.
 
 export class SseClient {
-  constructor(host, port, pathAndQuery, headers = {}) {
+  constructor(host, port, pathAndQuery, headers = {}, ca = null) {
     this.events = new Inbox(`sse ${pathAndQuery}`);
     this.comments = new Inbox(`sse comments ${pathAndQuery}`);
     this.buf = '';
     this.cur = null;
     this.ended = new Promise((resolve) => { this._resolveEnded = resolve; });
     this.response = new Promise((resolve, reject) => {
-      this.req = http.get({
-        host, port, path: pathAndQuery, agent: false,
+      this.req = (ca ? https : http).get({
+        host, port, path: pathAndQuery, agent: false, ...(ca ? { ca } : {}),
         headers: { Accept: 'text/event-stream', ...headers },
       }, (res) => {
         this.res = res;
@@ -391,7 +396,8 @@ export class SseClient {
 // ---------------------------------------------------------------------------------------------
 // Plain HTTP request (node:http): one connection per request unless an agent is given.
 
-export function request(host, port, method, pathAndQuery, { headers = {}, body, agent = false, timeoutMs = 10000 } = {}) {
+// With `ca` (a PEM certificate to trust) it is HTTPS.
+export function request(host, port, method, pathAndQuery, { headers = {}, body, agent = false, timeoutMs = 10000, ca = null } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     let payload = body;
@@ -401,7 +407,8 @@ export function request(host, port, method, pathAndQuery, { headers = {}, body, 
       h['Content-Type'] ??= 'application/json';
     }
     if (payload !== undefined) h['Content-Length'] = Buffer.byteLength(payload);
-    const req = http.request({ host, port, method, path: pathAndQuery, headers: h, agent }, (res) => {
+    const options = { host, port, method, path: pathAndQuery, headers: h, agent, ...(ca ? { ca } : {}) };
+    const req = (ca ? https : http).request(options, (res) => {
       const socket = res.socket;
       const localPort = socket && socket.localPort;
       let text = '';
@@ -428,7 +435,8 @@ export function request(host, port, method, pathAndQuery, { headers = {}, body, 
 // The server under test
 
 export class Server {
-  constructor(proc, host, port, token, args) {
+  constructor(proc, host, port, token, args, ca = null) {
+    this.ca = ca; // the certificate to trust when serving TLS, else null
     this.proc = proc;
     this.host = host;
     this.port = port;
@@ -438,12 +446,12 @@ export class Server {
     this.stopped = false;
   }
 
-  get base() { return `http://${this.host}:${this.port}`; }
-  wsUrl(params) { return `ws://${this.host}:${this.port}/ws${query(params)}`; }
+  get base() { return `${this.ca ? 'https' : 'http'}://${this.host}:${this.port}`; }
+  wsUrl(params) { return `${this.ca ? 'wss' : 'ws'}://${this.host}:${this.port}/ws${query(params)}`; }
 
   // Opens a WebSocket; resolves once it is open (rejects with err.status on a refused handshake).
   async ws(params, opts) {
-    const c = new WsClient(this.wsUrl(params), opts);
+    const c = new WsClient(this.wsUrl(params), { ca: this.ca, ...opts });
     this.clients.add(c);
     await c.opened;
     return c;
@@ -458,7 +466,7 @@ export class Server {
 
   // The HTTP status and body of a refused WebSocket handshake.
   async wsRefused(params) {
-    const c = new WsClient(this.wsUrl(params));
+    const c = new WsClient(this.wsUrl(params), { ca: this.ca });
     this.clients.add(c);
     try {
       await c.opened;
@@ -475,7 +483,7 @@ export class Server {
   }
 
   async sse(params, headers = {}) {
-    const c = new SseClient(this.host, this.port, `/sse${query(params)}`, headers);
+    const c = new SseClient(this.host, this.port, `/sse${query(params)}`, headers, this.ca);
     this.clients.add(c);
     await c.response;
     return c;
@@ -489,18 +497,18 @@ export class Server {
   }
 
   poll(params, opts = {}) {
-    return request(this.host, this.port, 'GET', `/poll${query(params)}`, { timeoutMs: 15000, ...opts });
+    return request(this.host, this.port, 'GET', `/poll${query(params)}`, { timeoutMs: 15000, ca: this.ca, ...opts });
   }
 
   get(pathAndQuery, opts = {}) {
-    return request(this.host, this.port, 'GET', pathAndQuery, opts);
+    return request(this.host, this.port, 'GET', pathAndQuery, { ca: this.ca, ...opts });
   }
 
   // Admin request; token defaults to the right one, null sends no Authorization header.
   admin(method, pathAndQuery, { body, token = this.token, headers = {} } = {}) {
     const h = { ...headers };
     if (token !== null) h.Authorization = `Bearer ${token}`;
-    return request(this.host, this.port, method, pathAndQuery, { headers: h, body });
+    return request(this.host, this.port, method, pathAndQuery, { headers: h, body, ca: this.ca });
   }
 
   async publish(body) {
@@ -589,7 +597,8 @@ function flagName(a) {
 // Starts the server with `args` (an array of flags) on an ephemeral port.
 // tokenVia: 'flag' (--admin-token) or 'env' (RINGCAST_ADMIN_TOKEN).
 // maxFiles: start it under `ulimit -n maxFiles` (through sh, which execs it: same pid).
-export async function startServer(args = [], { env = {}, timeoutMs = 10000, tokenVia = 'flag', maxFiles } = {}) {
+// tls: serve HTTPS/WSS with a fresh self-signed certificate for 127.0.0.1 (see makeCertificate).
+export async function startServer(args = [], { env = {}, timeoutMs = 10000, tokenVia = 'flag', maxFiles, tls = false } = {}) {
   if (!existsSync(BIN)) throw new Error(`server binary not found: ${BIN} (set RINGCAST_BIN)`);
   const given = new Set(args.map(flagName).filter(Boolean));
   const token = randomBytes(16).toString('hex');
@@ -599,6 +608,8 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
   if (tokenVia === 'env') childEnv.RINGCAST_ADMIN_TOKEN = token;
   else full.push('--admin-token', token);
   for (const [k, v] of Object.entries(BASE_FLAGS)) if (!given.has(k)) full.push(k, v);
+  const certificate = tls ? makeCertificate() : null;
+  if (certificate) full.push('--tls-cert', certificate.certFile, '--tls-key', certificate.keyFile);
   full.push(...args);
   const drainArg = full[full.lastIndexOf('--drain') + 1];
   const spawnOpts = { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv };
@@ -637,7 +648,7 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
       reject(new Error(`server exited early ${JSON.stringify(info)}; args ${full.join(' ')}; log:\n${log}`));
     });
   });
-  srv = new Server(proc, '127.0.0.1', port, token, full);
+  srv = new Server(proc, '127.0.0.1', port, token, full, certificate?.cert ?? null);
   srv.log = log;
   srv.exited = exited;
   srv.drainMs = parseDurationMs(drainArg ?? '5');
@@ -653,11 +664,37 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
   return srv;
 }
 
+// A self-signed EC certificate for 127.0.0.1 and localhost, made by the openssl command line:
+// { certFile, keyFile, cert (the PEM text, to trust) }.
+export function makeCertificate() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ringcast-tls-'));
+  const certFile = path.join(dir, 'cert.pem');
+  const keyFile = path.join(dir, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
+    '-nodes', '-days', '1', '-subj', '/CN=ringcast test', '-keyout', keyFile, '-out', certFile,
+    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'pipe' });
+  return { certFile, keyFile, cert: readFileSync(certFile, 'utf8') };
+}
+
 export function parseDurationMs(s) {
   const m = /^(\d+)(ms|s|m|h)?$/u.exec(String(s));
   if (!m) return 5000;
   const mult = { ms: 1, s: 1000, m: 60000, h: 3600000 }[m[2] ?? 's'];
   return Number(m[1]) * mult;
+}
+
+// Runs the server binary to its end (for --help and bad flags): { code, signal, out, err }.
+export function runBinary(args, timeoutMs = 5000) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
+    p.stderr.setEncoding('utf8').on('data', (c) => { err += c; });
+    const t = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`${args.join(' ')}: still running after ${timeoutMs} ms`)); }, timeoutMs);
+    p.on('error', (e) => { clearTimeout(t); reject(e); });
+    p.on('exit', (code, signal) => { clearTimeout(t); resolve({ code, signal, out, err }); });
+  });
 }
 
 // A raw TCP connection to the server, for requests no HTTP client would send.

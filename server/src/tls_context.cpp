@@ -1,0 +1,157 @@
+#include "tls_context.hpp"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <fmt/format.h>
+
+#include <arpa/inet.h>
+
+namespace ringcast {
+namespace {
+
+// What OpenSSL queued for the last failure, as one line ("no such file", "key values mismatch").
+std::string drain_error_text() {
+  std::string text;
+  while (const unsigned long e = ERR_get_error()) {
+    if (!text.empty()) text += "; ";
+    const char* reason = ERR_reason_error_string(e);
+    text += reason ? reason : fmt::format("OpenSSL error {:#x}", e);
+  }
+  return text.empty() ? "unknown OpenSSL error" : text;
+}
+
+// Browsers offer h2 first; ringcast speaks HTTP/1.1 (WebSocket upgrades need it), so it picks
+// http/1.1 when offered and otherwise leaves ALPN out of the handshake.
+int select_http1(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                 unsigned int inlen, void*) {
+  static constexpr unsigned char http1[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  unsigned char* chosen = nullptr;
+  if (SSL_select_next_proto(&chosen, outlen, http1, sizeof http1, in, inlen) !=
+      OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_NOACK;
+  *out = chosen;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+bool is_ip_address(const std::string& text) {
+  unsigned char address[sizeof(in6_addr)];
+  return inet_pton(AF_INET, text.c_str(), address) == 1 ||
+         inet_pton(AF_INET6, text.c_str(), address) == 1;
+}
+
+SSL_CTX* new_context(const SSL_METHOD* method) {
+  SSL_CTX* ctx = SSL_CTX_new(method);
+  if (!ctx) return nullptr;
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  // A peer that closes TCP without close_notify has simply gone away (every browser tab does).
+  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
+  // Idle connections give their read and write buffers back (tens of KiB each); writes report
+  // each record as it goes, like a socket's write_some.
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
+                            SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  return ctx;
+}
+
+// Boost's error_category has a non-virtual destructor by design (categories are never deleted
+// through a base pointer).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
+class tls_error_category final : public boost::system::error_category {
+ public:
+  const char* name() const noexcept override { return "tls"; }
+  std::string message(int value) const override {
+    switch (static_cast<tls_errc>(value)) {
+      case tls_errc::plain_http:
+        return "plaintext HTTP sent to a TLS port";
+      case tls_errc::not_tls:
+        return "not a TLS handshake";
+    }
+    const char* reason = ERR_reason_error_string(static_cast<unsigned long>(value));
+    return reason ? reason : fmt::format("OpenSSL error {:#x}", value);
+  }
+};
+#pragma GCC diagnostic pop
+
+}  // namespace
+
+void tls_session_free::operator()(ssl_st* ssl) const noexcept {
+  SSL_free(ssl);
+}
+
+void tls_context::ctx_free::operator()(ssl_ctx_st* ctx) const noexcept {
+  SSL_CTX_free(ctx);
+}
+
+parsed<tls_context> tls_context::for_server(const std::string& cert_file,
+                                            const std::string& key_file) {
+  ERR_clear_error();
+  std::unique_ptr<SSL_CTX, ctx_free> ctx(new_context(TLS_server_method()));
+  if (!ctx) return parsed<tls_context>::fail(drain_error_text());
+  if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert_file.c_str()) != 1)
+    return parsed<tls_context>::fail(fmt::format("{}: {}", cert_file, drain_error_text()));
+  if (SSL_CTX_use_PrivateKey_file(ctx.get(), key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_check_private_key(ctx.get()) != 1) {
+    if (ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH) {
+      ERR_clear_error();
+      return parsed<tls_context>::fail(
+          fmt::format("{} is not the key of the certificate in {}", key_file, cert_file));
+    }
+    return parsed<tls_context>::fail(fmt::format("{}: {}", key_file, drain_error_text()));
+  }
+  SSL_CTX_set_alpn_select_cb(ctx.get(), select_http1, nullptr);
+  return parsed<tls_context>::ok(tls_context(ctx.release(), true, false));
+}
+
+parsed<tls_context> tls_context::for_client(const std::string& ca_file) {
+  ERR_clear_error();
+  std::unique_ptr<SSL_CTX, ctx_free> ctx(new_context(TLS_client_method()));
+  if (!ctx) return parsed<tls_context>::fail(drain_error_text());
+  const bool verify = !ca_file.empty();
+  if (verify) {
+    if (SSL_CTX_load_verify_locations(ctx.get(), ca_file.c_str(), nullptr) != 1)
+      return parsed<tls_context>::fail(fmt::format("{}: {}", ca_file, drain_error_text()));
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+  }
+  return parsed<tls_context>::ok(tls_context(ctx.release(), false, verify));
+}
+
+tls_session tls_context::new_session(int fd, const std::string& server_name) const {
+  tls_session ssl(SSL_new(ctx_.get()));
+  if (!ssl || SSL_set_fd(ssl.get(), fd) != 1) return nullptr;
+  if (server_) {
+    SSL_set_accept_state(ssl.get());
+    return ssl;
+  }
+  SSL_set_connect_state(ssl.get());
+  if (server_name.empty()) return ssl;
+  // SNI carries names only; an address is checked against the certificate's IP SANs instead.
+  if (is_ip_address(server_name)) {
+    if (verifies_peer_)
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl.get()), server_name.c_str());
+  } else {
+    SSL_set_tlsext_host_name(ssl.get(), server_name.c_str());
+    if (verifies_peer_) SSL_set1_host(ssl.get(), server_name.c_str());
+  }
+  return ssl;
+}
+
+const boost::system::error_category& tls_category() {
+  static const tls_error_category category;
+  return category;
+}
+
+boost::system::error_code make_error_code(tls_errc e) {
+  return {static_cast<int>(e), tls_category()};
+}
+
+boost::system::error_code last_tls_error() {
+  const unsigned long e = ERR_get_error();
+  ERR_clear_error();
+  // Packed OpenSSL 3 codes fit in 31 bits; 0 would read as success.
+  return {e ? static_cast<int>(e & 0x7fffffff) : static_cast<int>(ERR_PACK(ERR_LIB_SSL, 0, 1)),
+          tls_category()};
+}
+
+}  // namespace ringcast
