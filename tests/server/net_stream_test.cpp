@@ -1,0 +1,328 @@
+// net_stream over real loopback sockets: TLS handshakes both ways, data larger than a TLS record,
+// a hand-off to another io_context in the middle of a TLS stream, plaintext on a TLS port,
+// the readable-state probe of held long-polls, and WebSocket over TLS with Beast.
+#include "net_stream.hpp"
+
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket/stream.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+
+namespace ringcast {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
+
+// A self-signed P-256 certificate for 127.0.0.1, written to a fresh directory.
+struct certificate {
+  std::filesystem::path dir, cert_file, key_file;
+
+  certificate() {
+    dir = std::filesystem::temp_directory_path() /
+          ("ringcast-net-stream-" + std::to_string(::getpid()) + "-" + std::to_string(++count));
+    std::filesystem::create_directories(dir);
+    cert_file = dir / "cert.pem";
+    key_file = dir / "key.pem";
+    EVP_PKEY* key = EVP_EC_gen("P-256");
+    X509* x = X509_new();
+    ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+    X509_gmtime_adj(X509_getm_notBefore(x), 0);
+    X509_gmtime_adj(X509_getm_notAfter(x), 3600);
+    X509_set_pubkey(x, key);
+    X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+                               reinterpret_cast<const unsigned char*>("ringcast test"), -1, -1, 0);
+    X509_set_issuer_name(x, X509_get_subject_name(x));
+    X509_EXTENSION* san =
+        X509V3_EXT_conf_nid(nullptr, nullptr, NID_subject_alt_name, "IP:127.0.0.1");
+    X509_add_ext(x, san, -1);
+    X509_EXTENSION_free(san);
+    X509_sign(x, key, EVP_sha256());
+    write_pem(cert_file, [&](FILE* f) { PEM_write_X509(f, x); });
+    write_pem(key_file, [&](FILE* f) {
+      PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr);
+    });
+    X509_free(x);
+    EVP_PKEY_free(key);
+  }
+  ~certificate() { std::filesystem::remove_all(dir); }
+
+  template <class Write>
+  static void write_pem(const std::filesystem::path& path, Write write) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    write(f);
+    std::fclose(f);
+  }
+  static inline int count = 0;
+};
+
+class NetStreamTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto server = tls_context::for_server(cert.cert_file, cert.key_file);
+    ASSERT_TRUE(server) << server.error;
+    server_tls.emplace(std::move(*server.value));
+    auto client = tls_context::for_client(cert.cert_file);
+    ASSERT_TRUE(client) << client.error;
+    client_tls.emplace(std::move(*client.value));
+  }
+
+  // A connected pair of loopback sockets on `io` (server side first).
+  std::pair<tcp::socket, tcp::socket> connected_pair() {
+    tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+    tcp::socket client(io);
+    client.connect(acceptor.local_endpoint());
+    return {acceptor.accept(), std::move(client)};
+  }
+
+  // TLS streams on both ends of a fresh connection, handshakes done.
+  std::pair<net_stream, net_stream> tls_pair() {
+    auto [s, c] = connected_pair();
+    const int server_fd = s.native_handle(), client_fd = c.native_handle();
+    net_stream server(std::move(s), server_tls->new_session(server_fd));
+    net_stream client(std::move(c), client_tls->new_session(client_fd, "127.0.0.1"));
+    std::optional<error_code> server_ec, client_ec;
+    server.async_handshake([&](error_code ec) { server_ec = ec; });
+    client.async_handshake([&](error_code ec) { client_ec = ec; });
+    run_until([&] { return server_ec && client_ec; });
+    EXPECT_FALSE(*server_ec) << server_ec->message();
+    EXPECT_FALSE(*client_ec) << client_ec->message();
+    return {std::move(server), std::move(client)};
+  }
+
+  template <class Done>
+  void run_until(Done done, asio::io_context& ctx) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done() && std::chrono::steady_clock::now() < give_up) {
+      ctx.restart();
+      ctx.run_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(done()) << "timed out";
+  }
+  template <class Done>
+  void run_until(Done done) {
+    run_until(done, io);
+  }
+
+  // Writes `text` from `from` and reads exactly as much at `to`.
+  std::string transfer(net_stream& from, net_stream& to, const std::string& text,
+                       asio::io_context& ctx) {
+    std::string received(text.size(), '\0');
+    std::optional<error_code> wrote, read;
+    asio::async_write(from, asio::buffer(text), [&](error_code ec, std::size_t) { wrote = ec; });
+    asio::async_read(to, asio::buffer(received), [&](error_code ec, std::size_t) { read = ec; });
+    run_until([&] { return wrote && read; }, ctx);
+    EXPECT_FALSE(*wrote) << wrote->message();
+    EXPECT_FALSE(*read) << read->message();
+    return received;
+  }
+
+  static std::string pattern(std::size_t n) {
+    std::string s(n, '\0');
+    for (std::size_t i = 0; i < n; ++i)
+      s[i] = static_cast<char>('a' + (i * 7 + i / 13) % 26);
+    return s;
+  }
+
+  certificate cert;
+  std::optional<tls_context> server_tls, client_tls;
+  asio::io_context io;
+};
+
+TEST_F(NetStreamTest, TlsCarriesDataLargerThanARecordBothWays) {
+  auto [server, client] = tls_pair();
+  EXPECT_TRUE(server.secure());
+  const std::string big = pattern(200 * 1024);
+  EXPECT_EQ(transfer(client, server, big, io), big);
+  EXPECT_EQ(transfer(server, client, big, io), big);
+}
+
+TEST_F(NetStreamTest, GatheredBuffersArriveInOrder) {
+  auto [server, client] = tls_pair();
+  const std::string head = "head:", body = pattern(20 * 1024), tail = ":tail";
+  const std::array<asio::const_buffer, 3> parts{asio::buffer(head), asio::buffer(body),
+                                                asio::buffer(tail)};
+  std::string received(head.size() + body.size() + tail.size(), '\0');
+  std::optional<error_code> wrote, read;
+  asio::async_write(server, parts, [&](error_code ec, std::size_t) { wrote = ec; });
+  asio::async_read(client, asio::buffer(received), [&](error_code ec, std::size_t) { read = ec; });
+  run_until([&] { return wrote && read; });
+  EXPECT_FALSE(*wrote);
+  EXPECT_EQ(received, head + body + tail);
+}
+
+// The server hands each connection to its session's loop after the request was read: the TLS
+// session must go on in the other io_context as if nothing happened.
+TEST_F(NetStreamTest, TlsSurvivesAHandOffToAnotherIoContext) {
+  auto [server, client] = tls_pair();
+  EXPECT_EQ(transfer(client, server, "before", io), "before");
+  error_code ec;
+  auto detached = server.detach(ec);
+  ASSERT_FALSE(ec) << ec.message();
+  // Bytes the client sends while the connection is in flight are waiting in the kernel.
+  std::optional<error_code> sent;
+  const std::string in_flight = pattern(40 * 1024);
+  asio::async_write(client, asio::buffer(in_flight), [&](error_code e, std::size_t) { sent = e; });
+  io.restart();
+  io.run_for(std::chrono::milliseconds(50));
+
+  asio::io_context home;
+  auto adopted = net_stream::adopt(home, std::move(detached));
+  ASSERT_TRUE(adopted);
+  EXPECT_TRUE(adopted->secure());
+  std::string received(in_flight.size(), '\0');
+  std::optional<error_code> read;
+  asio::async_read(*adopted, asio::buffer(received), [&](error_code e, std::size_t) { read = e; });
+  // The client's write may still need the server to read (a full socket buffer): run both.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!(sent && read) && std::chrono::steady_clock::now() < give_up) {
+    io.restart();
+    io.run_for(std::chrono::milliseconds(5));
+    home.restart();
+    home.run_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(sent && read);
+  EXPECT_EQ(received, in_flight);
+  const std::string reply = pattern(30 * 1024);
+  std::string back(reply.size(), '\0');
+  std::optional<error_code> wrote, got;
+  asio::async_write(*adopted, asio::buffer(reply), [&](error_code e, std::size_t) { wrote = e; });
+  asio::async_read(client, asio::buffer(back), [&](error_code e, std::size_t) { got = e; });
+  while (!(wrote && got) && std::chrono::steady_clock::now() < give_up) {
+    io.restart();
+    io.run_for(std::chrono::milliseconds(5));
+    home.restart();
+    home.run_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(wrote && got);
+  EXPECT_FALSE(*got) << got->message();
+  EXPECT_EQ(back, reply);
+}
+
+TEST_F(NetStreamTest, PlaintextHttpOnATlsPortIsRecognizedAndLeftUnread) {
+  auto [s, c] = connected_pair();
+  const int fd = s.native_handle();
+  net_stream server(std::move(s), server_tls->new_session(fd));
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  asio::write(c, asio::buffer(request));
+  std::optional<error_code> result;
+  server.async_handshake([&](error_code ec) { result = ec; });
+  run_until([&] { return result.has_value(); });
+  EXPECT_EQ(*result, make_error_code(tls_errc::plain_http));
+  // Nothing was consumed: the server can still read the request and answer in plain HTTP.
+  std::string unread(request.size(), '\0');
+  asio::read(server.socket(), asio::buffer(unread));
+  EXPECT_EQ(unread, request);
+}
+
+TEST_F(NetStreamTest, AByteThatCannotStartAHandshakeIsRefused) {
+  auto [s, c] = connected_pair();
+  const int fd = s.native_handle();
+  net_stream server(std::move(s), server_tls->new_session(fd));
+  asio::write(c, asio::buffer(std::string("\x01\x02", 2)));
+  std::optional<error_code> result;
+  server.async_handshake([&](error_code ec) { result = ec; });
+  run_until([&] { return result.has_value(); });
+  EXPECT_EQ(*result, make_error_code(tls_errc::not_tls));
+}
+
+TEST_F(NetStreamTest, AClientThatDoesNotTrustTheCertificateFailsTheHandshake) {
+  certificate other;
+  auto strict = tls_context::for_client(other.cert_file);
+  ASSERT_TRUE(strict);
+  auto [s, c] = connected_pair();
+  const int server_fd = s.native_handle(), client_fd = c.native_handle();
+  net_stream server(std::move(s), server_tls->new_session(server_fd));
+  net_stream client(std::move(c), strict.value->new_session(client_fd, "127.0.0.1"));
+  std::optional<error_code> server_ec, client_ec;
+  server.async_handshake([&](error_code ec) { server_ec = ec; });
+  client.async_handshake([&](error_code ec) { client_ec = ec; });
+  run_until([&] { return server_ec && client_ec; });
+  ASSERT_TRUE(*client_ec);
+  EXPECT_EQ(&client_ec->category(), &tls_category());
+  EXPECT_NE(client_ec->message().find("certificate"), std::string::npos) << client_ec->message();
+  EXPECT_TRUE(*server_ec);
+}
+
+// What the hang-up watch of a held long-poll sees once the socket is readable.
+TEST_F(NetStreamTest, ProbeTellsDataFromHangUp) {
+  {
+    auto [server, client] = tls_pair();
+    const std::string x = "x";
+    asio::async_write(client, asio::buffer(x), [](error_code, std::size_t) {});
+    std::optional<error_code> readable;
+    server.socket().async_wait(tcp::socket::wait_read, [&](error_code ec) { readable = ec; });
+    run_until([&] { return readable.has_value(); });
+    EXPECT_EQ(server.probe_readable(), net_stream::readable_state::data);
+  }
+  for (const bool notify : {true, false}) {
+    auto [server, client] = tls_pair();
+    if (notify) {
+      client.close();  // close_notify, then FIN
+    } else {
+      client.socket().close();  // a bare FIN
+    }
+    std::optional<error_code> readable;
+    server.socket().async_wait(tcp::socket::wait_read, [&](error_code ec) { readable = ec; });
+    run_until([&] { return readable.has_value(); });
+    EXPECT_EQ(server.probe_readable(), net_stream::readable_state::closed) << notify;
+  }
+  {
+    auto [s, c] = connected_pair();
+    net_stream server(std::move(s));
+    c.close();
+    std::optional<error_code> readable;
+    server.socket().async_wait(tcp::socket::wait_read, [&](error_code ec) { readable = ec; });
+    run_until([&] { return readable.has_value(); });
+    EXPECT_EQ(server.probe_readable(), net_stream::readable_state::closed);
+  }
+}
+
+TEST_F(NetStreamTest, BeastWebSocketRunsOverTlsAndClosesCleanly) {
+  auto [server_stream, client_stream] = tls_pair();
+  namespace websocket = boost::beast::websocket;
+  websocket::stream<net_stream> server(std::move(server_stream));
+  websocket::stream<net_stream> client(std::move(client_stream));
+  std::optional<error_code> accepted, handshaken;
+  server.async_accept([&](error_code ec) { accepted = ec; });
+  client.async_handshake("127.0.0.1", "/ws", [&](error_code ec) { handshaken = ec; });
+  run_until([&] { return accepted && handshaken; });
+  ASSERT_FALSE(*accepted) << accepted->message();
+  ASSERT_FALSE(*handshaken) << handshaken->message();
+
+  const std::string text = pattern(50 * 1024);
+  boost::beast::flat_buffer in;
+  std::optional<error_code> wrote, read;
+  server.async_write(asio::buffer(text), [&](error_code ec, std::size_t) { wrote = ec; });
+  client.async_read(in, [&](error_code ec, std::size_t) { read = ec; });
+  run_until([&] { return wrote && read; });
+  ASSERT_FALSE(*read) << read->message();
+  EXPECT_EQ(boost::beast::buffers_to_string(in.data()), text);
+
+  // The server closes; the client's pending read sees the close frame and answers it.
+  std::optional<error_code> closed, client_read;
+  boost::beast::flat_buffer ignored;
+  client.async_read(ignored, [&](error_code ec, std::size_t) { client_read = ec; });
+  server.async_close(websocket::close_code::normal, [&](error_code ec) { closed = ec; });
+  run_until([&] { return closed && client_read; });
+  EXPECT_FALSE(*closed) << closed->message();
+  EXPECT_EQ(*client_read, websocket::error::closed);
+}
+
+}  // namespace
+}  // namespace ringcast
