@@ -10,7 +10,7 @@ build_packages=(
 )
 test_packages=(
   libgtest-dev libbenchmark-dev
-  nodejs npm chromium redis-server
+  nodejs npm chromium redis-server openssl
   clang libclang-rt-14-dev
 )
 

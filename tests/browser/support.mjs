@@ -1,8 +1,10 @@
 // Shared by the browser suites: start a server, start Chromium, talk to the admin API.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -20,16 +22,30 @@ export const skipReason = USE_FAKE || existsSync(SERVER_BIN)
 
 /**
  * Starts the server on a free loopback port with a random admin token. Resolves to
- * { url, token, publish, kick, stats, stop }.
+ * { url, token, publish, kick, stats, stop }. With `tls` it serves HTTPS/WSS with a self-signed
+ * certificate made here (the admin calls trust it; a browser needs ignoreHTTPSErrors).
  */
-export async function startServer(extraArgs = []) {
-  const server = USE_FAKE ? await startFakeServer() : await spawnServer(extraArgs);
-  return { ...server, ...adminApi(server.url, server.token) };
+export async function startServer(extraArgs = [], { tls = false } = {}) {
+  const server = USE_FAKE ? await startFakeServer() : await spawnServer(extraArgs, tls);
+  return { ...server, ...adminApi(server.url, server.token, server.ca) };
 }
 
-async function spawnServer(extraArgs) {
+// A self-signed certificate for 127.0.0.1 by the openssl command line: { certFile, keyFile, ca }.
+function makeCertificate() {
+  const dir = mkdtempSync(join(tmpdir(), 'ringcast-browser-tls-'));
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
+    '-nodes', '-days', '1', '-subj', '/CN=ringcast browser test', '-keyout', keyFile,
+    '-out', certFile, '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
+  return { certFile, keyFile, ca: readFileSync(certFile, 'utf8') };
+}
+
+async function spawnServer(extraArgs, tls) {
   const token = randomBytes(16).toString('hex');
+  const certificate = tls ? makeCertificate() : null;
   const args = ['--listen', '127.0.0.1:0', '--admin-token', token, ...extraArgs];
+  if (certificate) args.push('--tls-cert', certificate.certFile, '--tls-key', certificate.keyFile);
   // RINGCAST_WEB_ROOT=web serves the pages from disk: test edits to web/ without rebuilding.
   if (process.env.RINGCAST_WEB_ROOT) args.push('--web-root', process.env.RINGCAST_WEB_ROOT);
   const child = spawn(SERVER_BIN, args, {
@@ -43,7 +59,7 @@ async function spawnServer(extraArgs) {
       const match = /listening on (\S+):(\d+)/.exec(log);
       if (match) {
         clearTimeout(timer);
-        resolve(`http://${match[1]}:${match[2]}`);
+        resolve(`${tls ? 'https' : 'http'}://${match[1]}:${match[2]}`);
       }
     };
     // The contract is a line on stderr; reading stdout as well costs nothing.
@@ -54,6 +70,7 @@ async function spawnServer(extraArgs) {
   return {
     url,
     token,
+    ca: certificate?.ca,
     log: () => log,
     stop: () =>
       new Promise((resolve) => {
@@ -66,17 +83,31 @@ async function spawnServer(extraArgs) {
   };
 }
 
-function adminApi(url, token) {
-  const call = async (method, path, body) => {
-    const response = await fetch(url + path, {
+// node:http(s) rather than fetch, so that a test certificate can be trusted for this call only.
+function adminApi(url, token, ca) {
+  const call = (method, path, body) => new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const target = new URL(path, url);
+    const request = (target.protocol === 'https:' ? https : http).request(target, {
       method,
+      ca,
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+    }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => { text += chunk; });
+      response.on('end', () => {
+        const json = JSON.parse(text);
+        if (response.statusCode >= 300) {
+          reject(new Error(`${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`));
+        } else {
+          resolve(json);
+        }
+      });
     });
-    const json = await response.json();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+    request.on('error', reject);
+    request.end(payload);
+  });
   return {
     publish: (body) => call('POST', '/admin/publish', body),
     kick: (user) => call('POST', '/admin/kick', { user }),
@@ -84,12 +115,16 @@ function adminApi(url, token) {
   };
 }
 
-/** Headless Chromium with a fresh profile. Resolves to { context, close }. */
-export async function launchBrowser() {
+/**
+ * Headless Chromium with a fresh profile. Resolves to { context, close }. ignoreHTTPSErrors: for a
+ * server with a self-signed certificate.
+ */
+export async function launchBrowser({ ignoreHTTPSErrors = false } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'ringcast-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,
+    ignoreHTTPSErrors,
     viewport: { width: 1280, height: 900 },
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
