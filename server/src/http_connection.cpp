@@ -6,12 +6,8 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
-#include <boost/json/parse.hpp>
-
-#include <unistd.h>
-
 #include "admin_api.hpp"
-#include "client_auth.hpp"
+#include "client_token_http.hpp"
 #include "log.hpp"
 #include "sse_connection.hpp"
 #include "web_routes.hpp"
@@ -34,67 +30,6 @@ auto now() {
 
 std::string_view path_of(std::string_view target) {
   return target.substr(0, target.find('?'));
-}
-
-http_response unauthorized(std::string_view why, const http_request& req) {
-  auto res = error_response(http_status::unauthorized, "unauthorized", why, req);
-  res.set(http::field::www_authenticate, "Bearer");
-  return res;
-}
-
-// With client tokens configured, a connect must carry one (`token=`, else `Authorization: Bearer`)
-// that verifies; its claims then set the identity, allowed channels and expiry of `params`.
-// Returns the refusal (401, or 403 for a query the token does not allow), if any.
-std::optional<http_response> check_token(const token_verifier& tokens, const http_request& req,
-                                         client_params& params) {
-  std::string_view token = params.token;
-  if (token.empty()) {
-    if (auto header = req.find(http::field::authorization); header != req.end()) {
-      const auto bearer = bearer_token(header->value());
-      if (!bearer) return unauthorized("Authorization: expected 'Bearer <token>'", req);
-      token = *bearer;
-    }
-  }
-  if (token.empty()) return unauthorized("token: required (token= or Authorization: Bearer)", req);
-  const auto wall_now = std::chrono::system_clock::now();
-  const auto now_s =
-      std::chrono::duration_cast<std::chrono::seconds>(wall_now.time_since_epoch()).count();
-  auto claims = tokens.verify(token, now_s);
-  if (!claims) return unauthorized(claims.error, req);
-  if (auto why = apply_claims(*claims.value, params))
-    return error_response(http_status::forbidden, "forbidden", *why, req);
-  if (claims.value->exp) {
-    const std::chrono::sys_seconds exp{std::chrono::seconds{*claims.value->exp}};
-    params.expires =
-        now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(exp - wall_now);
-  }
-  return std::nullopt;
-}
-
-// POST /demo/token {"user":"..."}: a short-lived HS256 client token, with --demo and
-// --client-secret only (otherwise the path does not exist).
-http_response demo_token(const http_request& req, const config& cfg) {
-  constexpr std::chrono::minutes lifetime{5};
-  if (req.method() != http::verb::post) {
-    auto res =
-        error_response(http_status::method_not_allowed, "method_not_allowed", "use POST", req);
-    res.set(http::field::allow, "POST");
-    return res;
-  }
-  boost::system::error_code ec;
-  const auto body = boost::json::parse(req.body(), ec);
-  const auto* user = !ec && body.is_object() ? body.as_object().if_contains("user") : nullptr;
-  if (!user || !user->is_string() || !valid_identifier(user->as_string())) {
-    return error_response(http_status::bad_request, "bad_request",
-                          "expected {\"user\": \"1-64 characters of [A-Za-z0-9_.:@-]\"}", req);
-  }
-  const auto exp = std::chrono::system_clock::now() + lifetime;
-  const auto exp_s = std::chrono::duration_cast<std::chrono::seconds>(exp.time_since_epoch());
-  const std::string token = mint_hs256(cfg.client_secret, user->as_string(), exp_s.count());
-  return json_response(http_status::ok,
-                       fmt::format(R"({{"token":"{}","expires_in":{}}})", token,
-                                   std::chrono::seconds{lifetime}.count()),
-                       req);
 }
 
 }  // namespace
@@ -262,7 +197,7 @@ void http_connection::handle(http_request req) {
   if (path == "/demo/token") {
     const config& cfg = loop_.owner().settings();
     respond(cfg.demo && !cfg.client_secret.empty()
-                ? demo_token(req, cfg)
+                ? demo_token_response(req, cfg)
                 : error_response(http_status::not_found, "not_found", "no such path", req));
     return;
   }
@@ -285,7 +220,7 @@ void http_connection::handle_client_endpoint(http_request req, std::string_view 
     return;
   }
   if (tokens) {
-    if (auto refusal = check_token(*tokens, req, *params.value)) {
+    if (auto refusal = check_client_token(*tokens, req, *params.value)) {
       reply(std::move(*refusal));
       return;
     }

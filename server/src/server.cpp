@@ -3,6 +3,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <numeric>
 #include <thread>
 
 #include "listener.hpp"
@@ -26,6 +27,13 @@ std::uint64_t first_floor_id() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                         std::chrono::system_clock::now().time_since_epoch())
                                         .count());
+}
+
+// Turns a done(total) into the done(count per loop) that for_each_loop calls.
+std::function<void(std::vector<std::size_t>)> summed(std::function<void(std::size_t)> done) {
+  return [done = std::move(done)](std::vector<std::size_t> counts) {
+    done(std::accumulate(counts.begin(), counts.end(), std::size_t{0}));
+  };
 }
 
 }  // namespace
@@ -66,13 +74,7 @@ void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor orig
       [m](event_loop& loop) {
         return loop.sessions().publish(m, std::chrono::steady_clock::now());
       },
-      std::move(origin),
-      [done = std::move(done)](std::vector<std::size_t> counts) {
-        std::size_t total = 0;
-        for (std::size_t c : counts)
-          total += c;
-        done(total);
-      });
+      std::move(origin), summed(std::move(done)));
 }
 
 void server::publish(const publish_request& req, boost::asio::any_io_executor origin,
@@ -111,13 +113,7 @@ void server::kick(std::string user, boost::asio::any_io_executor origin,
       [user = std::move(user)](event_loop& loop) {
         return loop.sessions().kick(user, std::chrono::steady_clock::now());
       },
-      std::move(origin),
-      [done = std::move(done)](std::vector<std::size_t> counts) {
-        std::size_t total = 0;
-        for (std::size_t c : counts)
-          total += c;
-        done(total);
-      });
+      std::move(origin), summed(std::move(done)));
 }
 
 void server::snapshot(boost::asio::any_io_executor origin,
