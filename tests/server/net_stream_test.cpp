@@ -119,6 +119,19 @@ class NetStreamTest : public testing::Test {
     run_until(done, io);
   }
 
+  // Runs `io` and `other` in turns (one thread plays both event loops) until `done()`.
+  template <class Done>
+  void run_both_until(Done done, asio::io_context& other) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done() && std::chrono::steady_clock::now() < give_up) {
+      for (asio::io_context* ctx : {&io, &other}) {
+        ctx->restart();
+        ctx->run_for(std::chrono::milliseconds(5));
+      }
+    }
+    ASSERT_TRUE(done()) << "timed out";
+  }
+
   // Writes `text` from `from` and reads exactly as much at `to`.
   std::string transfer(net_stream& from, net_stream& to, const std::string& text,
                        asio::io_context& ctx) {
@@ -189,27 +202,14 @@ TEST_F(NetStreamTest, TlsSurvivesAHandOffToAnotherIoContext) {
   std::optional<error_code> read;
   asio::async_read(*adopted, asio::buffer(received), [&](error_code e, std::size_t) { read = e; });
   // The client's write may still need the server to read (a full socket buffer): run both.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!(sent && read) && std::chrono::steady_clock::now() < give_up) {
-    io.restart();
-    io.run_for(std::chrono::milliseconds(5));
-    home.restart();
-    home.run_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(sent && read);
+  run_both_until([&] { return sent && read; }, home);
   EXPECT_EQ(received, in_flight);
   const std::string reply = pattern(30 * 1024);
   std::string back(reply.size(), '\0');
   std::optional<error_code> wrote, got;
   asio::async_write(*adopted, asio::buffer(reply), [&](error_code e, std::size_t) { wrote = e; });
   asio::async_read(client, asio::buffer(back), [&](error_code e, std::size_t) { got = e; });
-  while (!(wrote && got) && std::chrono::steady_clock::now() < give_up) {
-    io.restart();
-    io.run_for(std::chrono::milliseconds(5));
-    home.restart();
-    home.run_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(wrote && got);
+  run_both_until([&] { return wrote && got; }, home);
   EXPECT_FALSE(*got) << got->message();
   EXPECT_EQ(back, reply);
 }
