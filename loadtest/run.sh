@@ -25,7 +25,7 @@ declare -A want=(
 )
 order=(--clients --mix --rate --churn --idle --ping-interval --publish-rate --duration --warmup
   --settle --procs --expect-zero-loss)
-no_value=" --expect-zero-loss --help -h "
+no_value=" --expect-zero-loss --tls --help -h "
 while (($#)); do
   arg=$1
   shift

@@ -7,6 +7,8 @@
 start_ringcast() {
   local log=$1 binary=$2
   shift 2
+  # The log exists before the first look at it (the background shell opens it when it gets to it).
+  : >"$log"
   "$binary" --listen 127.0.0.1:0 "$@" 2>"$log" &
   server_pid=$!
   port=

@@ -1,6 +1,5 @@
 #include "admin_client.hpp"
 
-#include <boost/asio/connect.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
@@ -12,11 +11,13 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
 
-std::optional<admin_reply> admin_request(const target& server, const std::string& token,
-                                         const std::string& method, const std::string& path,
+std::optional<admin_reply> admin_request(const connector& net, const target& server,
+                                         const std::string& token, const std::string& method,
+                                         const std::string& path,
                                          std::chrono::milliseconds timeout) {
   asio::io_context io;
-  beast::tcp_stream stream(io);
+  net_stream stream(net_stream::socket_type{io});
+  deadline reply_deadline(io.get_executor());
   beast::flat_buffer buffer;
   http::request<http::string_body> req{http::string_to_verb(method), path, 11};
   req.set(http::field::host, server.text());
@@ -24,17 +25,21 @@ std::optional<admin_reply> admin_request(const target& server, const std::string
   req.keep_alive(false);
   http::response<http::string_body> res;
   bool ok = false;
-  stream.expires_after(timeout);
-  stream.async_connect(
-      {asio::ip::make_address_v4(server.host), server.port}, [&](boost::system::error_code ec) {
-        if (ec) return;
-        http::async_write(stream, req, [&](boost::system::error_code wec, std::size_t) {
-          if (wec) return;
-          http::async_read(stream, buffer, res,
-                           [&](boost::system::error_code rec, std::size_t) { ok = !rec; });
-        });
-      });
+  net.connect(stream, {asio::ip::make_address_v4(server.host), server.port}, std::nullopt, timeout,
+              [&](std::string_view failure) {
+                if (!failure.empty()) return;
+                reply_deadline.arm(stream, timeout);
+                http::async_write(stream, req, [&](boost::system::error_code wec, std::size_t) {
+                  if (wec) return;
+                  http::async_read(stream, buffer, res,
+                                   [&](boost::system::error_code rec, std::size_t) {
+                                     ok = !rec;
+                                     reply_deadline.cancel();
+                                   });
+                });
+              });
   io.run();
+  close_stream(stream);
   if (!ok) return std::nullopt;
   return admin_reply{res.result_int(), std::move(res.body())};
 }
@@ -69,10 +74,11 @@ std::optional<server_counters> scrape_stats(const options& opts, std::string* wh
     *why = "nchan has no /admin/stats";
     return std::nullopt;
   }
+  const connector net(opts);
   server_counters total;
   for (const auto& t : opts.targets) {
     const auto reply =
-        admin_request(t, opts.admin_token, "GET", "/admin/stats", std::chrono::seconds(5));
+        admin_request(net, t, opts.admin_token, "GET", "/admin/stats", std::chrono::seconds(5));
     if (!reply) {
       *why = t.text() + ": no answer";
       return std::nullopt;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "connector.hpp"
 #include "flags.hpp"
 
 namespace ringcast::load {
@@ -17,8 +18,9 @@ struct admin_reply {
   unsigned status = 0;
   std::string body;
 };
-std::optional<admin_reply> admin_request(const target& server, const std::string& token,
-                                         const std::string& method, const std::string& path,
+std::optional<admin_reply> admin_request(const connector& net, const target& server,
+                                         const std::string& token, const std::string& method,
+                                         const std::string& path,
                                          std::chrono::milliseconds timeout);
 
 // The /admin/stats counters the report takes deltas of (docs/admin-stats.md).

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "client_state.hpp"
+#include "connector.hpp"
 #include "flags.hpp"
 #include "result.hpp"
 
@@ -18,6 +19,7 @@ namespace ringcast::load {
 struct worker_context {
   boost::asio::io_context& io;
   const options& opts;
+  connector net;  // every client connects through it (plain or TLS)
   client_result result;
   progress live;
   // A connection up before this moment was up before the first publish (nchan accounting).
@@ -25,6 +27,10 @@ struct worker_context {
 
   void count_error(const std::string& kind) { ++result.errors[kind], ++live.errors; }
 };
+
+// The TCP connect and, with --tls, the TLS handshake must be done within this (beast's tcp_stream
+// timeout the clients used before they could speak TLS).
+inline constexpr std::chrono::seconds connect_timeout{10};
 
 struct client_identity {
   std::size_t index = 0;  // global over all workers: user load-<index>, sid s<index>

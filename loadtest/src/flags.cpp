@@ -2,13 +2,18 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <sstream>
+
+#include "tls_context.hpp"
 
 namespace po = boost::program_options;
 
@@ -186,6 +191,10 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
       "server PID(s) a,b,c, to sample their summed RSS and CPU")(
       "server-kind", po::value<std::string>(), "ringcast (default) or nchan")(
       "channel", po::value<std::string>(), "nchan: channel of /sub/ and /pub/ (default broadcast)")(
+      "tls",
+      "connect with TLS (wss://, https://); the certificate is not verified without --tls-ca")(
+      "tls-ca", po::value<std::string>(),
+      "PEM file to verify the server certificate with (implies --tls)")(
       "expect-zero-loss", "exit 1 when a message was lost or duplicated");
 
   po::variables_map vm;
@@ -251,6 +260,19 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
       throw flag_error("--server-kind nchan: only --mix ws is supported");
     }
     if (o.churn_pct > 0) throw flag_error("--server-kind nchan: --churn needs resume; use 0");
+  }
+  o.tls = vm.count("tls") > 0;
+  if (auto v = text("tls-ca")) {
+    if (v->empty()) throw flag_error("--tls-ca: empty file name");
+    // Checked here, so that a wrong path stops the run before any worker or client starts.
+    if (::access(v->c_str(), R_OK) != 0) {
+      throw flag_error(fmt::format("--tls-ca: cannot read '{}': {}", *v, std::strerror(errno)));
+    }
+    if (const auto ctx = tls_context::for_client(*v); !ctx) {
+      throw flag_error(fmt::format("--tls-ca: {} (expected PEM certificates)", ctx.error));
+    }
+    o.tls = true;
+    o.tls_ca = *v;
   }
   o.expect_zero_loss = vm.count("expect-zero-loss") > 0;
   return o;

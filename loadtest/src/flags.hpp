@@ -53,6 +53,8 @@ struct options {
   server_kind kind = server_kind::ringcast;
   std::string channel = "broadcast";  // nchan: the one channel every client subscribes to
   std::vector<int> server_pids;       // sampled and summed (nginx: master and workers)
+  bool tls = false;                   // every connection: wss://, https://
+  std::string tls_ca;                 // PEM to verify the server against; empty: not verified
   bool expect_zero_loss = false;
 };
 

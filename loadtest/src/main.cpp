@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
     std::cerr << "ringcast-load: " << e.what() << " (see --help)\n";
     return 2;
   }
+  if (opts->tls && opts->tls_ca.empty()) {
+    std::cerr << "ringcast-load: --tls without --tls-ca: the server certificate is not verified\n";
+  }
   // A peer that closes first must give an error code, not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   const auto limit = raise_nofile();

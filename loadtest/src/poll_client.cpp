@@ -5,8 +5,6 @@
 #include <boost/beast/http.hpp>
 #include <optional>
 
-#include "loopback.hpp"
-
 namespace ringcast::load {
 
 namespace asio = boost::asio;
@@ -15,8 +13,10 @@ namespace http = beast::http;
 using error_code = boost::system::error_code;
 
 struct poll_client::connection {
-  explicit connection(asio::io_context& io) : stream(io), wait(io) {}
-  beast::tcp_stream stream;
+  explicit connection(asio::io_context& io)
+      : stream(net_stream::socket_type(io)), reply_deadline(io.get_executor()), wait(io) {}
+  net_stream stream;
+  deadline reply_deadline;  // poll_deadline per request
   beast::flat_buffer buffer;
   http::request<http::empty_body> request;
   std::optional<http::response_parser<http::string_body>> parser;
@@ -32,15 +32,15 @@ void poll_client::open() {
   auto c = std::make_shared<connection>(ctx_.io);
   conn_ = c;
   connection_started();
-  if (const auto ec = bind_source(c->stream.socket(), id_.source)) return failed("bind");
-  c->stream.expires_after(std::chrono::seconds(10));
-  c->stream.async_connect(id_.server, [this, c](error_code ec) {
-    if (c->abandoned) return;
-    if (ec) return failed("connect");
-    // Long-poll has no hello: being connected with the poll sent is all a client waits for.
-    established();
-    poll(c);
-  });
+  ctx_.net.connect(c->stream, id_.server, id_.source, connect_timeout,
+                   [this, c](std::string_view failure) {
+                     if (c->abandoned) return;
+                     if (!failure.empty()) return failed(std::string(failure));
+                     // Long-poll has no hello: being connected with the poll sent is all a client
+                     // waits for.
+                     established();
+                     poll(c);
+                   });
 }
 
 void poll_client::poll(std::shared_ptr<connection> c) {
@@ -49,13 +49,14 @@ void poll_client::poll(std::shared_ptr<connection> c) {
   c->request.keep_alive(true);
   c->parser.emplace();
   c->parser->body_limit(8 * 1024 * 1024);
-  c->stream.expires_after(poll_deadline);
+  c->reply_deadline.arm(c->stream, poll_deadline);
   http::async_write(c->stream, c->request, [this, c](error_code ec, std::size_t) {
     if (c->abandoned) return;
     if (ec) return failed("poll_write");
     http::async_read(c->stream, c->buffer, *c->parser, [this, c](error_code rec, std::size_t) {
       if (c->abandoned) return;
-      if (rec) return failed(rec == beast::error::timeout ? "poll_timeout" : "poll_read");
+      if (rec) return failed(c->reply_deadline.expired() ? "poll_timeout" : "poll_read");
+      c->reply_deadline.cancel();
       const auto& res = c->parser->get();
       if (res.result_int() != 200) return failed("http_" + std::to_string(res.result_int()));
       const auto r = envelope(res.body());
@@ -65,7 +66,6 @@ void poll_client::poll(std::shared_ptr<connection> c) {
         return react({reaction::kind::reconnect, r.delay});
       }
       if (r.delay.count() == 0) return poll(c);
-      c->stream.expires_never();
       c->wait.expires_after(r.delay);
       c->wait.async_wait([this, c](error_code wec) {
         if (!wec && !c->abandoned) poll(c);
@@ -78,8 +78,8 @@ void poll_client::drop() {
   if (!conn_) return;
   conn_->abandoned = true;
   conn_->wait.cancel();
-  error_code ignored;
-  conn_->stream.socket().close(ignored);
+  conn_->reply_deadline.cancel();
+  close_stream(conn_->stream);
   conn_.reset();
 }
 

@@ -14,8 +14,11 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using error_code = boost::system::error_code;
 
+// Connecting (with its TLS handshake), and each request from its write to its reply.
+constexpr std::chrono::seconds request_timeout{5};
+
 publisher::publisher(asio::io_context& io, const options& opts)
-    : opts_(opts), io_(io), timer_(io) {}
+    : opts_(opts), io_(io), net_(opts), reply_deadline_(io.get_executor()), timer_(io) {}
 
 void publisher::start() {
   if (opts_.publish_rate <= 0) return;
@@ -42,6 +45,7 @@ void publisher::tick() {
 
 void publisher::fail(const std::string& kind) {
   ++errors_[kind];
+  reply_deadline_.cancel();
   stream_.reset();  // reconnect for the next message
   busy_ = false;
   tick();
@@ -62,7 +66,7 @@ void publisher::send() {
   req_.prepare_payload();
   ++seq_;
   const auto write = [this, nchan] {
-    stream_->expires_after(std::chrono::seconds(5));
+    reply_deadline_.arm(*stream_, request_timeout);
     http::async_write(*stream_, req_, [this, nchan](error_code ec, std::size_t) {
       if (ec) return fail("publish_write");
       res_ = {};
@@ -84,6 +88,7 @@ void publisher::send() {
           if (!id || !id->is_number()) return fail("publish_bad_reply");
           ids_.push_back(id->to_number<std::uint64_t>());
         }
+        reply_deadline_.cancel();
         if (!res_.keep_alive()) stream_.reset();
         busy_ = false;
         tick();
@@ -91,12 +96,13 @@ void publisher::send() {
     });
   };
   if (stream_) return write();
-  stream_ = std::make_unique<beast::tcp_stream>(io_);
-  stream_->expires_after(std::chrono::seconds(5));
-  stream_->async_connect({asio::ip::make_address_v4(t.host), t.port}, [this, write](error_code ec) {
-    if (ec) return fail("publish_connect");
-    write();
-  });
+  stream_ = std::make_unique<net_stream>(net_stream::socket_type(io_));
+  net_.connect(
+      *stream_, {asio::ip::make_address_v4(t.host), t.port}, std::nullopt, request_timeout,
+      [this, write](std::string_view failure) {
+        if (failure.empty()) return write();
+        fail(failure == tls_handshake_failed ? "publish_tls_handshake" : "publish_connect");
+      });
 }
 
 }  // namespace ringcast::load

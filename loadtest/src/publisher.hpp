@@ -2,12 +2,13 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <map>
+#include <memory>
 #include <vector>
 
+#include "connector.hpp"
 #include "flags.hpp"
 
 namespace ringcast::load {
@@ -36,7 +37,9 @@ class publisher {
 
   const options& opts_;
   boost::asio::io_context& io_;
-  std::unique_ptr<boost::beast::tcp_stream> stream_;
+  connector net_;
+  std::unique_ptr<net_stream> stream_;  // null between connections
+  deadline reply_deadline_;             // per request: connect, then write and read
   boost::beast::flat_buffer buffer_;
   boost::beast::http::request<boost::beast::http::string_body> req_;
   boost::beast::http::response<boost::beast::http::string_body> res_;

@@ -54,7 +54,10 @@ json::object make_report(const options& opts, const client_result& r, const run_
                    {"publish_rate", opts.publish_rate},
                    {"duration_s", opts.duration.count() / 1000.0},
                    {"procs", opts.procs},
-                   {"targets", targets}};
+                   {"targets", targets},
+                   {"tls", !opts.tls             ? "off"
+                           : opts.tls_ca.empty() ? "unverified"
+                                                 : "verified"}};
   out["elapsed_s"] = f.elapsed_s;
   out["connect_ms"] = latency(r.connect_us);
   out["latency_ms"] = latency(r.latency_us);
@@ -146,8 +149,11 @@ std::string human_summary(const json::object& rep) {
   const auto& msgs = rep.at("messages").as_object();
   const auto& conns = rep.at("connections").as_object();
   std::string s;
-  s += fmt::format("ringcast-load: {} clients, {:.1f} s\n", num("config", "clients").as_uint64(),
-                   rep.at("elapsed_s").as_double());
+  const auto* tls = rep.at("config").as_object().if_contains("tls");
+  const bool secure = tls && tls->is_string() && tls->as_string() != "off";
+  s += fmt::format("ringcast-load: {} clients, {:.1f} s{}\n", num("config", "clients").as_uint64(),
+                   rep.at("elapsed_s").as_double(),
+                   secure ? fmt::format(", TLS ({})", std::string_view(tls->as_string())) : "");
   s += fmt::format("  connect     p50 {:.2f} ms  p99 {:.2f} ms\n",
                    num("connect_ms", "p50").as_double(), num("connect_ms", "p99").as_double());
   s += fmt::format(

@@ -4,7 +4,6 @@
 #include <boost/beast/http.hpp>
 #include <optional>
 
-#include "loopback.hpp"
 #include "sse_parser.hpp"
 
 namespace ringcast::load {
@@ -16,11 +15,14 @@ using error_code = boost::system::error_code;
 
 struct sse_client::connection {
   connection(asio::io_context& io, sse_parser::handler on_event)
-      : stream(io), events(std::move(on_event)) {
+      : stream(net_stream::socket_type(io)),
+        header_deadline(io.get_executor()),
+        events(std::move(on_event)) {
     parser.body_limit(boost::none);
     parser.eager(true);
   }
-  beast::tcp_stream stream;
+  net_stream stream;
+  deadline header_deadline;  // from the request to the response header
   beast::flat_buffer buffer;
   http::request<http::empty_body> request;
   http::response_parser<http::buffer_body> parser;
@@ -44,33 +46,33 @@ void sse_client::open() {
   });
   conn_ = c;
   connection_started();
-  if (const auto ec = bind_source(c->stream.socket(), id_.source)) return failed("bind");
   c->request = {http::verb::get, path("/sse"), 11};
   c->request.set(http::field::host, id_.server.address().to_string());
   c->request.set(http::field::accept, "text/event-stream");
   if (const auto since = state().since()) {
     c->request.set("Last-Event-ID", std::to_string(*since));
   }
-  c->stream.expires_after(std::chrono::seconds(10));
-  c->stream.async_connect(id_.server, [this, c](error_code ec) {
-    if (c->abandoned) return;
-    if (ec) return failed("connect");
-    http::async_write(c->stream, c->request, [this, c](error_code wec, std::size_t) {
-      if (c->abandoned) return;
-      if (wec) return failed("sse_write");
-      http::async_read_header(c->stream, c->buffer, c->parser,
-                              [this, c](error_code hec, std::size_t) {
-                                if (c->abandoned) return;
-                                if (hec) return failed("sse_read");
-                                const auto status = c->parser.get().result_int();
-                                if (status != 200) return failed("http_" + std::to_string(status));
-                                // Heartbeat comments come every heartbeat_s; silence past that is a
-                                // dead server.
-                                c->stream.expires_never();
-                                read_body(c);
-                              });
-    });
-  });
+  ctx_.net.connect(
+      c->stream, id_.server, id_.source, connect_timeout, [this, c](std::string_view failure) {
+        if (c->abandoned) return;
+        if (!failure.empty()) return failed(std::string(failure));
+        c->header_deadline.arm(c->stream, connect_timeout);
+        http::async_write(c->stream, c->request, [this, c](error_code wec, std::size_t) {
+          if (c->abandoned) return;
+          if (wec) return failed("sse_write");
+          http::async_read_header(c->stream, c->buffer, c->parser,
+                                  [this, c](error_code hec, std::size_t) {
+                                    if (c->abandoned) return;
+                                    if (hec) return failed("sse_read");
+                                    const auto status = c->parser.get().result_int();
+                                    if (status != 200)
+                                      return failed("http_" + std::to_string(status));
+                                    // From here heartbeat comments keep the response alive.
+                                    c->header_deadline.cancel();
+                                    read_body(c);
+                                  });
+        });
+      });
 }
 
 void sse_client::read_body(std::shared_ptr<connection> c) {
@@ -92,8 +94,8 @@ void sse_client::read_body(std::shared_ptr<connection> c) {
 void sse_client::drop() {
   if (!conn_) return;
   conn_->abandoned = true;
-  error_code ignored;
-  conn_->stream.socket().close(ignored);
+  conn_->header_deadline.cancel();
+  close_stream(conn_->stream);
   conn_.reset();
 }
 

@@ -4,8 +4,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include "loopback.hpp"
-
 namespace ringcast::load {
 
 namespace asio = boost::asio;
@@ -14,8 +12,8 @@ namespace websocket = beast::websocket;
 using error_code = boost::system::error_code;
 
 struct ws_client::connection {
-  explicit connection(asio::io_context& io) : ws(io), ping_timer(io) {}
-  websocket::stream<beast::tcp_stream> ws;
+  explicit connection(asio::io_context& io) : ws(net_stream::socket_type(io)), ping_timer(io) {}
+  websocket::stream<net_stream> ws;
   beast::flat_buffer buffer;
   asio::steady_timer ping_timer;
   bool abandoned = false;
@@ -26,30 +24,30 @@ void ws_client::open() {
   auto c = std::make_shared<connection>(ctx_.io);
   conn_ = c;
   connection_started();
-  auto& tcp = beast::get_lowest_layer(c->ws);
-  if (const auto ec = bind_source(tcp.socket(), id_.source)) return failed("bind");
-  tcp.expires_after(std::chrono::seconds(10));
-  tcp.async_connect(id_.server, [this, c](error_code ec) {
-    if (c->abandoned) return;
-    if (ec) return failed("connect");
-    // The websocket stream keeps its own timers; the TCP one must be off from here on.
-    beast::get_lowest_layer(c->ws).expires_never();
-    auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::client);
-    timeouts.keep_alive_pings = false;  // the server pings; the active clients send JSON pings
-    c->ws.set_option(timeouts);
-    c->ws.read_message_max(1 << 20);
-    const auto host = id_.server.address().to_string() + ":" + std::to_string(id_.server.port());
-    const bool nchan = ctx_.opts.kind == server_kind::nchan;
-    const auto target = nchan ? "/sub/" + ctx_.opts.channel : path("/ws");
-    c->ws.async_handshake(host, target, [this, c, nchan](error_code hec) {
-      if (c->abandoned) return;
-      if (hec) return failed("ws_handshake");
-      if (nchan) nchan_connected();
-      read(c);
-      // Nchan takes no client frames on a subscriber: its clients stay silent.
-      if (!id_.idle && !nchan) schedule_ping(c);
-    });
-  });
+  ctx_.net.connect(
+      c->ws.next_layer(), id_.server, id_.source, connect_timeout,
+      [this, c](std::string_view failure) {
+        if (c->abandoned) return;
+        if (!failure.empty()) return failed(std::string(failure));
+        // The websocket stream keeps its own timers from here on (handshake, then the server's
+        // pings).
+        auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::client);
+        timeouts.keep_alive_pings = false;  // the server pings; the active clients send JSON pings
+        c->ws.set_option(timeouts);
+        c->ws.read_message_max(1 << 20);
+        const auto host =
+            id_.server.address().to_string() + ":" + std::to_string(id_.server.port());
+        const bool nchan = ctx_.opts.kind == server_kind::nchan;
+        const auto target = nchan ? "/sub/" + ctx_.opts.channel : path("/ws");
+        c->ws.async_handshake(host, target, [this, c, nchan](error_code hec) {
+          if (c->abandoned) return;
+          if (hec) return failed("ws_handshake");
+          if (nchan) nchan_connected();
+          read(c);
+          // Nchan takes no client frames on a subscriber: its clients stay silent.
+          if (!id_.idle && !nchan) schedule_ping(c);
+        });
+      });
 }
 
 void ws_client::read(std::shared_ptr<connection> c) {
@@ -95,8 +93,7 @@ void ws_client::drop() {
   if (!conn_) return;
   conn_->abandoned = true;
   conn_->ping_timer.cancel();
-  error_code ignored;
-  beast::get_lowest_layer(conn_->ws).socket().close(ignored);
+  close_stream(conn_->ws.next_layer());
   conn_.reset();
 }
 

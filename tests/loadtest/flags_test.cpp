@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +29,8 @@ TEST(Flags, Defaults) {
   EXPECT_EQ(o->mix.weight[0], 100u);
   EXPECT_EQ(o->ping_interval, std::chrono::seconds(20));
   EXPECT_FALSE(o->expect_zero_loss);
+  EXPECT_FALSE(o->tls);
+  EXPECT_TRUE(o->tls_ca.empty());
 }
 
 TEST(Flags, FullCommandLine) {
@@ -130,6 +136,73 @@ TEST(Flags, BadValuesAreRefused) {
   for (const auto& args : bad) {
     EXPECT_THROW(parse(args), flag_error) << args[0] << " " << (args.size() > 1 ? args[1] : "");
   }
+}
+
+// A self-signed certificate (only parsed here: its expiry does not matter) and a few files that
+// are not one, in a directory removed at the end.
+class TlsFlags : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ringcast-load-flags-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    write("ca.pem", R"(-----BEGIN CERTIFICATE-----
+MIIBojCCAUigAwIBAgIURZpfKHv84aA7XFwjkx2tfuVin0owCgYIKoZIzj0EAwIw
+HjEcMBoGA1UEAwwTcmluZ2Nhc3QtZmxhZ3MtdGVzdDAeFw0yNjExMjIwODIzMjha
+Fw0yNjExMjMwODIzMjhaMB4xHDAaBgNVBAMME3JpbmdjYXN0LWZsYWdzLXRlc3Qw
+WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAR/O3yufILhKFEh2aRhvDTR+z7P015W
+oU27IlHSGZV4PAbLCtNwAuZeko9CTXqoqCe8kA5NvMwSwx8FIzGt/Jj+o2QwYjAd
+BgNVHQ4EFgQUSHfAF96t4XEV0wvYRpFSRHKiiuIwHwYDVR0jBBgwFoAUSHfAF96t
+4XEV0wvYRpFSRHKiiuIwDwYDVR0TAQH/BAUwAwEB/zAPBgNVHREECDAGhwR/AAAB
+MAoGCCqGSM49BAMCA0gAMEUCIQDL/ecgP0z8i9p9MIa0AZ70s90loPlQDxuHj6Gl
+8MHLHwIgUSKmVqjZMiYdK421x+Z2GI12M/YkxxA43roGli2gbpg=
+-----END CERTIFICATE-----
+)");
+    write("junk.pem", "this is not a certificate\n");
+    write("empty.pem", "");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string file(const char* name) const { return (dir_ / name).string(); }
+  void write(const char* name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(TlsFlags, TlsAloneDoesNotVerify) {
+  const auto o = parse({"--tls"});
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->tls);
+  EXPECT_TRUE(o->tls_ca.empty());
+}
+
+TEST_F(TlsFlags, CaFileImpliesTls) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--tls-ca", file("ca.pem")}, {"--tls", "--tls-ca", file("ca.pem")}}) {
+    const auto o = parse(args);
+    ASSERT_TRUE(o);
+    EXPECT_TRUE(o->tls);
+    EXPECT_EQ(o->tls_ca, file("ca.pem"));
+  }
+}
+
+TEST_F(TlsFlags, BadCaFileIsAFlagError) {
+  for (const auto& ca :
+       {file("missing.pem"), file("junk.pem"), file("empty.pem"), dir_.string(), std::string()}) {
+    EXPECT_THROW(parse({"--tls-ca", ca}), flag_error) << "'" << ca << "'";
+  }
+  // The message names the flag and the file.
+  try {
+    parse({"--tls-ca", file("missing.pem")});
+    FAIL() << "no flag_error";
+  } catch (const flag_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--tls-ca"), std::string::npos) << what;
+    EXPECT_NE(what.find("missing.pem"), std::string::npos) << what;
+  }
+  EXPECT_THROW(parse({"--tls-ca"}), flag_error);
 }
 
 TEST(Mix, BareNameMeansOnlyThat) {
