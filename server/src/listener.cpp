@@ -69,6 +69,10 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket, event
     return;
   }
   if (!ec) {
+    // Pushes are small writes that must go out at once, not wait behind Nagle for an ACK (a TLS
+    // handshake's session tickets followed by the first response would stall ~40 ms).
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
     asio::post(loop.context(),
                [&loop, socket = std::move(socket), slot = owner_.try_open_connection()]() mutable {
                  http_connection::start(loop, std::move(socket), std::move(slot));

@@ -98,7 +98,11 @@ net_stream::net_stream(socket_type socket, tls_session tls)
 }
 
 void net_stream::send_close_notify() {
-  if (!tls_ || tls_failed_ || close_notified_ || !SSL_is_init_finished(tls_.get())) return;
+  // The SSL knows its socket by number only: once the socket is closed, that number may already
+  // belong to another connection.
+  if (!tls_ || tls_failed_ || close_notified_ || !socket_.is_open() ||
+      !SSL_is_init_finished(tls_.get()))
+    return;
   close_notified_ = true;
   ERR_clear_error();
   SSL_shutdown(tls_.get());
