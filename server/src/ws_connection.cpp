@@ -42,22 +42,27 @@ void ws_connection::on_accept(beast::error_code ec, const client_params& params,
   read();
 }
 
+// Reads in small steps: Beast's async_read would prepare its whole read-size hint (1.5 KiB) up
+// front, and every idle connection would hold that while its read waits. A message longer than a
+// step grows the buffer as it arrives (up to max_client_frame), and the buffer is given back after.
 void ws_connection::read() {
-  ws_.async_read(in_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    if (ec) {
-      // message_too_big: Beast has already failed the connection with close code 1009.
-      self->peer_gone();
-      return;
-    }
-    self->on_message();
-    self->read();
-  });
+  ws_.async_read_some(in_, read_step,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        if (ec) {
+                          // message_too_big: Beast has already failed the connection with 1009.
+                          self->peer_gone();
+                          return;
+                        }
+                        if (self->ws_.is_message_done()) self->on_message();
+                        self->read();
+                      });
 }
 
 void ws_connection::on_message() {
   activity();
   const std::string text = beast::buffers_to_string(in_.data());
   in_.consume(in_.size());
+  if (in_.capacity() > read_step) in_.shrink_to_fit();
   session* s = current_session();
   if (!s) return;  // ending: the client's words no longer matter
   hub& h = loop().sessions();

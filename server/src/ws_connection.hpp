@@ -17,6 +17,7 @@ class ws_connection final : public stream_connection,
                             public std::enable_shared_from_this<ws_connection> {
  public:
   static constexpr std::size_t max_client_frame = 4 * 1024;
+  static constexpr std::size_t read_step = 256;
 
   static void start(event_loop& loop, net_stream stream, server::connection_slot slot,
                     const client_params& params, http_request req, bool known_elsewhere);
