@@ -1,7 +1,7 @@
 // PROTOCOL.md section 4, WebSocket: client messages, frame limit, heartbeat, idle, slow consumers.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startServer, uid } from './harness.mjs';
+import { rawWebSocket, sleep, startServer, uid, wsFrame } from './harness.mjs';
 
 describe('client messages', () => {
   let srv;
@@ -61,6 +61,31 @@ describe('client messages', () => {
     const ch = await srv.publish({ channel: channels[31], data: 'big sub' });
     assert.equal((await c.next('message')).id, ch.id);
     await c.close();
+  });
+
+  test('a message in fragments, with a ping between them, arrives whole; 4 KiB bounds the whole message', async () => {
+    const user = uid('frag');
+    const c = await rawWebSocket(srv, { user });
+    await c.frames.next((f) => f.opcode === 1); // hello
+    const channels = Array.from({ length: 20 }, (_, i) => `f${i}`.padEnd(60, 'f'));
+    const text = JSON.stringify({ type: 'subscribe', channels });
+    const parts = [text.slice(0, 5), text.slice(5, 700), text.slice(700)];
+    c.socket.write(Buffer.concat([
+      wsFrame(1, parts[0], { fin: false }),
+      wsFrame(0, parts[1], { fin: false }),
+      wsFrame(9, 'between'),
+      wsFrame(0, parts[2]),
+      wsFrame(1, JSON.stringify({ type: 'ping' })),
+    ]));
+    assert.equal((await c.frames.next((f) => f.opcode === 10)).text, 'between');
+    assert.equal(JSON.parse((await c.frames.next((f) => f.opcode === 1)).text).type, 'pong');
+    const { id } = await srv.publish({ channel: channels[19], data: 'fragmented sub' });
+    assert.equal(JSON.parse((await c.frames.next((f) => f.opcode === 1)).text).id, id);
+    // Fragments of 2 KiB each are fine alone, but together the message is over 4 KiB.
+    c.socket.write(Buffer.concat([wsFrame(1, 'x'.repeat(2048), { fin: false }),
+      wsFrame(0, 'x'.repeat(2048), { fin: false }), wsFrame(0, 'x'.repeat(100))]));
+    assert.equal((await c.frames.next((f) => f.opcode === 8)).code, 1009);
+    await c.closed;
   });
 
   test('a client frame over 4 KiB is refused with close code 1009; others are not disturbed', async () => {
