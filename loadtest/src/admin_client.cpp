@@ -39,7 +39,7 @@ std::optional<admin_reply> admin_request(const connector& net, const target& ser
                 });
               });
   io.run();
-  close_stream(stream);
+  stream.close();
   if (!ok) return std::nullopt;
   return admin_reply{res.result_int(), std::move(res.body())};
 }

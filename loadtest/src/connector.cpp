@@ -11,10 +11,6 @@ namespace ringcast::load {
 namespace asio = boost::asio;
 using error_code = boost::system::error_code;
 
-void close_stream(net_stream& stream) {
-  if (stream.socket().is_open()) stream.close();
-}
-
 deadline::deadline(const asio::any_io_executor& ex) : state_(std::make_shared<state>(ex)) {}
 
 deadline::~deadline() {
@@ -31,7 +27,7 @@ void deadline::arm(net_stream& stream, std::chrono::steady_clock::duration after
   state_->timer.async_wait([s = state_, generation](error_code ec) {
     if (ec || s->generation != generation || !s->stream) return;
     s->expired = true;
-    close_stream(*std::exchange(s->stream, nullptr));
+    std::exchange(s->stream, nullptr)->close();
   });
 }
 

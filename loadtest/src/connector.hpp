@@ -21,11 +21,6 @@
 
 namespace ringcast::load {
 
-// Closes `stream` unless its socket is closed already. A TLS session knows its socket by
-// descriptor number only: a close_notify sent after the socket was closed would go to whichever
-// new connection got that number, so nothing may call net_stream::close() twice.
-void close_stream(net_stream& stream);
-
 // beast::tcp_stream's expires_after for a net_stream: when the time is up before cancel() (or the
 // next arm()), the stream is closed, which fails the operation under way on it; expired() then
 // tells that failure from the others. The stream must outlive the deadline or its cancel().
@@ -71,8 +66,8 @@ class connector {
 
   // Makes `stream`, a net_stream on a socket that is not open yet, a connection to `server` from
   // `source` (none: the kernel's choice). `stream` must live until `done` is called (have `done`
-  // hold its owner); closing it meanwhile (close_stream) makes the step under way fail. `done` is
-  // called once, never from inside connect().
+  // hold its owner); closing it meanwhile (net_stream::close) makes the step under way fail. `done`
+  // is called once, never from inside connect().
   void connect(net_stream& stream, const boost::asio::ip::tcp::endpoint& server,
                const std::optional<boost::asio::ip::address_v4>& source,
                std::chrono::steady_clock::duration timeout, handler done) const;

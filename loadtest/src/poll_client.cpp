@@ -79,7 +79,7 @@ void poll_client::drop() {
   conn_->abandoned = true;
   conn_->wait.cancel();
   conn_->reply_deadline.cancel();
-  close_stream(conn_->stream);
+  conn_->stream.close();
   conn_.reset();
 }
 

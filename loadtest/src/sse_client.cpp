@@ -95,7 +95,7 @@ void sse_client::drop() {
   if (!conn_) return;
   conn_->abandoned = true;
   conn_->header_deadline.cancel();
-  close_stream(conn_->stream);
+  conn_->stream.close();
   conn_.reset();
 }
 

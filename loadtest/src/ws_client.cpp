@@ -93,7 +93,7 @@ void ws_client::drop() {
   if (!conn_) return;
   conn_->abandoned = true;
   conn_->ping_timer.cancel();
-  close_stream(conn_->ws.next_layer());
+  conn_->ws.next_layer().close();
   conn_.reset();
 }
 
