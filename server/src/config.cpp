@@ -155,7 +155,9 @@ void resolve_tls(const po::variables_map& vm, config& cfg) {
   const bool cert = vm.count("tls-cert") > 0, key = vm.count("tls-key") > 0;
   if (cert != key) bad_flag(cert ? "tls-cert" : "tls-key", "needs --tls-cert and --tls-key both");
   if (!cert) return;
-  auto tls = tls_context::for_server(text_of(vm, "tls-cert"), text_of(vm, "tls-key"));
+  cfg.tls_cert_file = text_of(vm, "tls-cert");
+  cfg.tls_key_file = text_of(vm, "tls-key");
+  auto tls = tls_context::for_server(cfg.tls_cert_file, cfg.tls_key_file);
   if (!tls) throw flag_error("--tls-cert/--tls-key: " + tls.error);
   cfg.tls = std::make_shared<const tls_context>(std::move(*tls.value));
 }
@@ -246,7 +248,7 @@ po::options_description describe_flags() {
        "enable demo-only routes: POST /demo/token mints client tokens (with --client-secret)")  //
       ("tls-cert", po::value<std::string>()->value_name("FILE"),
        "serve HTTPS and WSS with this PEM certificate chain (server certificate first); "
-       "needs --tls-key")  //
+       "needs --tls-key; SIGHUP reads both files again")  //
       ("tls-key", po::value<std::string>()->value_name("FILE"),
        "the PEM private key of --tls-cert");
   return flags;

@@ -51,8 +51,11 @@ struct config {
   std::string client_secret;  // the HS256 secret, for POST /demo/token
   bool demo = false;          // --demo: demo-only routes (POST /demo/token)
 
-  // --tls-cert FILE --tls-key FILE: HTTPS and WSS on the listening port. Null: plaintext.
+  // --tls-cert FILE --tls-key FILE: HTTPS and WSS on the listening port. Null: plaintext. The
+  // files are read again on SIGHUP.
   std::shared_ptr<const tls_context> tls;
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 // How parsing ended: either a config to run with, or an exit status (0 after --help, 2 on a bad

@@ -35,7 +35,7 @@ std::string_view path_of(std::string_view target) {
 }  // namespace
 
 void http_connection::start(event_loop& loop, tcp::socket socket, slot_type slot) {
-  const auto& tls = loop.owner().settings().tls;
+  const auto tls = loop.owner().tls();
   if (!tls) {
     auto c = std::make_shared<http_connection>(loop, net_stream(std::move(socket)), std::move(slot),
                                                beast::flat_buffer{});

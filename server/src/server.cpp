@@ -8,6 +8,7 @@
 
 #include "listener.hpp"
 #include "log.hpp"
+#include "tls_context.hpp"
 
 namespace ringcast {
 
@@ -38,7 +39,7 @@ std::function<void(std::vector<std::size_t>)> summed(std::function<void(std::siz
 
 }  // namespace
 
-server::server(config cfg) : cfg_(std::move(cfg)), last_id_(first_floor_id()) {
+server::server(config cfg) : cfg_(std::move(cfg)), tls_(cfg_.tls), last_id_(first_floor_id()) {
   const auto epoch = std::chrono::steady_clock::now();
   for (unsigned i = 0; i < cfg_.threads; ++i) {
     loops_.push_back(std::make_unique<event_loop>(*this, i, epoch, last_id_));
@@ -162,6 +163,16 @@ int server::run() {
     log_info("signal {}: draining for {} ms", signal, cfg_.drain.count());
     begin_drain();
   });
+  // SIGHUP, which would otherwise end the process, re-reads the certificate (renewals).
+  boost::asio::signal_set hangup(loops_[0]->context(), SIGHUP);
+  std::function<void()> await_hangup = [&] {
+    hangup.async_wait([&](boost::system::error_code ec, int) {
+      if (ec) return;
+      reload_tls();
+      await_hangup();
+    });
+  };
+  await_hangup();
   if (clustered()) start_redis();
   listener_ = std::make_unique<listener>(*this);
   if (!listener_->open()) return 1;
@@ -174,6 +185,28 @@ int server::run() {
     loop->join();
   log_info("drained, exiting");
   return 0;
+}
+
+std::shared_ptr<const tls_context> server::tls() const {
+  std::lock_guard lock(tls_mutex_);
+  return tls_;
+}
+
+void server::reload_tls() {
+  if (!tls()) {
+    log_info("SIGHUP: nothing to reload (no --tls-cert)");
+    return;
+  }
+  auto fresh = tls_context::for_server(cfg_.tls_cert_file, cfg_.tls_key_file);
+  if (!fresh) {
+    log_warn("SIGHUP: keeping the current certificate: {}", fresh.error);
+    return;
+  }
+  {
+    std::lock_guard lock(tls_mutex_);
+    tls_ = std::make_shared<const tls_context>(std::move(*fresh.value));
+  }
+  log_info("SIGHUP: certificate reloaded from {}", cfg_.tls_cert_file);
 }
 
 void server::start_redis() {

@@ -56,6 +56,9 @@ class server {
   int run();
 
   const config& settings() const { return cfg_; }
+  // What new connections speak: TLS settings, or null for plaintext. SIGHUP reads --tls-cert and
+  // --tls-key again; connections already open keep the settings they started with.
+  std::shared_ptr<const tls_context> tls() const;
   event_loop& home_loop(std::string_view user, std::string_view sid);
   std::vector<std::unique_ptr<event_loop>>& loops() { return loops_; }
   bool draining() const { return draining_.load(std::memory_order_relaxed); }
@@ -115,6 +118,7 @@ class server {
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void post_to_all_loops_in_order(const std::function<void(event_loop&)>& task);
+  void reload_tls();
 
   config cfg_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
@@ -125,6 +129,9 @@ class server {
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;
   std::promise<void> drained_;
+
+  mutable std::mutex tls_mutex_;
+  std::shared_ptr<const tls_context> tls_;  // cfg_.tls, until a SIGHUP replaces it
 
   std::mutex sequencer_;  // ids are assigned and posted to every loop under it: order is id order
   std::uint64_t last_id_;

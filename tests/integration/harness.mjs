@@ -649,6 +649,7 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
     });
   });
   srv = new Server(proc, '127.0.0.1', port, token, full, certificate?.cert ?? null);
+  srv.certificate = certificate; // { certFile, keyFile, cert } with tls, else null
   srv.log = log;
   srv.exited = exited;
   srv.drainMs = parseDurationMs(drainArg ?? '5');

@@ -2,8 +2,10 @@
 // certificate made by this test; plaintext on the TLS port; the handshake timeout; bad flags.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import tls from 'node:tls';
-import { makeCertificate, rawConnect, runBinary, startServer, uid } from './harness.mjs';
+import { makeCertificate, rawConnect, runBinary, startServer, uid, waitFor } from './harness.mjs';
 
 describe('--tls-cert --tls-key, two threads', () => {
   let srv;
@@ -119,6 +121,56 @@ describe('--tls-cert --tls-key, two threads', () => {
     await srv.statsUntil((s) => s.expirations.tls_failed === s0.expirations.tls_failed + 1, 3000,
       'the failed handshake counted');
     assert.equal((await srv.get('/healthz')).status, 200);
+  });
+});
+
+// The SHA-256 fingerprint of the certificate a TLS server presents (trusting `ca`).
+async function servedFingerprint(srv, ca) {
+  const socket = tls.connect({ host: srv.host, port: srv.port, ca });
+  await new Promise((resolve, reject) => { socket.once('secureConnect', resolve); socket.once('error', reject); });
+  const { fingerprint256 } = socket.getPeerCertificate();
+  socket.destroy();
+  return fingerprint256;
+}
+
+describe('SIGHUP', () => {
+  test('reloads the certificate for new connections; open ones go on; a bad file keeps the old one', async () => {
+    const srv = await startServer([], { tls: true });
+    try {
+      const first = srv.certificate;
+      assert.equal(await servedFingerprint(srv, first.cert), new X509Certificate(first.cert).fingerprint256);
+      const user = uid('renew');
+      const open = await srv.wsHello({ user });
+
+      const renewed = makeCertificate();
+      copyFileSync(renewed.certFile, first.certFile);
+      copyFileSync(renewed.keyFile, first.keyFile);
+      srv.proc.kill('SIGHUP');
+      await waitFor(() => /certificate reloaded/u.test(srv.log), 3000, 'the reload log line');
+      srv.ca = renewed.cert;  // every later request of the harness trusts the new certificate
+      assert.equal(await servedFingerprint(srv, renewed.cert), new X509Certificate(renewed.cert).fingerprint256);
+      const { id } = await srv.publish({ user, data: 'after the renewal' });
+      assert.equal((await open.next('message')).id, id, 'a connection opened before the reload');
+
+      writeFileSync(first.keyFile, 'not a key');
+      srv.proc.kill('SIGHUP');
+      await waitFor(() => /keeping the current certificate/u.test(srv.log), 3000, 'the refusal log line');
+      assert.equal(await servedFingerprint(srv, renewed.cert), new X509Certificate(renewed.cert).fingerprint256);
+      assert.equal((await srv.get('/healthz')).status, 200);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test('is harmless without TLS: the server logs it and goes on', async () => {
+    const srv = await startServer([]);
+    try {
+      srv.proc.kill('SIGHUP');
+      await waitFor(() => /SIGHUP: nothing to reload/u.test(srv.log), 3000, 'the log line');
+      assert.equal((await srv.get('/healthz')).status, 200);
+    } finally {
+      await srv.stop();
+    }
   });
 });
 
