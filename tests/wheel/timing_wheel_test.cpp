@@ -264,6 +264,34 @@ TEST(TimingWheel, TickIsAtLeastOneNanosecond) {
   EXPECT_EQ(advance_recording(wheel, t0 + 3ns), (fired_list{{0, 3}}));
 }
 
+// The level is chosen by distance: a short timeout that crosses a big aligned boundary (here
+// 16 * 16 ticks) stays in level 1, so that boundary does not cascade every such node at once.
+TEST(TimingWheel, ATimeoutCrossingAnAlignedBoundaryStaysInTheLevelOfItsDistance) {
+  timing_wheel wheel(t0, one_tick, 16);
+  wheel.advance(at(16 * 16 - 5), [](timer_node&) {});
+  std::vector<timer_node> nodes(40);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    wheel.schedule(nodes[i], at(16 * 16 - 5 + 20 + i));  // 20..59 ticks away, due after tick 256
+  }
+  std::uint32_t above_level_1 = 0;
+  for (std::uint32_t level = 2; level < wheel.level_count(); ++level) {
+    for (std::uint32_t count : wheel.occupancy(level))
+      above_level_1 += count;
+  }
+  EXPECT_EQ(above_level_1, 0u);
+  // Tick 256 (the boundary) cascades only the block of 16 ticks that starts there: the one node
+  // due at 271, not all 40 (placed by the highest differing digit, all 40 would sit in level 2).
+  wheel.advance(at(16 * 16), [](timer_node&) {});
+  EXPECT_EQ(wheel.stats().cascaded, 1u);
+  std::vector<std::ptrdiff_t> fired;
+  wheel.advance(at(16 * 16 - 5 + 20 + 39),
+                [&](timer_node& n) { fired.push_back(&n - nodes.data()); });
+  ASSERT_EQ(fired.size(), nodes.size());
+  for (std::size_t i = 0; i < fired.size(); ++i)
+    EXPECT_EQ(fired[i], static_cast<std::ptrdiff_t>(i));  // in deadline order
+  EXPECT_EQ(wheel.stats().cascaded, nodes.size());        // each cascaded once, from level 1 to 0
+}
+
 TEST(TimingWheel, IntrospectionShowsOccupancyAndCounters) {
   timing_wheel wheel(t0, one_tick, 16);
   std::vector<timer_node> nodes(5);

@@ -53,12 +53,17 @@ std::uint64_t timing_wheel::tick_at_or_after(time_point t) const {
   return since % tick_ == duration::zero() ? whole : whole + 1;
 }
 
-// The level is the highest group of `bits_` bits in which the deadline differs from the current
-// tick: the node waits in that level until the current tick enters its block there.
+// The level comes from the distance to the deadline: level L holds nodes due in [S^L, S^(L+1))
+// ticks (S = slots), in the slot of the deadline's digit at L. Rings are circular: a node sits in
+// its slot until the next time the current tick enters a block of S^L ticks with that digit, which
+// is the start of the block holding its deadline, and is cascaded then. Placing by distance rather
+// than by the highest digit in which deadline and current tick differ keeps short timeouts out of
+// the high levels, so no aligned boundary (S^2, S^3, ...) makes everything cascade at once.
 std::uint32_t timing_wheel::slot_for(std::uint64_t deadline_tick) const {
-  const std::uint64_t differing = deadline_tick ^ current_tick_;
+  const std::uint64_t distance = deadline_tick - current_tick_;
   const std::uint32_t level =
-      differing == 0 ? 0 : static_cast<std::uint32_t>(63 - std::countl_zero(differing)) / bits_;
+      distance < slot_count_ ? 0
+                             : static_cast<std::uint32_t>(63 - std::countl_zero(distance)) / bits_;
   const auto index =
       static_cast<std::uint32_t>(deadline_tick >> (level * bits_)) & (slot_count_ - 1);
   return level * slot_count_ + index;
@@ -121,28 +126,47 @@ bool timing_wheel::cancel(timer_node& node) {
   return true;
 }
 
-// Every node in level L sits in a slot after the hand's position at L (it was placed there
-// because it differs from the current tick at L, and is cascaded when the hand reaches it), and
-// the first occupied slot of a lower level always comes before any of a higher level.
-std::optional<std::uint64_t> timing_wheel::next_work_tick() const {
-  for (std::uint32_t level = 0; level < levels_; ++level) {
-    const std::uint32_t shift = level * bits_;
-    const auto hand = static_cast<std::uint32_t>(current_tick_ >> shift) & (slot_count_ - 1);
-    const std::uint32_t from = hand + 1;
-    if (from >= slot_count_) continue;
-    const std::uint64_t* words = bitmap_.data() + std::size_t{level} * words_per_level_;
-    for (std::uint32_t word = from / 64; word < words_per_level_; ++word) {
-      std::uint64_t bits = words[word];
-      if (word == from / 64) bits &= ~std::uint64_t{0} << (from % 64);
-      if (bits == 0) continue;
-      const std::uint64_t index = word * 64 + static_cast<std::uint32_t>(std::countr_zero(bits));
-      const std::uint32_t block_shift = shift + bits_;
-      const std::uint64_t block_start =
-          block_shift >= 64 ? 0 : (current_tick_ >> block_shift) << block_shift;
-      return block_start + (index << shift);
-    }
+// The first occupied slot of `level` in [from, to), if any.
+std::optional<std::uint32_t> timing_wheel::first_occupied(std::uint32_t level, std::uint32_t from,
+                                                          std::uint32_t to) const {
+  const std::uint64_t* words = bitmap_.data() + std::size_t{level} * words_per_level_;
+  for (std::uint32_t word = from / 64; word * 64 < to; ++word) {
+    std::uint64_t bits = words[word];
+    if (word == from / 64) bits &= ~std::uint64_t{0} << (from % 64);
+    if (bits == 0) continue;
+    const auto index = word * 64 + static_cast<std::uint32_t>(std::countr_zero(bits));
+    return index < to ? std::optional(index) : std::nullopt;
   }
   return std::nullopt;
+}
+
+// Each level's next work is its first occupied slot after the hand, going round the ring: that
+// slot's moment is the next tick at which the current tick enters a block of S^L ticks with the
+// slot's digit. The earliest over the levels wins. A level's moments are multiples of S^L, so once
+// the earliest found is no later than the next such multiple, no higher level can come sooner.
+std::optional<std::uint64_t> timing_wheel::next_work_tick() const {
+  std::optional<std::uint64_t> earliest;
+  for (std::uint32_t level = 0; level < levels_; ++level) {
+    const std::uint32_t shift = level * bits_;
+    const std::uint32_t block_shift = shift + bits_;
+    const std::uint64_t next_boundary = ((current_tick_ >> shift) + 1) << shift;
+    if (earliest && *earliest <= next_boundary) break;
+    const auto hand = static_cast<std::uint32_t>(current_tick_ >> shift) & (slot_count_ - 1);
+    auto index = first_occupied(level, hand + 1, slot_count_);
+    bool next_revolution = false;
+    if (!index) {
+      index = first_occupied(level, 0, hand + 1);
+      next_revolution = true;
+    }
+    if (!index) continue;
+    const std::uint64_t block_start =
+        block_shift >= 64 ? 0 : (current_tick_ >> block_shift) << block_shift;
+    std::uint64_t tick = block_start + (std::uint64_t{*index} << shift);
+    // The top level spans every tick there is: its ring never comes round again.
+    if (next_revolution && block_shift < 64) tick += std::uint64_t{1} << block_shift;
+    if (!earliest || tick < *earliest) earliest = tick;
+  }
+  return earliest;
 }
 
 // A deadline near time_point::max() rounds up to a tick whose start time_point cannot hold.
@@ -165,9 +189,9 @@ bool timing_wheel::begin_next_tick(std::uint64_t target) {
     return false;
   }
   current_tick_ = *tick;
-  // Cascade every level whose block starts at this tick. The order does not matter: a node lands
-  // either in level 0's current slot or in a lower level at a non-zero slot, never in a slot that
-  // is itself being cascaded now (this tick's digit is zero in every level it is aligned to).
+  // Cascade every level whose block starts at this tick. The order does not matter: a node comes
+  // from a block that starts now, so it is due less than S^L ticks from now and lands in a lower
+  // level, in a slot other than the one cascading there (or in level 0's current slot, due now).
   for (std::uint32_t level = levels_ - 1; level > 0; --level) {
     const std::uint32_t shift = level * bits_;
     if ((current_tick_ & ((std::uint64_t{1} << shift) - 1)) != 0) continue;

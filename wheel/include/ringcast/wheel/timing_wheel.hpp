@@ -149,7 +149,8 @@ class timing_wheel {
   }
   void link(timer_node& node, std::uint32_t slot);
   void unlink(timer_node& node);
-  void insert(timer_node& node);
+  std::optional<std::uint32_t> first_occupied(std::uint32_t level, std::uint32_t from,
+                                              std::uint32_t to) const;
   std::optional<std::uint64_t> next_work_tick() const;
   bool begin_next_tick(std::uint64_t target);
   void cascade(std::uint32_t slot);
