@@ -47,12 +47,13 @@ std::string read_line(int fd) {
 // A forked worker: waits for "go", runs its clients, reports progress each second, then waits
 // for the publisher's ids, books losses against them and sends its result. Lines on `out`:
 // "P <progress json>" and finally "R <result json>".
-[[noreturn]] void worker_process(const options& opts, unsigned w, int in, int out) {
+[[noreturn]] void worker_process(const options& opts, const connector& net, unsigned w, int in,
+                                 int out) {
   char go = 0;
   if (::read(in, &go, 1) != 1) _exit(3);
   asio::io_context io;
   const auto [begin, end] = share(opts.clients, w, opts.procs);
-  worker clients(io, opts, begin, end, slice_for(w, opts.procs), opts.rate / opts.procs);
+  worker clients(io, opts, net, begin, end, slice_for(w, opts.procs), opts.rate / opts.procs);
   asio::steady_timer tick(io), stop(io);
   std::function<void()> report = [&] {
     tick.expires_after(std::chrono::seconds(1));
@@ -80,6 +81,8 @@ class coordinator {
   coordinator(const options& opts, run_facts& facts) : opts_(opts), facts_(facts) {}
 
   client_result run() {
+    // The TLS settings are read once, here: a worker that failed to read them could not say so.
+    const connector net(opts_);
     std::vector<int> to_child, from_child;
     std::vector<pid_t> pids;
     if (opts_.procs > 1) {
@@ -95,7 +98,7 @@ class coordinator {
             ::close(fd);
           for (int fd : from_child)
             ::close(fd);
-          worker_process(opts_, w, down[0], up[1]);
+          worker_process(opts_, net, w, down[0], up[1]);
         }
         ::close(down[0]), ::close(up[1]);
         to_child.push_back(down[1]);
@@ -111,7 +114,8 @@ class coordinator {
     asio::io_context io;
     std::unique_ptr<worker> local;
     if (opts_.procs == 1) {
-      local = std::make_unique<worker>(io, opts_, 0, opts_.clients, slice_for(0, 1), opts_.rate);
+      local =
+          std::make_unique<worker>(io, opts_, net, 0, opts_.clients, slice_for(0, 1), opts_.rate);
     }
     latest_.resize(opts_.procs);
     std::vector<std::optional<client_result>> results(opts_.procs);

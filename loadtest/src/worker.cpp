@@ -11,9 +11,9 @@ namespace ringcast::load {
 
 namespace asio = boost::asio;
 
-worker::worker(asio::io_context& io, const options& opts, std::size_t begin, std::size_t end,
-               source_slice sources, double rate)
-    : ctx_{io, opts, connector(opts), {}, {}}, rate_(rate), ramp_timer_(io), churn_timer_(io) {
+worker::worker(asio::io_context& io, const options& opts, connector net, std::size_t begin,
+               std::size_t end, source_slice sources, double rate)
+    : ctx_{io, opts, std::move(net), {}, {}}, rate_(rate), ramp_timer_(io), churn_timer_(io) {
   const auto kinds = assign_transports(opts.mix, end);
   // Idle choice counts ws clients globally so that every worker agrees on who is idle.
   std::size_t ws_ordinal = static_cast<std::size_t>(

@@ -15,8 +15,8 @@ namespace ringcast::load {
 // worker's share of --rate, churned at --churn, stopped at the end.
 class worker {
  public:
-  worker(boost::asio::io_context& io, const options& opts, std::size_t begin, std::size_t end,
-         source_slice sources, double rate);
+  worker(boost::asio::io_context& io, const options& opts, connector net, std::size_t begin,
+         std::size_t end, source_slice sources, double rate);
 
   void start();
   void stop();
