@@ -152,9 +152,10 @@ describe('heartbeat and idle timeout (--heartbeat 1 --idle-timeout 2)', { concur
   });
 });
 
-describe('slow consumer (--max-queue 8)', () => {
+// Over TLS as well: there a write waits inside OpenSSL (want-write) while the queue fills.
+for (const tls of [false, true]) describe(`slow consumer (--max-queue 8${tls ? ', TLS' : ''})`, () => {
   let srv;
-  before(async () => { srv = await startServer(['--max-queue', '8']); });
+  before(async () => { srv = await startServer(['--max-queue', '8'], { tls }); });
   after(async () => { await srv?.stop(); });
 
   test('a client that stops reading is closed; a well-behaved one gets every message', async () => {
