@@ -173,13 +173,15 @@ class write_attempt {
       const boost::asio::const_buffer b(*it);
       if (b.size() == 0) continue;
       if (++parts == 1) single_ = b;
-      if (parts == 2) gathered_.assign(static_cast<const char*>(single_.data()), single_.size());
+      if (parts == 2) {
+        gathered_.assign(static_cast<const char*>(single_.data()),
+                         std::min(single_.size(), max_record));
+      }
       if (parts >= 2 && gathered_.size() < max_record) {
         gathered_.append(static_cast<const char*>(b.data()),
                          std::min(b.size(), max_record - gathered_.size()));
       }
     }
-    if (gathered_.size() > max_record) gathered_.resize(max_record);
   }
   tls_step operator()(net_stream& s);
 

@@ -165,18 +165,30 @@ TEST_F(NetStreamTest, TlsCarriesDataLargerThanARecordBothWays) {
   EXPECT_EQ(transfer(server, client, big, io), big);
 }
 
+// Several buffers go out as one record of at most 16 KiB at a time, whatever their sizes.
 TEST_F(NetStreamTest, GatheredBuffersArriveInOrder) {
   auto [server, client] = tls_pair();
-  const std::string head = "head:", body = pattern(20 * 1024), tail = ":tail";
-  const std::array<asio::const_buffer, 3> parts{asio::buffer(head), asio::buffer(body),
-                                                asio::buffer(tail)};
-  std::string received(head.size() + body.size() + tail.size(), '\0');
-  std::optional<error_code> wrote, read;
-  asio::async_write(server, parts, [&](error_code ec, std::size_t) { wrote = ec; });
-  asio::async_read(client, asio::buffer(received), [&](error_code ec, std::size_t) { read = ec; });
-  run_until([&] { return wrote && read; });
-  EXPECT_FALSE(*wrote);
-  EXPECT_EQ(received, head + body + tail);
+  const std::vector<std::vector<std::string>> cases{
+      {"head:", pattern(20 * 1024), ":tail"},  // a small first part
+      {pattern(40 * 1024), "tail"},            // a first part over a record
+      {"a", "b", "", "c"},                     // an empty part among them
+  };
+  for (const auto& texts : cases) {
+    std::vector<asio::const_buffer> parts;
+    std::string whole;
+    for (const auto& t : texts) {
+      parts.push_back(asio::buffer(t));
+      whole += t;
+    }
+    std::string received(whole.size(), '\0');
+    std::optional<error_code> wrote, read;
+    asio::async_write(server, parts, [&](error_code ec, std::size_t) { wrote = ec; });
+    asio::async_read(client, asio::buffer(received),
+                     [&](error_code ec, std::size_t) { read = ec; });
+    run_until([&] { return wrote && read; });
+    EXPECT_FALSE(*wrote);
+    EXPECT_EQ(received, whole);
+  }
 }
 
 // The server hands each connection to its session's loop after the request was read: the TLS
