@@ -35,6 +35,13 @@ int select_http1(SSL*, const unsigned char** out, unsigned char* outlen, const u
   return SSL_TLSEXT_ERR_OK;
 }
 
+// A key file with a passphrase would make OpenSSL ask for it on the terminal, and a server must
+// not wait for a prompt: refuse, and note that it was asked for.
+int refuse_passphrase(char*, int, int, void* asked) {
+  *static_cast<bool*>(asked) = true;
+  return 0;
+}
+
 bool is_ip_address(const std::string& text) {
   unsigned char address[sizeof(in6_addr)];
   return inet_pton(AF_INET, text.c_str(), address) == 1 ||
@@ -91,8 +98,19 @@ parsed<tls_context> tls_context::for_server(const std::string& cert_file,
   if (!ctx) return parsed<tls_context>::fail(drain_error_text());
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert_file.c_str()) != 1)
     return parsed<tls_context>::fail(fmt::format("{}: {}", cert_file, drain_error_text()));
-  if (SSL_CTX_use_PrivateKey_file(ctx.get(), key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
-      SSL_CTX_check_private_key(ctx.get()) != 1) {
+  bool passphrase_asked = false;
+  SSL_CTX_set_default_passwd_cb(ctx.get(), refuse_passphrase);
+  SSL_CTX_set_default_passwd_cb_userdata(ctx.get(), &passphrase_asked);
+  const bool key_loaded =
+      SSL_CTX_use_PrivateKey_file(ctx.get(), key_file.c_str(), SSL_FILETYPE_PEM) == 1;
+  SSL_CTX_set_default_passwd_cb_userdata(ctx.get(), nullptr);
+  if (passphrase_asked) {
+    ERR_clear_error();
+    return parsed<tls_context>::fail(fmt::format(
+        "{}: the key is encrypted; give it without a passphrase (openssl pkey -in {} -out FILE)",
+        key_file, key_file));
+  }
+  if (!key_loaded || SSL_CTX_check_private_key(ctx.get()) != 1) {
     if (ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH) {
       ERR_clear_error();
       return parsed<tls_context>::fail(

@@ -2,6 +2,7 @@
 // certificate made by this test; plaintext on the TLS port; the handshake timeout; bad flags.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import tls from 'node:tls';
@@ -175,10 +176,15 @@ describe('SIGHUP', () => {
 });
 
 describe('TLS flags', () => {
-  test('--tls-cert needs --tls-key, and unreadable or mismatched files exit 2 naming the file', async () => {
+  test('--tls-cert needs --tls-key, and unreadable, encrypted or mismatched files exit 2 naming the file', async () => {
     const a = makeCertificate();
     const b = makeCertificate();
+    // A key with a passphrase must be refused, not prompted for (a server has no one to ask).
+    const encrypted = a.keyFile.replace(/key\.pem$/u, 'encrypted.pem');
+    execFileSync('openssl', ['pkey', '-in', a.keyFile, '-aes256', '-passout', 'pass:secret',
+      '-out', encrypted], { stdio: 'pipe' });
     const cases = [
+      [['--tls-cert', a.certFile, '--tls-key', encrypted], /encrypted\.pem: the key is encrypted/u],
       [['--tls-cert', a.certFile], /--tls-cert: needs --tls-cert and --tls-key both/u],
       [['--tls-key', a.keyFile], /--tls-key: needs --tls-cert and --tls-key both/u],
       [['--tls-cert', '/nonexistent/cert.pem', '--tls-key', a.keyFile], /\/nonexistent\/cert\.pem/u],
