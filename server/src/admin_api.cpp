@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <boost/beast/http/field.hpp>
 
+#include "client_auth.hpp"
 #include "server.hpp"
 #include "snapshot_format.hpp"
 
@@ -22,9 +23,8 @@ bool same_token(std::string_view given, std::string_view expected) {
 namespace {
 
 bool authorized(const http_request& req, const std::string& token) {
-  const auto header = req[http::field::authorization];
-  constexpr std::string_view scheme = "Bearer ";
-  return header.starts_with(scheme) && same_token(header.substr(scheme.size()), token);
+  const auto given = bearer_token(req[http::field::authorization]);
+  return given && same_token(*given, token);
 }
 
 http_response method_not_allowed(const http_request& req, std::string_view allow) {
@@ -62,10 +62,7 @@ void handle_operations(event_loop& loop, const http_request& req,
   if (!known)
     return reply(error_response(http_status::not_found, "not_found", "no such path", req));
   if (!authorized(req, srv.settings().admin_token)) {
-    auto res = error_response(http_status::unauthorized, "unauthorized",
-                              "Authorization: Bearer <admin token> required", req);
-    res.set(http::field::www_authenticate, "Bearer");
-    return reply(std::move(res));
+    return reply(unauthorized_response("Authorization: Bearer <admin token> required", req));
   }
   if (path == "/admin/stats") {
     if (req.method() != http::verb::get) return reply(method_not_allowed(req, "GET"));

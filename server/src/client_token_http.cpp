@@ -14,32 +14,23 @@ namespace ringcast {
 
 namespace http = boost::beast::http;
 
-namespace {
-
-http_response unauthorized(std::string_view why, const http_request& req) {
-  auto res = error_response(http_status::unauthorized, "unauthorized", why, req);
-  res.set(http::field::www_authenticate, "Bearer");
-  return res;
-}
-
-}  // namespace
-
 std::optional<http_response> check_client_token(const token_verifier& tokens,
                                                 const http_request& req, client_params& params) {
   std::string_view token = params.token;
   if (token.empty()) {
     if (auto header = req.find(http::field::authorization); header != req.end()) {
       const auto bearer = bearer_token(header->value());
-      if (!bearer) return unauthorized("Authorization: expected 'Bearer <token>'", req);
+      if (!bearer) return unauthorized_response("Authorization: expected 'Bearer <token>'", req);
       token = *bearer;
     }
   }
-  if (token.empty()) return unauthorized("token: required (token= or Authorization: Bearer)", req);
+  if (token.empty())
+    return unauthorized_response("token: required (token= or Authorization: Bearer)", req);
   const auto wall_now = std::chrono::system_clock::now();
   const auto now_s =
       std::chrono::duration_cast<std::chrono::seconds>(wall_now.time_since_epoch()).count();
   auto claims = tokens.verify(token, now_s);
-  if (!claims) return unauthorized(claims.error, req);
+  if (!claims) return unauthorized_response(claims.error, req);
   if (auto why = apply_claims(*claims.value, params))
     return error_response(http_status::forbidden, "forbidden", *why, req);
   if (claims.value->exp) {

@@ -141,9 +141,6 @@ void http_connection::close_now() {
 void http_connection::close() {
   closing_ = true;
   loop_.remove_idle(*this);
-  stream_.send_close_notify();
-  beast::error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
   stream_.close();
 }
 

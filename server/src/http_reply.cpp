@@ -33,4 +33,10 @@ http_response error_response(http_status status, std::string_view code, std::str
                        req);
 }
 
+http_response unauthorized_response(std::string_view message, const http_request& req) {
+  auto res = error_response(http_status::unauthorized, "unauthorized", message, req);
+  res.set(boost::beast::http::field::www_authenticate, "Bearer");
+  return res;
+}
+
 }  // namespace ringcast

@@ -19,5 +19,7 @@ http_response json_response(http_status status, std::string body, const http_req
 // {"error":"<code>","message":"..."}
 http_response error_response(http_status status, std::string_view code, std::string_view message,
                              const http_request& req);
+// 401 {"error":"unauthorized",...} with the `WWW-Authenticate: Bearer` challenge.
+http_response unauthorized_response(std::string_view message, const http_request& req);
 
 }  // namespace ringcast

@@ -112,6 +112,7 @@ void net_stream::send_close_notify() {
 void net_stream::close() {
   send_close_notify();
   boost::system::error_code ignored;
+  socket_.shutdown(socket_type::shutdown_both, ignored);
   socket_.close(ignored);
 }
 

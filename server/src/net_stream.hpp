@@ -67,7 +67,7 @@ class net_stream {
 
   // TLS: tells the peer the stream ends, if the socket takes the alert now (never waits).
   void send_close_notify();
-  void close();  // send_close_notify(), then close the socket
+  void close();  // send_close_notify(), then shut the socket down both ways and close it
 
   // The socket became readable while nothing was reading it (a held long-poll): did the peer
   // send data, hang up, or send only TLS housekeeping?

@@ -34,8 +34,6 @@ class tls_context {
   // as SNI and, when verifying, checked against the certificate.
   tls_session new_session(int fd, const std::string& server_name = {}) const;
 
-  bool verifies_peer() const { return verifies_peer_; }
-
  private:
   struct ctx_free {
     void operator()(ssl_ctx_st* ctx) const noexcept;

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "parse_config_run.hpp"
+
 #include <jwt.h>
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -312,23 +314,6 @@ TEST(ApplyClaims, Channels) {
 
 // ---- flags ----
 
-struct run_config {
-  config_outcome outcome;
-  std::string err;
-  explicit run_config(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-    std::vector<const char*> argv{"ringcast", "--admin-token", "t"};
-    for (const auto& a : args)
-      argv.push_back(a.c_str());
-    std::ostringstream out, errors;
-    outcome = parse_config(static_cast<int>(argv.size()), argv.data(), out, errors,
-                           [&env](const char* name) -> const char* {
-                             const auto it = env.find(name);
-                             return it == env.end() ? nullptr : it->second.c_str();
-                           });
-    err = errors.str();
-  }
-};
-
 std::string write_file(const std::string& name, const std::string& text) {
   const auto path = std::filesystem::temp_directory_path() / name;
   std::ofstream(path) << text;
@@ -336,27 +321,27 @@ std::string write_file(const std::string& name, const std::string& text) {
 }
 
 TEST(ClientTokenFlags, OpenByDefault) {
-  const run_config r({});
+  const test::run r({});
   ASSERT_TRUE(r.outcome.cfg) << r.err;
   EXPECT_EQ(r.outcome.cfg->client_tokens, nullptr);
   EXPECT_FALSE(r.outcome.cfg->demo);
 }
 
 TEST(ClientTokenFlags, SecretFromFlagOrEnvironment) {
-  const run_config flag({"--client-secret", "s3cret", "--demo"});
+  const test::run flag({"--client-secret", "s3cret", "--demo"});
   ASSERT_TRUE(flag.outcome.cfg) << flag.err;
   EXPECT_EQ(flag.outcome.cfg->client_tokens->algorithm(), "HS256");
   EXPECT_EQ(flag.outcome.cfg->client_secret, "s3cret");
   EXPECT_TRUE(flag.outcome.cfg->demo);
 
-  const run_config env({}, {{"RINGCAST_CLIENT_SECRET", "from-env"}});
+  const test::run env({}, {{"RINGCAST_CLIENT_SECRET", "from-env"}});
   ASSERT_TRUE(env.outcome.cfg) << env.err;
   EXPECT_EQ(env.outcome.cfg->client_secret, "from-env");
 }
 
 TEST(ClientTokenFlags, PublicKeyFile) {
   const std::string path = write_file("ringcast_client_auth_rsa.pem", rsa_key().public_pem);
-  const run_config r({"--client-public-key", path, "--require-exp"});
+  const test::run r({"--client-public-key", path, "--require-exp"});
   ASSERT_TRUE(r.outcome.cfg) << r.err;
   const auto& v = *r.outcome.cfg->client_tokens;
   EXPECT_EQ(v.algorithm(), "RS256");
@@ -367,7 +352,7 @@ TEST(ClientTokenFlags, PublicKeyFile) {
 
 TEST(ClientTokenFlags, Errors) {
   auto error_of = [](std::vector<std::string> args) {
-    const run_config r(std::move(args));
+    const test::run r(std::move(args));
     EXPECT_FALSE(r.outcome.cfg);
     EXPECT_EQ(r.outcome.exit_status, 2);
     return r.err;

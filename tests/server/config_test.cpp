@@ -8,33 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include "parse_config_run.hpp"
+
 namespace ringcast {
 namespace {
 
 using std::chrono::milliseconds;
-
-// Runs parse_config on "ringcast <args...>" with a fake environment.
-struct run {
-  config_outcome outcome;
-  std::string out;
-  std::string err;
-
-  explicit run(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-    std::vector<const char*> argv{"ringcast"};
-    for (const auto& a : args)
-      argv.push_back(a.c_str());
-    std::ostringstream out_stream, err_stream;
-    outcome = parse_config(static_cast<int>(argv.size()), argv.data(), out_stream, err_stream,
-                           [&env](const char* name) -> const char* {
-                             const auto it = env.find(name);
-                             return it == env.end() ? nullptr : it->second.c_str();
-                           });
-    out = out_stream.str();
-    err = err_stream.str();
-  }
-
-  const config& cfg() const { return outcome.cfg.value(); }
-};
+using test::run;
 
 // A run that must fail with exactly this line on stderr.
 void expect_error(std::vector<std::string> args, const std::string& line) {
