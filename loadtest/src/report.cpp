@@ -15,6 +15,16 @@ double ms(std::uint64_t us) {
   return static_cast<double>(us) / 1000.0;
 }
 
+// Memory that grew from `before` to `after` (none if it shrank), in KiB.
+std::uint64_t grown_kb(std::uint64_t before, std::uint64_t after) {
+  return after > before ? after - before : 0;
+}
+
+// KiB spread over `connections`, in bytes each.
+double bytes_per(std::uint64_t kb, std::uint64_t connections) {
+  return connections ? static_cast<double>(kb) * 1024.0 / static_cast<double>(connections) : 0.0;
+}
+
 json::object latency(const histogram& h) {
   return {{"count", h.count()},          {"p50", ms(h.percentile(50))},
           {"p90", ms(h.percentile(90))}, {"p99", ms(h.percentile(99))},
@@ -95,29 +105,19 @@ json::object make_report(const options& opts, const client_result& r, const run_
   if (f.rss_base && f.rss_peak) {
     server["rss_base_kb"] = f.rss_base->rss_kb;
     server["rss_peak_kb"] = f.rss_peak->rss_kb;
-    const auto grown =
-        f.rss_peak->rss_kb > f.rss_base->rss_kb ? f.rss_peak->rss_kb - f.rss_base->rss_kb : 0;
     server["rss_per_connection_bytes"] =
-        f.peak_connected ? static_cast<double>(grown) * 1024.0 / f.peak_connected : 0.0;
+        bytes_per(grown_kb(f.rss_base->rss_kb, f.rss_peak->rss_kb), f.peak_connected);
   }
   if (f.rss_base && f.rss_connected) {
     // Before the first publish: what a connected client costs with nothing in flight.
     server["rss_connected_kb"] = f.rss_connected->rss_kb;
     server["connected_at_publish"] = f.connected_at_publish;
-    const auto grown = f.rss_connected->rss_kb > f.rss_base->rss_kb
-                           ? f.rss_connected->rss_kb - f.rss_base->rss_kb
-                           : 0;
-    const auto per_conn = [&](std::uint64_t kb) {
-      return f.connected_at_publish
-                 ? static_cast<double>(kb) * 1024.0 / static_cast<double>(f.connected_at_publish)
-                 : 0.0;
-    };
-    server["rss_per_idle_connection_bytes"] = per_conn(grown);
+    server["rss_per_idle_connection_bytes"] =
+        bytes_per(grown_kb(f.rss_base->rss_kb, f.rss_connected->rss_kb), f.connected_at_publish);
     server["pss_base_kb"] = f.rss_base->pss_kb;
     server["pss_connected_kb"] = f.rss_connected->pss_kb;
-    server["pss_per_idle_connection_bytes"] = per_conn(
-        f.rss_connected->pss_kb > f.rss_base->pss_kb ? f.rss_connected->pss_kb - f.rss_base->pss_kb
-                                                     : 0);
+    server["pss_per_idle_connection_bytes"] =
+        bytes_per(grown_kb(f.rss_base->pss_kb, f.rss_connected->pss_kb), f.connected_at_publish);
   }
   if (f.cpu_start && f.cpu_end) {
     const double cpu = f.cpu_end->cpu_s - f.cpu_start->cpu_s;
