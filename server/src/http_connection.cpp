@@ -334,7 +334,7 @@ void http_connection::watch_for_hangup() {
           case net_stream::readable_state::data:
             return;  // a pipelined request: it is read after the reply
           case net_stream::readable_state::nothing:
-            self->watch_for_hangup();  // TLS housekeeping (a session ticket, a key update)
+            self->watch_for_hangup();  // TLS housekeeping, or a stale wake-up
             return;
           case net_stream::readable_state::closed:
             self->abandon_poll();

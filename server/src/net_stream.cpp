@@ -117,10 +117,15 @@ void net_stream::close() {
 }
 
 net_stream::readable_state net_stream::probe_readable() {
-  boost::system::error_code ec;
   if (!tls_) {
-    const std::size_t waiting = socket_.available(ec);
-    return !ec && waiting > 0 ? readable_state::data : readable_state::closed;
+    // A readiness report can be stale (edge-triggered epoll reports data that an earlier read
+    // already took), so only a peek that returns 0 proves the peer hung up.
+    char peeked = 0;
+    const ssize_t n = ::recv(socket_.native_handle(), &peeked, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) return readable_state::data;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+      return readable_state::nothing;
+    return readable_state::closed;
   }
   if (SSL_pending(tls_.get()) > 0) return readable_state::data;
   unsigned char peeked = 0;

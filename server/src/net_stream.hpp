@@ -70,7 +70,7 @@ class net_stream {
   void close();  // send_close_notify(), then shut the socket down both ways and close it
 
   // The socket became readable while nothing was reading it (a held long-poll): did the peer
-  // send data, hang up, or send only TLS housekeeping?
+  // send data, hang up, or nothing after all (TLS housekeeping, or a stale readiness report)?
   enum class readable_state { data, closed, nothing };
   readable_state probe_readable();
 

@@ -295,8 +295,10 @@ TEST_F(NetStreamTest, ProbeTellsDataFromHangUp) {
     EXPECT_EQ(server.probe_readable(), net_stream::readable_state::closed) << notify;
   }
   {
+    // A stale readiness report (nothing to read, peer still there) is not a hang-up.
     auto [s, c] = connected_pair();
     net_stream server(std::move(s));
+    EXPECT_EQ(server.probe_readable(), net_stream::readable_state::nothing);
     c.close();
     std::optional<error_code> readable;
     server.socket().async_wait(tcp::socket::wait_read, [&](error_code ec) { readable = ec; });
