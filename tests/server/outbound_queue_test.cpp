@@ -5,7 +5,9 @@
 namespace ringcast {
 namespace {
 
-outbound text(std::string t) { return {nullptr, std::move(t)}; }
+outbound text(std::string t) {
+  return {nullptr, std::move(t)};
+}
 
 TEST(OutboundQueue, FirstInFirstOut) {
   outbound_queue q;
@@ -29,7 +31,8 @@ TEST(OutboundQueue, KeepsOrderAcrossCompactionOfAQueueThatNeverDrains) {
     EXPECT_EQ(q.take_front().text, std::to_string(next_out++));
   }
   EXPECT_EQ(q.size(), 1000u);
-  while (!q.empty()) EXPECT_EQ(q.take_front().text, std::to_string(next_out++));
+  while (!q.empty())
+    EXPECT_EQ(q.take_front().text, std::to_string(next_out++));
   EXPECT_EQ(next_out, next_in);
 }
 
