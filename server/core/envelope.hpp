@@ -1,4 +1,4 @@
-// The server -> client envelopes other than `message` (PROTOCOL.md section 3).
+// The server -> client envelopes other than `message` (docs/protocol.md, "Envelopes (server → client)").
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The last N messages of one event loop, for resume by id (PROTOCOL.md section 2).
+// The last N messages of one event loop, for resume by id (docs/protocol.md, "Message ids and resume").
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 //
 // No networking here: connections reach the hub through `subscriber`, and time is passed in, so
 // the whole session life cycle is unit-tested with a simulated clock (tests/server/hub_test.cpp).
-// Every timeout of PROTOCOL.md section 5 except the handshake is this hub's session node:
+// Every timeout of docs/protocol.md, "Timeouts and keep-alive" except the handshake is this hub's session node:
 //   detached session      -> session TTL
 //   held long-poll        -> poll timeout
 //   WebSocket / SSE       -> the earliest of heartbeat, idle (WebSocket only), max connection age

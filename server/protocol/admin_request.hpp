@@ -1,4 +1,4 @@
-// Bodies of the admin API (PROTOCOL.md section 6).
+// Bodies of the admin API (docs/protocol.md, "Admin and operations").
 #pragma once
 
 #include <optional>

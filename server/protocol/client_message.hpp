@@ -1,4 +1,4 @@
-// Messages a WebSocket client may send (PROTOCOL.md section 4).
+// Messages a WebSocket client may send (docs/protocol.md, "WebSocket").
 #pragma once
 
 #include <cstdint>

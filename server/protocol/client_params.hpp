@@ -1,4 +1,4 @@
-// The query parameters every client endpoint (/ws, /sse, /poll) takes; PROTOCOL.md sections 1-2.
+// The query parameters every client endpoint (/ws, /sse, /poll) takes; docs/protocol.md, "Sessions" and "Message ids and resume".
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// HTTP responses with JSON bodies, including the error shape of PROTOCOL.md section 6.
+// HTTP responses with JSON bodies, including the error shape of docs/protocol.md, "Admin and operations".
 #pragma once
 
 #include <boost/beast/http/message.hpp>

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runBinary as run } from './harness.mjs';
 
-// flag -> accepted spellings of its default (PROTOCOL.md sections 4-6).
+// flag -> accepted spellings of its default (docs/protocol.md and docs/operations.md).
 const FLAGS = {
   '--listen': /127\.0\.0\.1:8080/,
   '--history': /1000/,

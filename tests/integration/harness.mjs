@@ -1,4 +1,4 @@
-// Test harness for the ringcast integration suite (PROTOCOL.md is the spec).
+// Test harness for the ringcast integration suite (docs/protocol.md is the spec).
 //
 // startServer(args) spawns the server binary ($RINGCAST_BIN, default build/server/ringcast) on
 // `--listen 127.0.0.1:0 --admin-token <random>` plus short timeouts, reads the port from the

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 2: ids, addressing, resume with since / Last-Event-ID, gap.
+// docs/protocol.md, "Message ids and resume": ids, addressing, resume with since / Last-Event-ID, gap.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertIncreasing, startServer, uid } from './harness.mjs';

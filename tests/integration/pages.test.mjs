@@ -1,4 +1,4 @@
-// PROTOCOL.md section 7: the demo and admin pages, served with no internet.
+// docs/protocol.md, "Pages": the demo and admin pages, served with no internet.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from './harness.mjs';

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 4, long-poll.
+// docs/protocol.md, "Long-poll".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';

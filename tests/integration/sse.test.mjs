@@ -1,4 +1,4 @@
-// PROTOCOL.md section 4, Server-Sent Events.
+// docs/protocol.md, "Server-Sent Events".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, uid } from './harness.mjs';

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 5: session TTL, handshake timeout, max connection age (each a short flag).
+// docs/protocol.md, "Timeouts and keep-alive": session TTL, handshake timeout, max connection age (each a short flag).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { rawConnect, sleep, startServer, uid } from './harness.mjs';

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 4, WebSocket: client messages, frame limit, heartbeat, idle, slow consumers.
+// docs/protocol.md, "WebSocket": client messages, frame limit, heartbeat, idle, slow consumers.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { rawWebSocket, sleep, startServer, uid, wsFrame } from './harness.mjs';
