@@ -123,11 +123,15 @@ TEST(HttpConnection, KeepAliveIsAnnouncedAndEndsAtItsTimeout) {
   auto res = read_response(c, buffer);
   EXPECT_EQ(res.result(), http::status::ok);
   EXPECT_EQ(res[http::field::keep_alive], "timeout=2");
+  // The client may see the reply before the server has re-armed the connection's deadline.
+  auto waiting_for_next_request = [&] { return loop.idle_connections() == 1; };
 
+  ASSERT_TRUE(eventually(loop, waiting_for_next_request));
   loop.advance(2s - 10ms);  // one tick short: still open, the next request is served
   send(c, get("/healthz"));
   EXPECT_EQ(read_response(c, buffer).result(), http::status::ok);
 
+  ASSERT_TRUE(eventually(loop, waiting_for_next_request));
   loop.advance(2s + 10ms);  // the keep-alive timeout since that reply, and at most one tick
   EXPECT_TRUE(closed_by_server(c));
   // Not reusing a keep-alive connection is no expiration.

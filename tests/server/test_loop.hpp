@@ -77,6 +77,8 @@ class test_loop final : public connection_context {
   std::uint16_t port() const { return port_; }
   // Connections accepted and not yet closed.
   std::size_t open_connections() const { return limit_.open(); }
+  // Connections waiting for a request (on the loop's thread only: use run()).
+  std::size_t idle_connections() const { return idle_.size(); }
   // A blocking client socket connected to the listener, with a 5 s receive timeout.
   boost::asio::ip::tcp::socket connect();
 
