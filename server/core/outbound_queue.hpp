@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,17 +22,18 @@ class outbound_queue {
   bool empty() const { return head_ == items_.size(); }
   std::size_t size() const { return items_.size() - head_; }
   void push_back(outbound item) { items_.push_back(std::move(item)); }
-  // Removes and returns the oldest item. (Items move when the vector grows, so a write must be
-  // given a taken item, never a reference into the queue.)
-  outbound take_front() {
-    outbound item = std::move(items_[head_++]);
+  // The items, oldest first, for a gathered write. (Items move when the vector grows: the view is
+  // good until the next push_back.)
+  std::span<const outbound> items() const { return {items_.data() + head_, items_.size() - head_}; }
+  // Removes the `n` oldest items (those a write finished).
+  void pop_front(std::size_t n) {
+    head_ += n;
     if (empty()) {
       clear();
     } else if (head_ >= 64 && head_ * 2 >= items_.size()) {  // a queue that never drains
       items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
     }
-    return item;
   }
   void clear() {
     items_.clear();
@@ -40,7 +42,7 @@ class outbound_queue {
 
  private:
   std::vector<outbound> items_;
-  std::size_t head_ = 0;  // items_[0, head_) were taken
+  std::size_t head_ = 0;  // items_[0, head_) were written
 };
 
 }  // namespace ringcast

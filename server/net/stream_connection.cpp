@@ -88,7 +88,8 @@ void stream_connection::write_next() {
     if (ending_) close_after_notice(*ending_);
     return;
   }
-  in_flight_ = queue_.take_front();
+  in_flight_ = queue_.items().front();
+  queue_.pop_front(1);
   write(*in_flight_);
 }
 
