@@ -59,6 +59,7 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
   m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{},"data":{}}})", id,
                         label, ts_ms, data_json);
   m->sse_prefix = fmt::format("id: {}\nevent: message\ndata: ", id);
+  m->ws_header = ws::text_frame_header(m->json.size());
   // Every held poll answered with this message gets these same bytes.
   m->poll_body =
       fmt::format(R"({{"type":"messages","messages":[{}],"last_id":{},"gap":false}})", m->json, id);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "admin_request.hpp"
+#include "ws_codec.hpp"
 
 namespace ringcast {
 
@@ -33,6 +34,7 @@ struct message {
   std::string json;        // the whole {"type":"message",...} envelope
   std::string sse_prefix;  // "id: <id>\nevent: message\ndata: " (the event: prefix + json + "\n\n")
   std::string poll_body;   // a long-poll reply carrying just this message
+  ws::frame_header ws_header;  // of the WebSocket text frame whose payload is `json`
 };
 
 using message_ptr = std::shared_ptr<const message>;

@@ -1,14 +1,12 @@
 #include "sse_connection.hpp"
 
 #include <boost/asio/buffer.hpp>
-#include <boost/asio/write.hpp>
 
 #include <fmt/format.h>
 
 namespace ringcast {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
 
 namespace {
 
@@ -28,53 +26,48 @@ constexpr std::string_view end_of_event = "\n\n";
 void sse_connection::start(connection_context& ctx, connection_parts parts,
                            const admission& admitted, bool known_elsewhere) {
   auto c = std::make_shared<sse_connection>(ctx, std::move(parts));
-  c->send_text(response_head(admitted.request));
+  c->send_framed(response_head(admitted.request));
   c->attach(admitted.params, known_elsewhere);
   c->watch_for_close();
 }
 
 sse_connection::sse_connection(connection_context& ctx, connection_parts parts)
-    : stream_connection(ctx, std::move(parts.slot)), stream_(std::move(parts.stream)) {}
+    : stream_connection(ctx, std::move(parts)) {}
 
-void sse_connection::watch_for_close() {
-  stream_.async_read_some(asio::buffer(discard_),
-                          [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                            if (ec) {
-                              self->peer_gone();
-                              self->abort();
-                              return;
-                            }
-                            self->watch_for_close();
-                          });
+void sse_connection::heartbeat() {
+  send_framed(": hb\n\n");
 }
 
-void sse_connection::write(const outbound& item) {
-  auto done = [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    self->write_done(ec);
-  };
-  if (item.msg) {
-    const std::array<asio::const_buffer, 3> frame{asio::buffer(item.msg->sse_prefix),
-                                                  asio::buffer(item.msg->json),
-                                                  asio::buffer(end_of_event)};
-    asio::async_write(stream_, frame, std::move(done));
-  } else {
-    asio::async_write(stream_, asio::buffer(item.text), std::move(done));
-  }
+void sse_connection::watch_for_close() {
+  std::array<char, 512> discard;
+  boost::system::error_code ec;
+  do {
+    stream().read_now(asio::buffer(discard), ec);
+  } while (!ec);
+  if (ec != asio::error::would_block) return peer_gone();
+  stream().async_wait_readable([self = self()](boost::system::error_code wait_ec) {
+    if (wait_ec == asio::error::operation_aborted) return;  // closed meanwhile
+    if (wait_ec) return self->peer_gone();
+    self->watch_for_close();
+  });
+}
+
+std::size_t sse_connection::message_buffers(const message& m, frame_buffers& out) const {
+  out[0] = asio::buffer(m.sse_prefix);
+  out[1] = asio::buffer(m.json);
+  out[2] = asio::buffer(end_of_event);
+  return 3;
 }
 
 std::string sse_connection::frame(std::string_view event, std::string_view json,
-                                  std::optional<std::uint32_t> retry_ms) {
+                                  std::optional<std::uint32_t> retry_ms) const {
   return sse_event(event, json, retry_ms);
 }
 
-void sse_connection::close_after_notice(ending) {
-  stream_.send_close_notify();
-  beast::error_code ignored;
-  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
-}
-
-void sse_connection::abort() {
-  stream_.close();
+void sse_connection::close_when_written() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  stream().shutdown_send();
 }
 
 }  // namespace ringcast

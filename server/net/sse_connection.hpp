@@ -1,9 +1,8 @@
-// A Server-Sent Events client (docs/protocol.md, "Server-Sent Events"): an HTTP response that never
-// ends on its own, carrying `hello`, then `id:`/`event: message` events, `: hb` comments, and a
-// final `reconnect` or `close` event.
+// A Server-Sent Events client (docs/protocol.md, "Server-Sent Events"): an HTTP response that
+// never ends on its own, carrying `hello`, then `id:`/`event: message` events, `: hb` comments,
+// and a final `reconnect` or `close` event. A message goes out as its shared prefix and envelope.
 #pragma once
 
-#include <array>
 #include <memory>
 
 #include "admission.hpp"
@@ -12,26 +11,28 @@
 
 namespace ringcast {
 
-class sse_connection final : public stream_connection,
-                             public std::enable_shared_from_this<sse_connection> {
+class sse_connection final : public stream_connection {
  public:
   static void start(connection_context& ctx, connection_parts parts, const admission& admitted,
                     bool known_elsewhere);
   sse_connection(connection_context& ctx, connection_parts parts);
 
   transport kind() const override { return transport::sse; }
-  void heartbeat() override { send_text(": hb\n\n"); }
+  void heartbeat() override;
 
  private:
+  // A client has nothing to say on an event stream: what it sends is dropped until it hangs up.
   void watch_for_close();
-  void write(const outbound& item) override;
-  void close_after_notice(ending why) override;
-  void abort() override;
-  std::string frame(std::string_view event, std::string_view json,
-                    std::optional<std::uint32_t> retry_ms) override;
+  std::shared_ptr<sse_connection> self() {
+    return std::static_pointer_cast<sse_connection>(shared_from_this());
+  }
 
-  net_stream stream_;
-  std::array<char, 512> discard_{};  // a client has nothing to say on an event stream
+  std::size_t message_buffers(const message& m, frame_buffers& out) const override;
+  std::string frame(std::string_view event, std::string_view json,
+                    std::optional<std::uint32_t> retry_ms) const override;
+  void close_when_written() override;
+
+  bool shut_down_ = false;
 };
 
 }  // namespace ringcast

@@ -3,7 +3,10 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstring>
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -107,6 +110,54 @@ void net_stream::send_close_notify() {
   ERR_clear_error();
   SSL_shutdown(tls_.get());
   ERR_clear_error();
+}
+
+std::size_t net_stream::finish_now(const detail::tls_step& step, boost::system::error_code& ec,
+                                   socket_type::wait_type& waits_for) {
+  if (step.fatal) tls_failed_ = true;
+  ec = step.ec;
+  if (step.then == detail::tls_step::next::done) return step.bytes;
+  ec = boost::asio::error::would_block;
+  waits_for = step.then == detail::tls_step::next::wait_read ? socket_type::wait_read
+                                                             : socket_type::wait_write;
+  return 0;
+}
+
+std::size_t net_stream::read_now(boost::asio::mutable_buffer buffer,
+                                 boost::system::error_code& ec) {
+  if (!tls_) {
+    if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
+    const std::size_t n = socket_.read_some(buffer, ec);
+    if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
+      ec = boost::asio::error::would_block;
+      read_waits_for_ = socket_type::wait_read;
+    }
+    return n;
+  }
+  return finish_now(detail::tls_read(tls_.get(), buffer.data(), buffer.size()), ec,
+                    read_waits_for_);
+}
+
+std::size_t net_stream::write_record_now(const boost::asio::const_buffer* parts, std::size_t count,
+                                         boost::system::error_code& ec) {
+  if (count <= 1 || parts[0].size() >= detail::max_tls_record) {
+    const boost::asio::const_buffer b = count == 0 ? boost::asio::const_buffer() : parts[0];
+    return finish_now(detail::tls_write(tls_.get(), b.data(), b.size()), ec, write_waits_for_);
+  }
+  std::array<char, detail::max_tls_record> record;
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < count && size < record.size(); ++i) {
+    const std::size_t n = std::min(parts[i].size(), record.size() - size);
+    std::memcpy(record.data() + size, parts[i].data(), n);
+    size += n;
+  }
+  return finish_now(detail::tls_write(tls_.get(), record.data(), size), ec, write_waits_for_);
+}
+
+void net_stream::shutdown_send() {
+  send_close_notify();
+  boost::system::error_code ignored;
+  socket_.shutdown(socket_type::shutdown_send, ignored);
 }
 
 void net_stream::close() {

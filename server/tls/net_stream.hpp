@@ -13,6 +13,7 @@
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -41,6 +42,9 @@ template <bool WithBytes, class Attempt>
 class tls_op;
 class write_attempt;
 
+// The most plaintext one TLS record carries.
+constexpr std::size_t max_tls_record = 16 * 1024;
+
 }  // namespace detail
 
 class net_stream {
@@ -65,8 +69,30 @@ class net_stream {
   template <class Token>
   auto async_handshake(Token&& token);
 
+  // Reads and writes that never wait and never post, for connections that keep no operation
+  // pending while idle: what the socket takes or gives now, else boost::asio::error::would_block,
+  // after which async_wait_readable / async_wait_writable wait for the readiness that read or
+  // write needs (with TLS a read may need the socket writable, and a write readable).
+  // Read until would_block before waiting: OpenSSL can hold decrypted bytes the socket no longer
+  // signals. Under TLS several buffers go out as one record (up to 16 KiB), and after a
+  // would_block the next write_now must start with the same bytes (OpenSSL finishes the record
+  // it began); more may follow them.
+  std::size_t read_now(boost::asio::mutable_buffer buffer, boost::system::error_code& ec);
+  template <class ConstBuffers>
+  std::size_t write_now(const ConstBuffers& buffers, boost::system::error_code& ec);
+  template <class Handler>
+  void async_wait_readable(Handler&& handler) {
+    socket_.async_wait(read_waits_for_, std::forward<Handler>(handler));
+  }
+  template <class Handler>
+  void async_wait_writable(Handler&& handler) {
+    socket_.async_wait(write_waits_for_, std::forward<Handler>(handler));
+  }
+
   // TLS: tells the peer the stream ends, if the socket takes the alert now (never waits).
   void send_close_notify();
+  // Ends our direction of the stream (close_notify first with TLS); reads go on.
+  void shutdown_send();
   void close();  // send_close_notify(), then shut the socket down both ways and close it
 
   // The socket became readable while nothing was reading it (a held long-poll): did the peer
@@ -91,8 +117,15 @@ class net_stream {
   friend class detail::tls_op;
   friend class detail::write_attempt;
 
+  std::size_t finish_now(const detail::tls_step& step, boost::system::error_code& ec,
+                         socket_type::wait_type& waits_for);
+  std::size_t write_record_now(const boost::asio::const_buffer* parts, std::size_t count,
+                               boost::system::error_code& ec);
+
   socket_type socket_;
   tls_session tls_;  // null: plain TCP
+  socket_type::wait_type read_waits_for_ = socket_type::wait_read;
+  socket_type::wait_type write_waits_for_ = socket_type::wait_write;
   bool tls_failed_ = false;
   bool close_notified_ = false;
   bool first_byte_checked_ = false;
@@ -166,7 +199,6 @@ class write_attempt {
  public:
   template <class ConstBuffers>
   explicit write_attempt(const ConstBuffers& buffers) {
-    constexpr std::size_t max_record = 16 * 1024;
     std::size_t parts = 0;
     for (auto it = boost::asio::buffer_sequence_begin(buffers);
          it != boost::asio::buffer_sequence_end(buffers); ++it) {
@@ -175,11 +207,11 @@ class write_attempt {
       if (++parts == 1) single_ = b;
       if (parts == 2) {
         gathered_.assign(static_cast<const char*>(single_.data()),
-                         std::min(single_.size(), max_record));
+                         std::min(single_.size(), max_tls_record));
       }
-      if (parts >= 2 && gathered_.size() < max_record) {
+      if (parts >= 2 && gathered_.size() < max_tls_record) {
         gathered_.append(static_cast<const char*>(b.data()),
-                         std::min(b.size(), max_record - gathered_.size()));
+                         std::min(b.size(), max_tls_record - gathered_.size()));
       }
     }
   }
@@ -234,6 +266,32 @@ auto net_stream::async_handshake(Token&& token) {
   };
   return boost::asio::async_compose<Token, signature>(
       detail::tls_op<false, decltype(attempt)>(*this, attempt), token, socket_);
+}
+
+template <class ConstBuffers>
+std::size_t net_stream::write_now(const ConstBuffers& buffers, boost::system::error_code& ec) {
+  if (!tls_) {
+    if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
+    const std::size_t n = socket_.write_some(buffers, ec);
+    if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
+      ec = boost::asio::error::would_block;
+      write_waits_for_ = socket_type::wait_write;
+    }
+    return n;
+  }
+  // The first buffers, as many as one record takes (copied into one on the stack, not the heap).
+  std::array<boost::asio::const_buffer, 16> parts;
+  std::size_t count = 0, bytes = 0;
+  for (auto it = boost::asio::buffer_sequence_begin(buffers);
+       it != boost::asio::buffer_sequence_end(buffers) && count < parts.size() &&
+       bytes < detail::max_tls_record;
+       ++it) {
+    const boost::asio::const_buffer b(*it);
+    if (b.size() == 0) continue;
+    parts[count++] = b;
+    bytes += b.size();
+  }
+  return write_record_now(parts.data(), count, ec);
 }
 
 // Beast's WebSocket close ends with a teardown of the stream beneath it, found by name lookup.

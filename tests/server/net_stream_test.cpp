@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <openssl/ec.h>
@@ -336,6 +337,226 @@ TEST_F(NetStreamTest, BeastWebSocketRunsOverTlsAndClosesCleanly) {
   run_until([&] { return closed && client_read; });
   EXPECT_FALSE(*closed) << closed->message();
   EXPECT_EQ(*client_read, websocket::error::closed);
+}
+
+// ---- read_now / write_now: no operation pending, no buffer held while waiting ----
+
+// What read_now gives before it would block (never waits).
+std::string read_available(net_stream& s) {
+  std::string got;
+  char chunk[4096];
+  for (;;) {
+    error_code ec;
+    const std::size_t n = s.read_now(asio::buffer(chunk), ec);
+    if (ec) {
+      EXPECT_EQ(ec, asio::error::would_block) << ec.message();
+      return got;
+    }
+    got.append(chunk, n);
+  }
+}
+
+// Reads with read_now, waiting with async_wait_readable between tries, until `size` bytes came.
+std::string read_all_now(net_stream& s, std::size_t size, asio::io_context& io,
+                         int* would_blocks = nullptr) {
+  std::string got;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (got.size() < size && std::chrono::steady_clock::now() < give_up) {
+    got += read_available(s);
+    if (got.size() >= size) break;
+    if (would_blocks) ++*would_blocks;
+    bool ready = false;
+    s.async_wait_readable([&](error_code) { ready = true; });
+    io.restart();
+    while (!ready)
+      io.run_for(std::chrono::milliseconds(10));
+  }
+  return got;
+}
+
+// A stream of "head:" + body messages, each written as two buffers. The peer does not read:
+// write_now takes what the socket buffers, then says would_block; once the peer reads, writing
+// goes on from the byte where it stopped, and the peer gets every byte in order.
+void fill_then_resume(net_stream& writer, net_stream& reader, asio::io_context& io,
+                      const std::string& body) {
+  const std::string head = "head:";
+  const std::size_t message = head.size() + body.size();
+  std::size_t written = 0;
+  const auto rest = [&] {  // the current message from byte `written` on
+    std::array<asio::const_buffer, 2> parts{asio::buffer(head), asio::buffer(body)};
+    std::size_t skip = written % message;
+    for (auto& b : parts) {
+      const std::size_t cut = std::min(skip, b.size());
+      b += cut;
+      skip -= cut;
+    }
+    return parts;
+  };
+  error_code ec;
+  bool partial = false;
+  for (;;) {
+    const auto parts = rest();
+    const std::size_t n = writer.write_now(parts, ec);
+    if (ec) break;
+    partial = partial || n < asio::buffer_size(parts);
+    written += n;
+    ASSERT_LT(written, std::size_t{1} << 30) << "the peer's socket never filled";
+  }
+  ASSERT_EQ(ec, asio::error::would_block) << ec.message();
+  EXPECT_TRUE(partial);
+
+  const std::size_t total = (written / message + 1) * message;  // the message cut short, whole
+  std::string received;
+  bool waiting = false, writable = false;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (written < total && std::chrono::steady_clock::now() < give_up) {
+    received += read_available(reader);
+    if (!waiting) {
+      waiting = true;
+      writer.async_wait_writable([&](error_code e) {
+        waiting = false;
+        writable = !e;
+      });
+    }
+    io.restart();
+    io.run_for(std::chrono::milliseconds(5));
+    if (!writable) continue;
+    writable = false;
+    const std::size_t n = writer.write_now(rest(), ec);
+    ASSERT_TRUE(!ec || ec == asio::error::would_block) << ec.message();
+    if (!ec) written += n;
+  }
+  ASSERT_EQ(written, total);
+  while (waiting)  // the wait refers to locals: let it finish
+    io.run_for(std::chrono::milliseconds(5));
+  received += read_all_now(reader, total - received.size(), io);
+  ASSERT_EQ(received.size(), total);
+  for (std::size_t at = 0; at < total; at += message)
+    ASSERT_EQ(received.compare(at, message, head + body), 0) << "message at " << at;
+}
+
+TEST_F(NetStreamTest, ReadNowSaysWouldBlockThenReadsWhatCame) {
+  for (const bool tls : {false, true}) {
+    std::optional<net_stream> server, client;
+    if (tls) {
+      auto [s, c] = tls_pair();
+      server.emplace(std::move(s));
+      client.emplace(std::move(c));
+    } else {
+      auto [s, c] = connected_pair();
+      server.emplace(std::move(s));
+      client.emplace(std::move(c));
+    }
+    char buffer[64];
+    error_code ec;
+    EXPECT_EQ(server->read_now(asio::buffer(buffer), ec), 0u);
+    EXPECT_EQ(ec, asio::error::would_block) << tls;
+    error_code write_ec;
+    const std::string hello = "hello";
+    EXPECT_EQ(client->write_now(asio::buffer(hello), write_ec), hello.size());
+    EXPECT_FALSE(write_ec) << write_ec.message();
+    int would_blocks = 0;
+    EXPECT_EQ(read_all_now(*server, hello.size(), io, &would_blocks), hello) << tls;
+    // The peer leaves: end of stream (TLS: close_notify, then the FIN).
+    client->close();
+    std::string rest = "x";
+    for (int i = 0; i < 100 && rest.size() == 1; ++i) {
+      const std::size_t n = server->read_now(asio::buffer(buffer), ec);
+      if (ec != asio::error::would_block) break;
+      bool ready = false;
+      server->async_wait_readable([&](error_code) { ready = true; });
+      run_until([&] { return ready; });
+      EXPECT_EQ(n, 0u);
+    }
+    EXPECT_EQ(ec, asio::error::eof) << tls << " " << ec.message();
+  }
+}
+
+TEST_F(NetStreamTest, WriteNowStopsWhenThePeerDoesNotReadAndResumes) {
+  {
+    auto [s, c] = connected_pair();
+    net_stream server(std::move(s)), client(std::move(c));
+    fill_then_resume(server, client, io, pattern(64 * 1024));
+  }
+  {
+    auto [server, client] = tls_pair();
+    fill_then_resume(server, client, io, pattern(64 * 1024));
+  }
+}
+
+// A frame's header and payload go as one TLS record, not one record each.
+TEST_F(NetStreamTest, WriteNowGathersBuffersIntoOneTlsRecord) {
+  auto [s, c] = connected_pair();
+  const int server_fd = s.native_handle(), client_fd = c.native_handle();
+  net_stream server(std::move(s), server_tls->new_session(server_fd));
+  net_stream client(std::move(c), client_tls->new_session(client_fd, "127.0.0.1"));
+  std::optional<error_code> server_ec, client_ec;
+  server.async_handshake([&](error_code ec) { server_ec = ec; });
+  client.async_handshake([&](error_code ec) { client_ec = ec; });
+  run_until([&] { return server_ec && client_ec; });
+  // Whatever the server sent after the handshake (session tickets) is read raw and dropped.
+  const auto drain = [&] {
+    std::string raw;
+    char chunk[4096];
+    for (int quiet = 0; quiet < 5;) {
+      const ssize_t n = ::recv(client_fd, chunk, sizeof chunk, MSG_DONTWAIT);
+      if (n > 0) {
+        raw.append(chunk, n);
+        quiet = 0;
+        continue;
+      }
+      ++quiet;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return raw;
+  };
+  drain();
+  const std::string header = "\x81\x64", payload = pattern(100);
+  const std::array<asio::const_buffer, 3> parts{asio::buffer(header), asio::const_buffer(),
+                                                asio::buffer(payload)};
+  error_code ec;
+  EXPECT_EQ(server.write_now(parts, ec), header.size() + payload.size());
+  ASSERT_FALSE(ec) << ec.message();
+  const std::string raw = drain();
+  // One application-data record: type 23, then its length, then that many bytes.
+  ASSERT_GE(raw.size(), 5u);
+  EXPECT_EQ(raw[0], 23);
+  const std::size_t length =
+      static_cast<unsigned char>(raw[3]) << 8 | static_cast<unsigned char>(raw[4]);
+  EXPECT_EQ(raw.size(), 5 + length);
+  EXPECT_GE(length, header.size() + payload.size());
+}
+
+TEST_F(NetStreamTest, ShutdownSendEndsOurSideAndKeepsReading) {
+  for (const bool tls : {false, true}) {
+    std::optional<net_stream> server, client;
+    if (tls) {
+      auto [s, c] = tls_pair();
+      server.emplace(std::move(s));
+      client.emplace(std::move(c));
+    } else {
+      auto [s, c] = connected_pair();
+      server.emplace(std::move(s));
+      client.emplace(std::move(c));
+    }
+    server->shutdown_send();
+    char buffer[16];
+    error_code ec;
+    std::size_t n = 0;
+    for (int i = 0; i < 100; ++i) {
+      n = client->read_now(asio::buffer(buffer), ec);
+      if (ec != asio::error::would_block) break;
+      bool ready = false;
+      client->async_wait_readable([&](error_code) { ready = true; });
+      run_until([&] { return ready; });
+    }
+    EXPECT_EQ(ec, asio::error::eof) << tls << " " << ec.message();
+    // The other direction still works.
+    const std::string late = "late";
+    EXPECT_EQ(client->write_now(asio::buffer(late), ec), late.size()) << tls;
+    EXPECT_EQ(read_all_now(*server, late.size(), io), late) << tls;
+    EXPECT_EQ(n, 0u);
+  }
 }
 
 }  // namespace
