@@ -461,7 +461,7 @@ class bare_sender {
       std::uint64_t length = p[1] & 0x7f;
       std::size_t at = 2;
       const std::size_t extra = length == 126 ? 2 : length == 127 ? 8 : 0;
-      if (c.in.size() < at + extra + 4) break;
+      if (c.in.size() < at + extra) break;
       if (extra) {
         length = 0;
         for (std::size_t i = 0; i < extra; ++i)
