@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  launchBrowser, openStore, screenshot, skipReason, startServer, uniqueUser,
+  launchBrowser, openStore, screenshot, startServer, uniqueUser,
 } from './support.mjs';
 
-describe('admin page', { skip: skipReason }, () => {
+describe('admin page', () => {
   let server;
   let browser;
   let admin;

@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  USE_FAKE, launchBrowser, openStore, screenshot, skipReason, startServer, uniqueUser,
+  fakeSkip, launchBrowser, openStore, screenshot, startServer, uniqueUser,
 } from './support.mjs';
 
 const ids = (page) =>
   page.$$eval('#promotions li', (items) => items.map((li) => Number(li.dataset.id)).reverse());
 
-describe('storefront', { skip: skipReason }, () => {
+describe('storefront', () => {
   let server;
   let browser;
 
@@ -114,7 +114,7 @@ describe('storefront', { skip: skipReason }, () => {
   });
 });
 
-describe('storefront under server-driven reconnects', { skip: skipReason ?? (USE_FAKE && 'the stand-in has no --max-connection-age') }, () => {
+describe('storefront under server-driven reconnects', { skip: fakeSkip('the stand-in has no --max-connection-age') }, () => {
   test('WebSocket rebalanced every second loses and repeats nothing', async () => {
     const server = await startServer(['--max-connection-age', '1s']);
     const browser = await launchBrowser();
