@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  fakeSkip, launchBrowser, openStore, screenshot, startServer, uniqueUser,
+  fakeSkip, launchBrowser, openStore, screenshot, startServer, uniqueUser, wsRoundTrip,
 } from './support.mjs';
 
 const ids = (page) =>
@@ -79,14 +79,14 @@ describe('storefront', () => {
     const user = uniqueUser('toggle');
     const page = await openStore(browser.context, server.url, { user, transport: 'ws' });
     await page.uncheck('#channel-gree');
-    await page.waitForTimeout(300); // the unsubscribe message travels on the socket
+    await wsRoundTrip(page); // the server has read the unsubscribe
     const hidden = (await server.publish({ channel: 'gree', data: { title: 'not for you' } })).id;
     const marker = (await server.publish({ user, data: { title: 'marker' } })).id;
     await page.locator(`#promotions li[data-id="${marker}"]`).waitFor();
     assert.equal(await page.locator(`#promotions li[data-id="${hidden}"]`).count(), 0);
 
     await page.check('#channel-gree');
-    await page.waitForTimeout(300);
+    await wsRoundTrip(page); // and the subscribe
     const shown = (await server.publish({ channel: 'gree', data: { title: 'for you again' } })).id;
     await page.locator(`#promotions li[data-id="${shown}"]`).waitFor();
     await page.close();

@@ -162,11 +162,29 @@ export async function launchBrowser({ ignoreHTTPSErrors = false } = {}) {
 /** Opens the storefront as `user` and waits until its client is connected. */
 export async function openStore(context, url, { user, transport = 'auto', channels }) {
   const page = await context.newPage();
+  // The page's WebSockets, newest last, for wsRoundTrip.
+  page.sockets = [];
+  page.on('websocket', (ws) => page.sockets.push(ws));
   const query = new URLSearchParams({ user, transport });
   if (channels) query.set('channels', channels.join(','));
   await page.goto(`${url}/?${query}`);
   await page.locator('#status[data-state="open"]').waitFor({ timeout: 15000 });
   return page;
+}
+
+/**
+ * A ping/pong round trip on the storefront client's own WebSocket: the server answers a ping only
+ * after it has read everything the client sent before it (a subscribe or unsubscribe, say).
+ */
+export async function wsRoundTrip(page) {
+  const ws = page.sockets.at(-1);
+  if (!ws) throw new Error('the page has no WebSocket');
+  const pong = ws.waitForEvent('framereceived', {
+    predicate: (frame) => /"type":"pong"/.test(String(frame.payload)),
+    timeout: 5000,
+  });
+  await page.evaluate(() => window.ringcast.conn.send({ type: 'ping' }));
+  await pong;
 }
 
 /**

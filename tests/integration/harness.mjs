@@ -63,6 +63,43 @@ export function query(params = {}) {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+// Timeouts on the wired server (docs/protocol.md, "Timeouts and keep-alive"): each fires at its
+// time or at most one --tick-ms later, never early. A test measures from the moment the client
+// sees the timeout start (a hello, a connect, a reply), so it allows:
+//   EARLY_MARGIN_MS          the client sees that moment up to this much after the server did (a
+//                            loopback hop and the test process's event loop);
+//   SCHEDULING_ALLOWANCE_MS  on top of the one tick: the server's loop reaching the expiry, the
+//                            client hearing of it, on 2 cores shared with compilers, under ASan or
+//                            TSan (measured: plain 2-15 ms, sanitizers up to about 100 ms).
+// With the base --tick-ms 20 a 1 s timeout must land in [950, 1020 + 250] ms: a server whose
+// wiring is two dozen ticks late, or one tick early, fails.
+export const EARLY_MARGIN_MS = 50;
+export const SCHEDULING_ALLOWANCE_MS = 250;
+
+// The latest a timeout of `timeoutMs` may be seen on `srv`, measured as above (+ extraMs when the
+// test can only look every so often, e.g. polling /admin/stats).
+export function latestMs(srv, timeoutMs, extraMs = 0) {
+  return timeoutMs + srv.tickMs + SCHEDULING_ALLOWANCE_MS + extraMs;
+}
+
+// Asserts that a timeout of `timeoutMs` was seen `dt` ms after it started: never early, at most one
+// tick late plus the allowance.
+export function assertOnTime(srv, dt, timeoutMs, what, extraMs = 0) {
+  assert.ok(dt >= timeoutMs - EARLY_MARGIN_MS,
+    `${what} after ${dt} ms: early (timeout ${timeoutMs} ms)`);
+  const latest = latestMs(srv, timeoutMs, extraMs);
+  assert.ok(dt <= latest,
+    `${what} after ${dt} ms: late (timeout ${timeoutMs} ms + tick ${srv.tickMs} ms + allowance ${SCHEDULING_ALLOWANCE_MS + extraMs} ms = ${latest} ms)`);
+}
+
+// When a message was received (Date.now()), for the WebSocket and SSE clients' items.
+const receivedAt = new WeakMap();
+export function arrivedAt(item) {
+  const at = receivedAt.get(item);
+  assert.ok(at !== undefined, `no arrival time for ${JSON.stringify(item)}`);
+  return at;
+}
+
 let uniq = 0;
 // A fresh identifier, unique within this process (tests share servers within a file).
 export function uid(prefix = 'u') {
@@ -99,6 +136,7 @@ export class Inbox {
   }
 
   push(item) {
+    if (item !== null && typeof item === 'object') receivedAt.set(item, Date.now());
     this.items.push(item);
     this.#wake();
   }
@@ -463,6 +501,7 @@ export class Server {
   async wsHello(params, opts, timeoutMs = 3000) {
     const c = await this.ws(params, opts);
     c.hello = await c.next('hello', timeoutMs);
+    c.helloAt = arrivedAt(c.hello);
     return c;
   }
 
@@ -494,7 +533,9 @@ export class Server {
   async sseHello(params, headers = {}, timeoutMs = 3000) {
     const c = await this.sse(params, headers);
     assert.equal(c.status, 200, `sse refused: ${c.status} ${c.body}`);
-    c.hello = (await c.next('hello', timeoutMs)).json;
+    const event = await c.next('hello', timeoutMs);
+    c.hello = event.json;
+    c.helloAt = arrivedAt(event);
     return c;
   }
 
@@ -544,6 +585,23 @@ export class Server {
       e.message += `; last stats: ${JSON.stringify({ ...last, wheel: undefined })}`;
       throw e;
     }
+  }
+
+  // How long an absence check waits once it has synchronised: a few ticks past the latest moment
+  // anything already under way could still be sent (a tick and the scheduling allowance).
+  get quietMs() { return latestMs(this, 5 * this.tickMs); }
+
+  // Asserts that `client` (srv.ws or srv.sse, connected as `user`) gets no message beyond those
+  // already taken: a marker published to `user` must be the very next message (whatever the server
+  // had queued for the client comes before it), and nothing may follow it for quietMs. The
+  // marker's id is returned; the client's cursor is past it.
+  async expectNoMoreMessages(client, user, what = 'no more messages') {
+    const marker = await this.publish({ user, data: { marker: what } });
+    const next = await client.next('message', 5000);
+    const envelope = next.json ?? next;
+    assert.equal(envelope.id, marker.id, `${what}: ${JSON.stringify(envelope)} came before the marker`);
+    await client.none('message', this.quietMs);
+    return marker.id;
   }
 
   closeClients() {
@@ -658,6 +716,7 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
   srv.exited = exited;
   srv.outputClosed = outputClosed;
   srv.drainMs = parseDurationMs(drainArg ?? '5');
+  srv.tickMs = Number(full[full.lastIndexOf('--tick-ms') + 1]);
   // Wait until it answers.
   await waitFor(async () => {
     try {
