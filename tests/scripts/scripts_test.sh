@@ -39,6 +39,23 @@ expect_refused plain RINGCAST_FAKE=1
 expect_refused plain RINGCAST_WEB_ROOT=web
 expect_refused plain RINGCAST_BIN=/bin/true
 
+# .ci/run runs every stage with the real binaries whatever the environment says: a stand-in
+# scripts/test.sh beside a copy of it reports what it was given.
+mkdir -p "$work/ci/.ci" "$work/ci/scripts"
+cp "$root/.ci/run" "$work/ci/.ci/run"
+cat >"$work/ci/scripts/test.sh" <<'SH'
+#!/usr/bin/env bash
+echo "stages=${RINGCAST_TEST_STAGES-unset} fake=${RINGCAST_FAKE-unset} web_root=${RINGCAST_WEB_ROOT-unset} bin=${RINGCAST_BIN-unset} fuzz_seconds=${FUZZ_SECONDS-unset}"
+SH
+chmod +x "$work/ci/scripts/test.sh"
+got=$(RINGCAST_TEST_STAGES=plain RINGCAST_FAKE=1 RINGCAST_WEB_ROOT=web RINGCAST_BIN=/bin/true \
+  FUZZ_SECONDS=1 bash "$work/ci/.ci/run")
+if [[ $got == "stages=unset fake=unset web_root=unset bin=unset fuzz_seconds=unset" ]]; then
+  echo "ok: .ci/run clears the stage list and the developer-only switches"
+else
+  fail ".ci/run passed on: $got"
+fi
+
 # Every line that runs ctest (not a comment) asks it to fail on an empty selection.
 while IFS= read -r hit; do
   [[ $hit == *--no-tests=error* ]] || fail "ctest without --no-tests=error: $hit"
