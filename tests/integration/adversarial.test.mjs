@@ -81,7 +81,9 @@ describe('adversarial clients', () => {
       clearInterval(trickle);
       for (const s of conns) s.destroy();
     }
-    assert.ok(i >= 40, `only ${i} bytes trickled before the close`);
+    // The trickle went on while the server waited (a byte every 20 ms when the machine keeps up;
+    // on a loaded one the interval fires less often, so only a clear minimum is asked).
+    assert.ok(i >= 10, `only ${i} bytes trickled before the close`);
     assert.deepEqual(received, conns.map(() => ''), 'a trickled request was answered');
     const s1 = await srv.stats();
     assert.ok(s1.expirations.handshake >= s0.expirations.handshake + 10, JSON.stringify(s1.expirations));

@@ -68,13 +68,22 @@ export function query(params = {}) {
 // sees the timeout start (a hello, a connect, a reply), so it allows:
 //   EARLY_MARGIN_MS          the client sees that moment up to this much after the server did (a
 //                            loopback hop and the test process's event loop);
-//   SCHEDULING_ALLOWANCE_MS  on top of the one tick: the server's loop reaching the expiry, the
-//                            client hearing of it, on 2 cores shared with compilers, under ASan or
-//                            TSan (measured: plain 2-15 ms, sanitizers up to about 100 ms).
-// With the base --tick-ms 20 a 1 s timeout must land in [950, 1020 + 250] ms: a server whose
-// wiring is two dozen ticks late, or one tick early, fails.
+//   SCHEDULING_ALLOWANCE_MS  on top of the one tick: the server's loop reaching the expiry and the
+//                            client hearing of it, on 2 cores shared with compilers. Stated per
+//                            build, since a sanitizer slows every step: plain 100 ms, ASan + UBSan
+//                            150 ms, TSan 250 ms (measured with --tick-ms 20 on this machine under
+//                            load: the whole lateness, tick included, was at most 63 ms plain).
+// With the base --tick-ms 20 a 1 s timeout must land in [950, 1020 + allowance] ms: a server whose
+// wiring is a handful of ticks late, or one tick early, fails.
 export const EARLY_MARGIN_MS = 50;
-export const SCHEDULING_ALLOWANCE_MS = 250;
+export const SANITIZER = (() => {
+  if (!existsSync(BIN)) return 'none';
+  const image = readFileSync(BIN);
+  if (image.includes('ThreadSanitizer')) return 'thread';
+  if (image.includes('AddressSanitizer')) return 'address';
+  return 'none';
+})();
+export const SCHEDULING_ALLOWANCE_MS = { none: 100, address: 150, thread: 250 }[SANITIZER];
 
 // The latest a timeout of `timeoutMs` may be seen on `srv`, measured as above (+ extraMs when the
 // test can only look every so often, e.g. polling /admin/stats).
@@ -89,7 +98,7 @@ export function assertOnTime(srv, dt, timeoutMs, what, extraMs = 0) {
     `${what} after ${dt} ms: early (timeout ${timeoutMs} ms)`);
   const latest = latestMs(srv, timeoutMs, extraMs);
   assert.ok(dt <= latest,
-    `${what} after ${dt} ms: late (timeout ${timeoutMs} ms + tick ${srv.tickMs} ms + allowance ${SCHEDULING_ALLOWANCE_MS + extraMs} ms = ${latest} ms)`);
+    `${what} after ${dt} ms: late (timeout ${timeoutMs} ms + tick ${srv.tickMs} ms + allowance ${SCHEDULING_ALLOWANCE_MS + extraMs} ms (${SANITIZER} build) = ${latest} ms)`);
 }
 
 // When a message was received (Date.now()), for the WebSocket and SSE clients' items.
