@@ -57,8 +57,23 @@ for i in $(seq "$nodes"); do
 done
 echo "cluster.sh: redis :$redis_port, nodes ${targets[*]} (pids ${server_pids[*]}); $(uptime | sed 's/.*load average/load average/')" >&2
 
-IFS=,
-RINGCAST_ADMIN_TOKEN=$token "$build/loadtest/ringcast-load" --targets "${targets[*]}" \
-  --server-pid "${server_pids[*]}" --clients $((nodes * 15000)) --mix ws --idle 100 \
+status=0
+joined=$(IFS=,; echo "${targets[*]}")
+joined_pids=$(IFS=,; echo "${server_pids[*]}")
+RINGCAST_ADMIN_TOKEN=$token "$build/loadtest/ringcast-load" --targets "$joined" \
+  --server-pid "$joined_pids" --clients $((nodes * 15000)) --mix ws --idle 100 \
   --rate 3000 --procs "$nodes" --publish-rate 2 --duration 60s --warmup 30s --settle 5s \
-  --expect-zero-loss "$@"
+  --expect-zero-loss "$@" || status=$?
+# Each node must still be up, then exit 0 by itself after SIGTERM with no sanitizer report
+# (stop_server, loadtest/server_process.sh).
+source "$root/loadtest/server_process.sh"
+for i in "${!server_pids[@]}"; do
+  server_pid=${server_pids[$i]}
+  server_log=$work/node$((i + 1)).log
+  if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "cluster.sh: node $((i + 1)) died during the run" >&2
+    status=1
+  fi
+  stop_server || { echo "cluster.sh: node $((i + 1)) did not stop cleanly" >&2; tail -n 20 "$server_log" >&2; status=1; }
+done
+exit "$status"
