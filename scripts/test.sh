@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
 #   1. a plain build: unit tests, the integration suite against the real binary, browser tests,
-#      a small load-test run;
+#      a small load-test run; the Debian package built, unpacked, installed and its unit verified;
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the server under ThreadSanitizer with the integration suite (its threads share state);
 #   4. a short libFuzzer run over every parser of outside input.
@@ -31,7 +31,8 @@ run_ctest() {  # run_ctest BUILD_DIR [ctest args...]
 start=$SECONDS
 if [[ $stages == *,plain,* ]]; then
   echo "== plain build"
-  configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  # Configured for the Debian layout: the package test (tests/package) builds the .deb from it.
+  configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr
   cmake --build build -j "$jobs"
   run_ctest build
 fi
