@@ -402,7 +402,9 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
       file = text_of(vm, "config");
       from_file = merge_config_file(flags, vm);
     }
-    return {build_config(vm, getenv), 0};
+    config cfg = build_config(vm, getenv);
+    cfg.config_file = file;
+    return {std::move(cfg), 0};
   } catch (const po::unknown_option& e) {
     err << fmt::format("ringcast: unknown flag '{}'; {}\n", e.get_option_name(), help_hint);
   } catch (const po::multiple_occurrences& e) {

@@ -56,6 +56,8 @@ struct config {
   std::shared_ptr<const tls_context> tls;
   std::string tls_cert_file;
   std::string tls_key_file;
+
+  std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
 };
 
 // How parsing ended: either a config to run with, or an exit status (0 after --help, 2 on a bad

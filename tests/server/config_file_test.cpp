@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "client_auth.hpp"
+#include "config_reload.hpp"
 #include "parse_config_run.hpp"
 
 namespace ringcast {
@@ -218,6 +219,56 @@ TEST(TlsFlags, MissingCertificateSaysNoSuchFile) {
   EXPECT_EQ(run({"--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"}).err,
             "ringcast: --tls-cert: cannot read '/nonexistent/cert.pem': No such file or "
             "directory\n");
+}
+
+TEST(Reload, NothingChanged) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "heartbeat = 30s\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().config_file, file);
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_TRUE(report.ok);
+  EXPECT_EQ(report.lines, std::vector<std::string>{"SIGHUP: settings read again: nothing changed"});
+}
+
+TEST(Reload, ChangesAreNamed) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "heartbeat = 30s\nadmin-token = a\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  dir.write("ringcast.conf", "heartbeat = 40s\nadmin-token = b\nmax-queue = 10\n");
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_TRUE(report.ok);
+  const std::string tail =
+      "' changed but cannot change while running; it takes effect at the next "
+      "restart";
+  EXPECT_EQ(report.lines,
+            (std::vector<std::string>{"SIGHUP: 'heartbeat" + tail, "SIGHUP: 'max-queue" + tail,
+                                      "SIGHUP: 'admin-token" + tail}));
+}
+
+TEST(Reload, BadFileKeepsRunningSettings) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "heartbeat = 30s\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  dir.write("ringcast.conf", "heartbeat = 30s\nheartbeat-ms = 4\n");
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_FALSE(report.ok);
+  EXPECT_EQ(report.lines, std::vector<std::string>{"SIGHUP: " + file +
+                                                   ":2: unknown setting 'heartbeat-ms'; the "
+                                                   "running settings stay"});
+}
+
+TEST(Reload, GeneratedTokensCountAsUnchanged) {
+  const run a({}), b({});
+  ASSERT_TRUE(a.outcome.cfg && b.outcome.cfg);
+  EXPECT_NE(a.cfg().admin_token, b.cfg().admin_token);
+  EXPECT_TRUE(settings_changed(a.cfg(), b.cfg()).empty());
 }
 
 }  // namespace
