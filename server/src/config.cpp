@@ -274,7 +274,8 @@ po::options_description describe_flags() {
        "serve the web pages from DIR instead of the copy built into the binary")  //
       ("redis", po::value<std::string>()->value_name("URL"),
        "share ids, history, kicks and sessions with other nodes through Redis, e.g. "
-       "redis://127.0.0.1:6379/0 (default: none, a single node)")  //
+       "redis://127.0.0.1:6379/0, or sentinel://HOST:PORT[,HOST:PORT...]/MASTER to follow "
+       "failovers (default: none, a single node)")  //
       ("client-secret", po::value<std::string>()->value_name("SECRET"),
        "require HS256 client tokens signed with SECRET on /ws, /sse and /poll "
        "(default: $RINGCAST_CLIENT_SECRET; neither: clients are not authenticated)")  //
