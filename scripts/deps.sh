@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ringcast needs that are not installed yet.
-# Usage: scripts/deps.sh [build|test]   (test adds what the test suite needs)
+# Usage: scripts/deps.sh [build|package|test]   (package adds what `cpack -G DEB` needs; test adds
+# that and what the test suite needs)
 set -euo pipefail
 
 build_packages=(
@@ -8,14 +9,24 @@ build_packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-program-options1.81-dev
   libfmt-dev libjwt-dev libssl-dev libhiredis-dev
 )
+# dpkg-shlibdeps (dpkg-dev) and file find the package's Depends; adduser is what it depends on.
+package_packages=(dpkg-dev file adduser)
+# redis-sentinel for the failover test, systemd for `systemd-analyze verify` of the unit, curl
+# for the package test.
 test_packages=(
   libgtest-dev libbenchmark-dev
-  nodejs npm chromium redis-server openssl
+  nodejs npm chromium redis-server redis-sentinel openssl
   clang libclang-rt-14-dev
+  systemd curl
 )
 
 wanted=("${build_packages[@]}")
-if [[ "${1:-build}" == test ]]; then wanted+=("${test_packages[@]}"); fi
+case ${1:-build} in
+  build) ;;
+  package) wanted+=("${package_packages[@]}") ;;
+  test) wanted+=("${package_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "deps.sh: expected build, package or test, got '$1'" >&2; exit 2 ;;
+esac
 
 missing=()
 for package in "${wanted[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
 #   plain  a plain build: unit tests, the integration suite against the real binary, browser
-#          tests, a small load-test run, a benchmark smoke run;
+#          tests, a small load-test run, a benchmark smoke run; the Debian package built,
+#          unpacked, installed and its unit verified;
 #   asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   tsan   the server under ThreadSanitizer with the integration suite (its threads share state);
 #   fuzz   every libFuzzer target replays its corpus, then fuzzes for 30 s.
@@ -66,7 +67,8 @@ run_ctest() {  # run_ctest BUILD_DIR LABEL...   (LABELs: the serial suites this 
 start=$SECONDS
 if wants plain; then
   echo "== plain build"
-  configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  # Configured for the Debian layout: the package test (tests/package) builds the .deb from it.
+  configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr
   cmake --build build -j "$jobs"
   run_ctest build integration browser loadtest
 fi

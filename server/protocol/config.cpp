@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -17,6 +20,7 @@
 #include <boost/url/ipv4_address.hpp>
 #include <boost/url/ipv6_address.hpp>
 
+#include "config_file.hpp"
 #include "duration.hpp"
 #include "redis_url.hpp"
 
@@ -29,13 +33,20 @@ constexpr const char* token_env = "RINGCAST_ADMIN_TOKEN";
 constexpr const char* client_secret_env = "RINGCAST_CLIENT_SECRET";
 constexpr const char* help_hint = "run 'ringcast --help' for the list of flags";
 
-// A flag that parsed but whose value is unusable; what() is the line after "ringcast: ".
+// A flag that parsed but whose value is unusable; what() is the line after "ringcast: ". `flag`
+// and `why` are set when one flag is to blame, so that a setting from --config can be reported
+// with its file and line instead.
 struct flag_error : std::runtime_error {
   using std::runtime_error::runtime_error;
+  flag_error(std::string_view flag_name, std::string_view reason)
+      : std::runtime_error(fmt::format("--{}: {}", flag_name, reason)),
+        flag(flag_name),
+        why(reason) {}
+  std::string flag, why;
 };
 
 [[noreturn]] void bad_flag(std::string_view flag, std::string_view why) {
-  throw flag_error(fmt::format("--{}: {}", flag, why));
+  throw flag_error(flag, why);
 }
 
 // Every flag is read as text and converted here rather than by program_options, so each error
@@ -101,6 +112,16 @@ std::string random_token() {
 
 void resolve_admin_token(const po::variables_map& vm,
                          const std::function<const char*(const char*)>& getenv, config& cfg) {
+  if (vm.count("admin-token") && vm.count("admin-token-file"))
+    bad_flag("admin-token-file", "give either --admin-token or --admin-token-file, not both");
+  if (vm.count("admin-token-file")) {
+    auto secret = read_secret_file(text_of(vm, "admin-token-file"));
+    if (!secret) bad_flag("admin-token-file", secret.error);
+    cfg.admin_token = std::move(*secret.value);
+    if (!valid_token(cfg.admin_token))
+      bad_flag("admin-token-file", "expected printable ASCII without spaces");
+    return;
+  }
   if (vm.count("admin-token")) {
     cfg.admin_token = text_of(vm, "admin-token");
     if (!valid_token(cfg.admin_token))
@@ -122,9 +143,15 @@ void resolve_client_tokens(const po::variables_map& vm,
                            const std::function<const char*(const char*)>& getenv, config& cfg) {
   const bool require_exp = vm.count("require-exp") > 0;
   std::string secret;
+  if (vm.count("client-secret") && vm.count("client-secret-file"))
+    bad_flag("client-secret-file", "give either --client-secret or --client-secret-file, not both");
   if (vm.count("client-secret")) {
     secret = text_of(vm, "client-secret");
     if (secret.empty()) bad_flag("client-secret", "expected a non-empty secret");
+  } else if (vm.count("client-secret-file")) {
+    auto read = read_secret_file(text_of(vm, "client-secret-file"));
+    if (!read) bad_flag("client-secret-file", read.error);
+    secret = std::move(*read.value);
   } else if (const char* env = getenv(client_secret_env); env && *env) {
     secret = env;
   }
@@ -153,6 +180,12 @@ void resolve_tls(const po::variables_map& vm, config& cfg) {
   if (!cert) return;
   cfg.tls_cert_file = text_of(vm, "tls-cert");
   cfg.tls_key_file = text_of(vm, "tls-key");
+  // OpenSSL reports a missing file as "error 0x80000002"; say it in words first.
+  for (const char* flag : {"tls-cert", "tls-key"}) {
+    const std::string& path = text_of(vm, flag);
+    if (std::ifstream probe(path); !probe)
+      bad_flag(flag, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  }
 }
 
 // Timeouts run on the wheel, which cannot measure anything shorter than one tick.
@@ -195,6 +228,9 @@ po::options_description describe_flags() {
   po::options_description flags("Flags");
   flags.add_options()                         //
       ("help,h", "print this help and exit")  //
+      ("config", po::value<std::string>()->value_name("FILE"),
+       "read settings from FILE: one 'name = value' a line with the names of these flags; "
+       "a flag given on the command line overrides the file (docs/operations.md#config-file)")  //
       ("listen", text("HOST:PORT", d.listen_host + ":" + std::to_string(d.listen_port)),
        "address to serve on: IPv4:PORT or [IPv6]:PORT; port 0 picks a free one")       //
       ("threads", number("N", d.threads), "event-loop threads; 0 = one per CPU core")  //
@@ -230,14 +266,19 @@ po::options_description describe_flags() {
       ("admin-token", po::value<std::string>()->value_name("TOKEN"),
        "bearer token for the admin API (default: $RINGCAST_ADMIN_TOKEN, else a random one, "
        "logged at start-up)")  //
+      ("admin-token-file", po::value<std::string>()->value_name("FILE"),
+       "read the admin token from FILE (its first line), so that it is not seen in ps")  //
       ("web-root", po::value<std::string>()->value_name("DIR"),
        "serve the web pages from DIR instead of the copy built into the binary")  //
       ("redis", po::value<std::string>()->value_name("URL"),
        "share ids, history, kicks and sessions with other nodes through Redis, e.g. "
-       "redis://127.0.0.1:6379/0 (default: none, a single node)")  //
+       "redis://127.0.0.1:6379/0, or sentinel://HOST:PORT[,HOST:PORT...]/MASTER to follow "
+       "failovers (default: none, a single node)")  //
       ("client-secret", po::value<std::string>()->value_name("SECRET"),
        "require HS256 client tokens signed with SECRET on /ws, /sse and /poll "
        "(default: $RINGCAST_CLIENT_SECRET; neither: clients are not authenticated)")  //
+      ("client-secret-file", po::value<std::string>()->value_name("FILE"),
+       "read the HS256 client secret from FILE (its first line) instead")  //
       ("client-public-key", po::value<std::string>()->value_name("FILE"),
        "require client tokens signed by the key of this PEM public key: RS256 for an RSA key, "
        "ES256 for an EC P-256 key")                                          //
@@ -308,6 +349,31 @@ std::string without_trailing_spaces(const po::options_description& flags) {
   return out;
 }
 
+// Stores the settings of --config FILE under those of the command line, which win (program_options
+// keeps the first value stored). Returns, by name, the file's line of each setting it stored.
+std::map<std::string, config_file_entry> merge_config_file(const po::options_description& flags,
+                                                           po::variables_map& vm) {
+  auto kind_of = [&flags](std::string_view name) {
+    if (name == "help" || name == "config") return setting_kind::not_allowed;
+    const auto* flag = flags.find_nothrow(std::string(name), false);
+    if (!flag) return setting_kind::unknown;
+    return flag->semantic()->max_tokens() == 0 ? setting_kind::switch_ : setting_kind::value;
+  };
+  auto entries = read_config_file(text_of(vm, "config"), kind_of);
+  if (!entries) throw flag_error(entries.error);
+  po::parsed_options from_file(&flags);
+  std::map<std::string, config_file_entry> origin;
+  for (auto& entry : *entries.value) {
+    if (vm.count(entry.name) && !vm[entry.name].defaulted()) continue;
+    std::vector<std::string> value;
+    if (kind_of(entry.name) == setting_kind::value) value.push_back(entry.value);
+    from_file.options.emplace_back(entry.name, std::move(value));
+    origin.emplace(entry.name, std::move(entry));
+  }
+  po::store(from_file, vm);
+  return origin;
+}
+
 }  // namespace
 
 config_outcome parse_config(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
@@ -316,6 +382,8 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
   // No abbreviations: "--heart" silently meaning "--heartbeat" would hide typos in scripts.
   constexpr int style =
       po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+  std::map<std::string, config_file_entry> from_file;
+  std::string file;
   try {
     const auto parsed = po::command_line_parser(argc, argv).options(flags).style(style).run();
     // Without a positional description, program_options passes stray words through silently.
@@ -331,7 +399,13 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
           << without_trailing_spaces(flags);
       return {std::nullopt, 0};
     }
-    return {build_config(vm, getenv), 0};
+    if (vm.count("config")) {
+      file = text_of(vm, "config");
+      from_file = merge_config_file(flags, vm);
+    }
+    config cfg = build_config(vm, getenv);
+    cfg.config_file = file;
+    return {std::move(cfg), 0};
   } catch (const po::unknown_option& e) {
     err << fmt::format("ringcast: unknown flag '{}'; {}\n", e.get_option_name(), help_hint);
   } catch (const po::multiple_occurrences& e) {
@@ -339,7 +413,11 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
   } catch (const po::error& e) {
     err << fmt::format("ringcast: {}; {}\n", e.what(), help_hint);
   } catch (const flag_error& e) {
-    err << fmt::format("ringcast: {}\n", e.what());
+    if (const auto entry = from_file.find(e.flag); entry != from_file.end()) {
+      err << fmt::format("ringcast: {}:{}: {}: {}\n", file, entry->second.line, e.flag, e.why);
+    } else {
+      err << fmt::format("ringcast: {}\n", e.what());
+    }
   }
   return {std::nullopt, 2};
 }

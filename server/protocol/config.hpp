@@ -61,6 +61,8 @@ struct config {
   std::string tls_cert_file;
   std::string tls_key_file;
   bool tls() const { return !tls_cert_file.empty(); }
+
+  std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
 };
 
 // How parsing ended: either a config to run with, or an exit status (0 after --help, 2 on a bad

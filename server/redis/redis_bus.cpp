@@ -125,11 +125,57 @@ redis_bus::redis_bus(asio::io_context& ctx, redis_url url, std::size_t history,
       retry_(ctx) {}
 
 void redis_bus::start() {
-  log_info("redis {}:{}/{}: node {}", url_.host, url_.port, url_.db, node_id_);
+  if (!url_.sentinels.empty()) {
+    std::string sentinels;
+    for (const auto& s : url_.sentinels)
+      sentinels += fmt::format("{}{}:{}", sentinels.empty() ? "" : ",", s.host, s.port);
+    log_info("redis master '{}' from Sentinels {} (db {}): node {}", url_.master_name, sentinels,
+             url_.db, node_id_);
+    sentinel_ = std::make_unique<redis_sentinel>(ctx_, url_);
+    sentinel_->watch([this](redis_endpoint master) { on_switch(master); });
+  } else {
+    log_info("redis {}:{}/{}: node {}", url_.host, url_.port, url_.db, node_id_);
+  }
   connect_all();
 }
 
+// With Sentinel, each (re)connect asks where the master is first.
 void redis_bus::connect_all() {
+  if (!sentinel_) return connect_to_master();
+  sentinel_->resolve([this](std::optional<redis_endpoint> master, std::string why) {
+    if (!master) {
+      log_warn("redis: no master '{}' from the Sentinels: {}", url_.master_name, why);
+      return on_lost();
+    }
+    if (master->host != url_.host || master->port != url_.port)
+      log_info("redis: master '{}' is {}:{}", url_.master_name, master->host, master->port);
+    url_.host = master->host;
+    url_.port = master->port;
+    connect_to_master();
+  });
+}
+
+// A Sentinel announced a failover: drop the connections to the old master at once (it may still
+// be up, demoted to a replica that refuses writes) and connect to the new one without back-off.
+void redis_bus::on_switch(const redis_endpoint& master) {
+  if (master.host == url_.host && master.port == url_.port && up()) return;
+  backoff_ = std::chrono::milliseconds(0);
+  drop_connections();
+}
+
+void redis_bus::drop_connections() {
+  if (retry_pending_) {
+    // Already waiting to reconnect: do it now.
+    retry_.cancel();
+    retry_pending_ = false;
+    connect_all();
+    return;
+  }
+  for (auto* c : {commands_.get(), reader_.get(), control_.get()})
+    if (c) c->abort();
+}
+
+void redis_bus::connect_to_master() {
   commands_ = std::make_unique<redis_connection>(ctx_, url_);
   reader_ = std::make_unique<redis_connection>(ctx_, url_);
   control_ = std::make_unique<redis_connection>(ctx_, url_);
@@ -161,10 +207,12 @@ void redis_bus::on_lost() {
     reconnects_.fetch_add(1, std::memory_order_relaxed);
   }
   retry_.expires_after(backoff_);
-  backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(5000));
+  backoff_ =
+      std::clamp(backoff_ * 2, std::chrono::milliseconds(100), std::chrono::milliseconds(5000));
   retry_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;  // cancelled by drop_connections(), which connects itself
     retry_pending_ = false;
-    if (!ec) connect_all();
+    connect_all();
   });
 }
 
@@ -230,18 +278,22 @@ void redis_bus::publish(const publish_request& req,
   // `recipients` is known; the token finds the waiting reply whichever arrives first.
   std::string token = fmt::format("{}:{}", node_id_, ++publish_seq_);
   awaiting_delivery_[token] = std::move(done);
-  commands_->command(
-      {"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(), std::to_string(history_),
-       ts, std::string(name_of(to.to)), to.target, req.data_json, token},
-      [this, token](const redisReply* r) {
-        if (r && r->type != REDIS_REPLY_ERROR) return;
-        if (r) log_warn("redis: publish failed: {}", str(r));
-        auto waiting = awaiting_delivery_.find(token);
-        if (waiting == awaiting_delivery_.end()) return;
-        auto fail = std::move(waiting->second);
-        awaiting_delivery_.erase(waiting);
-        fail(std::nullopt);
-      });
+  commands_->command({"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(),
+                      std::to_string(history_), ts, std::string(name_of(to.to)), to.target,
+                      req.data_json, token},
+                     [this, token](const redisReply* r) {
+                       if (r && r->type != REDIS_REPLY_ERROR) return;
+                       if (r) log_warn("redis: publish failed: {}", str(r));
+                       // A master demoted to a replica (a failover we have not heard of yet):
+                       // find the master again.
+                       if (r && str(r).starts_with("READONLY") && sentinel_)
+                         asio::post(ctx_, [this] { drop_connections(); });
+                       auto waiting = awaiting_delivery_.find(token);
+                       if (waiting == awaiting_delivery_.end()) return;
+                       auto fail = std::move(waiting->second);
+                       awaiting_delivery_.erase(waiting);
+                       fail(std::nullopt);
+                     });
 }
 
 void redis_bus::announce_kick(const std::string& user, std::function<void(bool)> done) {

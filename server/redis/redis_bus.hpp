@@ -28,6 +28,7 @@
 #include "admin_request.hpp"
 #include "message.hpp"
 #include "redis_connection.hpp"
+#include "redis_sentinel.hpp"
 
 namespace ringcast {
 
@@ -69,7 +70,10 @@ class redis_bus {
 
  private:
   void connect_all();
+  void connect_to_master();
   void on_lost();
+  void on_switch(const redis_endpoint& master);
+  void drop_connections();
   void load_history();
   void read_stream();
   void on_entries(const struct redisReply* reply);
@@ -83,6 +87,7 @@ class redis_bus {
   std::string node_id_;
 
   std::unique_ptr<redis_connection> commands_, reader_, control_;
+  std::unique_ptr<redis_sentinel> sentinel_;  // with sentinel://
   boost::asio::steady_timer retry_;
   std::chrono::milliseconds backoff_{100};
   std::atomic<bool> up_{false};

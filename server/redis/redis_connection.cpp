@@ -66,6 +66,10 @@ void redis_connection::connect(std::function<void()> on_up, std::function<void()
     up_ = true;
     on_up();
   };
+  if (url_.is_sentinel) {
+    command({"PING"}, std::move(ready));
+    return;
+  }
   if (!url_.password.empty()) {
     std::vector<std::string> auth{"AUTH"};
     if (!url_.user.empty()) auth.push_back(url_.user);
@@ -73,6 +77,18 @@ void redis_connection::connect(std::function<void()> on_up, std::function<void()
     command(auth, [](const redisReply*) {});
   }
   command({"SELECT", std::to_string(url_.db)}, std::move(ready));
+}
+
+void redis_connection::abort() {
+  // hiredis fails every pending command, then reports the disconnect (on_disconnected), which
+  // ends in lost(). A context that never connected reports nothing: post lost() ourselves.
+  if (!ac_) return;
+  const bool connected = (ac_->c.flags & REDIS_CONNECTED) != 0;
+  redisAsyncFree(ac_);
+  if (!connected) {
+    ac_ = nullptr;
+    asio::post(ctx_, [this] { lost(); });
+  }
 }
 
 void redis_connection::command(const std::vector<std::string>& args, reply_handler done) {

@@ -30,6 +30,9 @@ class redis_connection {
   // once when the attempt fails or, after `on_up`, when the connection is lost.
   void connect(std::function<void()> on_up, std::function<void()> on_down);
   bool up() const { return up_; }
+  // Drops the connection as if it had been lost: pending commands get nullptr, then `on_down`.
+  // (A Sentinel said the master moved, or the server answered READONLY.)
+  void abort();
 
   // Sends a command (arguments are binary safe). Fails at once (handler gets nullptr, later on the
   // io_context) when not connected.

@@ -49,5 +49,41 @@ TEST(RedisUrl, RefusesWhatItCannotUse) {
   }
 }
 
+TEST(SentinelUrl, SentinelsMasterAndDatabase) {
+  auto u = parse_redis_url("sentinel://127.0.0.1:26379,127.0.0.2,[::1]:26380/mymaster/2");
+  ASSERT_TRUE(u) << u.error;
+  EXPECT_EQ(u.value->master_name, "mymaster");
+  EXPECT_EQ(u.value->db, 2u);
+  ASSERT_EQ(u.value->sentinels.size(), 3u);
+  EXPECT_EQ(u.value->sentinels[0], (redis_endpoint{"127.0.0.1", 26379}));
+  EXPECT_EQ(u.value->sentinels[1], (redis_endpoint{"127.0.0.2", 26379}));
+  EXPECT_EQ(u.value->sentinels[2], (redis_endpoint{"::1", 26380}));
+  EXPECT_TRUE(u.value->host.empty());  // asked of the Sentinels at each connect
+  EXPECT_FALSE(u.value->is_sentinel);
+}
+
+TEST(SentinelUrl, PasswordIsTheMasters) {
+  auto u = parse_redis_url("sentinel://ringcast:p%40ss@10.0.0.1:5000,10.0.0.2:5000/m");
+  ASSERT_TRUE(u) << u.error;
+  EXPECT_EQ(u.value->user, "ringcast");
+  EXPECT_EQ(u.value->password, "p@ss");
+  EXPECT_EQ(u.value->db, 0u);
+  EXPECT_EQ(u.value->sentinels.size(), 2u);
+}
+
+TEST(SentinelUrl, RefusesWhatItCannotUse) {
+  for (const char* bad :
+       {"sentinel://", "sentinel://127.0.0.1:26379", "sentinel://127.0.0.1:26379/",
+        "sentinel://127.0.0.1:26379,/m", "sentinel://,127.0.0.1/m", "sentinel://127.0.0.1:0/m",
+        "sentinel://127.0.0.1:99999/m", "sentinel://127.0.0.1/m/16", "sentinel://127.0.0.1/m/x",
+        "sentinel://127.0.0.1/m?x=1", "sentinel://host name/m"}) {
+    auto u = parse_redis_url(bad);
+    EXPECT_FALSE(u) << bad;
+    EXPECT_FALSE(u.error.empty()) << bad;
+  }
+  EXPECT_EQ(parse_redis_url("sentinel://127.0.0.1:0/m").error,
+            "sentinel '127.0.0.1:0': the port must be 1-65535");
+}
+
 }  // namespace
 }  // namespace ringcast

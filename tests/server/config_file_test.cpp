@@ -1,0 +1,274 @@
+// --config FILE, --admin-token-file, --client-secret-file (server/protocol/config_file.cpp and the
+// merge in config.cpp): the file's settings, the command line over them, and errors that name the
+// file and the line.
+#include "config_file.hpp"
+
+#include <unistd.h>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "client_auth.hpp"
+#include "config_reload.hpp"
+#include "parse_config_run.hpp"
+
+namespace ringcast {
+namespace {
+
+using std::chrono::milliseconds;
+using test::run;
+
+// A file in a fresh directory, removed with it.
+class temp_dir {
+ public:
+  temp_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ringcast-conf.XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~temp_dir() { std::filesystem::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto file = (path_ / name).string();
+    std::ofstream(file, std::ios::binary) << text;
+    return file;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+setting_kind kinds(std::string_view name) {
+  if (name == "heartbeat" || name == "listen") return setting_kind::value;
+  if (name == "demo") return setting_kind::switch_;
+  if (name == "help") return setting_kind::not_allowed;
+  return setting_kind::unknown;
+}
+
+TEST(ConfigText, NamesValuesCommentsAndSwitches) {
+  const auto r = parse_config_text(
+      "# a comment\n\n  heartbeat =  30s   # trailing comment\nlisten=127.0.0.1:9000\r\n"
+      "demo = true\n",
+      "f.conf", kinds);
+  ASSERT_TRUE(r) << r.error;
+  ASSERT_EQ(r.value->size(), 3u);
+  EXPECT_EQ((*r.value)[0].name, "heartbeat");
+  EXPECT_EQ((*r.value)[0].value, "30s");
+  EXPECT_EQ((*r.value)[0].line, 3u);
+  EXPECT_EQ((*r.value)[1].name, "listen");
+  EXPECT_EQ((*r.value)[1].value, "127.0.0.1:9000");
+  EXPECT_EQ((*r.value)[1].line, 4u);
+  EXPECT_EQ((*r.value)[2].name, "demo");
+  EXPECT_EQ((*r.value)[2].value, "");
+}
+
+TEST(ConfigText, SwitchSetToFalseIsLeftOut) {
+  const auto r = parse_config_text("demo = false\n", "f.conf", kinds);
+  ASSERT_TRUE(r) << r.error;
+  EXPECT_TRUE(r.value->empty());
+}
+
+TEST(ConfigText, EmptyFileIsNoSettings) {
+  const auto r = parse_config_text("", "f.conf", kinds);
+  ASSERT_TRUE(r) << r.error;
+  EXPECT_TRUE(r.value->empty());
+}
+
+TEST(ConfigText, ErrorsNameFileAndLine) {
+  auto error = [](const std::string& text) {
+    return parse_config_text(text, "f.conf", kinds).error;
+  };
+  EXPECT_EQ(error("\nheartbeats = 1s\n"), "f.conf:2: unknown setting 'heartbeats'");
+  EXPECT_EQ(error("help = true"), "f.conf:1: 'help' is a command-line flag only");
+  EXPECT_EQ(error("heartbeat 30s"), "f.conf:1: expected name = value, got 'heartbeat 30s'");
+  EXPECT_EQ(error("heartbeat ="), "f.conf:1: heartbeat: expected a value");
+  EXPECT_EQ(error("= 3"), "f.conf:1: expected name = value, got '= 3'");
+  EXPECT_EQ(error("--heartbeat = 3"), "f.conf:1: write 'heartbeat' without the dashes");
+  EXPECT_EQ(error("[server]\nheartbeat = 3"),
+            "f.conf:1: sections are not used; expected name = value, got '[server]'");
+  EXPECT_EQ(error("demo = yes"), "f.conf:1: demo: expected true or false, got 'yes'");
+  EXPECT_EQ(error("heartbeat = 3\n# again\nheartbeat = 4\n"),
+            "f.conf:3: 'heartbeat' is already set on line 1");
+}
+
+TEST(SecretFile, FirstLineWithoutLineBreak) {
+  temp_dir dir;
+  const auto r = read_secret_file(dir.write("s", "s3cret\r\n"));
+  ASSERT_TRUE(r) << r.error;
+  EXPECT_EQ(*r.value, "s3cret");
+}
+
+TEST(SecretFile, EmptyMissingAndSeveralLinesAreErrors) {
+  temp_dir dir;
+  const auto empty = dir.write("empty", "\n");
+  EXPECT_EQ(read_secret_file(empty).error, empty + ": the file is empty");
+  const auto two = dir.write("two", "a\nb\n");
+  EXPECT_EQ(read_secret_file(two).error, two + ": expected one line");
+  EXPECT_EQ(read_secret_file("/nonexistent/secret").error,
+            "/nonexistent/secret: No such file or directory");
+}
+
+TEST(ConfigFlag, FileSettingsApply) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf",
+                              "# test\nlisten = 127.0.0.2:9000\nheartbeat = 30s\nthreads = 3\n"
+                              "max-connections = 500\ndemo = true\nrequire-exp = false\n"
+                              "admin-token = fromfile\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().listen_host, "127.0.0.2");
+  EXPECT_EQ(r.cfg().listen_port, 9000);
+  EXPECT_EQ(r.cfg().heartbeat, milliseconds{30'000});
+  EXPECT_EQ(r.cfg().threads, 3u);
+  EXPECT_EQ(r.cfg().max_connections, 500u);
+  EXPECT_TRUE(r.cfg().demo);
+  EXPECT_EQ(r.cfg().admin_token, "fromfile");
+  // Unset in the file: the default.
+  EXPECT_EQ(r.cfg().idle_timeout, milliseconds{60'000});
+}
+
+TEST(ConfigFlag, CommandLineOverridesFile) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "listen = 127.0.0.2:9000\nheartbeat = 30s\n");
+  const run r({"--listen", "127.0.0.1:0", "--config", file, "--heartbeat", "abc"});
+  // The command line's bad value is reported as a flag, not as the file's line.
+  EXPECT_FALSE(r.outcome.cfg);
+  EXPECT_EQ(r.err,
+            "ringcast: --heartbeat: expected a duration like 25, 25s, 500ms or 2m, got 'abc'\n");
+  const run ok({"--listen", "127.0.0.1:0", "--config", file, "--heartbeat", "40s"},
+               {{"RINGCAST_ADMIN_TOKEN", "t"}});
+  ASSERT_TRUE(ok.outcome.cfg) << ok.err;
+  EXPECT_EQ(ok.cfg().listen_port, 0);
+  EXPECT_EQ(ok.cfg().heartbeat, milliseconds{40'000});
+}
+
+TEST(ConfigFlag, BadValueInFileNamesFileAndLine) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "# comment\n\nmax-queue = lots\n");
+  const run r({"--config", file});
+  EXPECT_FALSE(r.outcome.cfg);
+  EXPECT_EQ(r.outcome.exit_status, 2);
+  EXPECT_EQ(r.err, "ringcast: " + file +
+                       ":3: max-queue: expected a whole number of at least 1, "
+                       "got 'lots'\n");
+}
+
+TEST(ConfigFlag, UnknownKeyNamesFileAndLine) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "heartbeat = 30s\nheart-beat = 30s\n");
+  const run r({"--config", file});
+  EXPECT_EQ(r.outcome.exit_status, 2);
+  EXPECT_EQ(r.err, "ringcast: " + file + ":2: unknown setting 'heart-beat'\n");
+  const auto nested = dir.write("nested.conf", "config = " + file + "\n");
+  EXPECT_EQ(run({"--config", nested}).err,
+            "ringcast: " + nested + ":1: 'config' is a command-line flag only\n");
+}
+
+TEST(ConfigFlag, MissingFileSaysWhy) {
+  const run r({"--config", "/nonexistent/ringcast.conf"});
+  EXPECT_EQ(r.outcome.exit_status, 2);
+  EXPECT_EQ(r.err, "ringcast: /nonexistent/ringcast.conf: No such file or directory\n");
+}
+
+TEST(SecretFlags, AdminTokenFile) {
+  temp_dir dir;
+  const auto token = dir.write("admin-token", "0123abcd\n");
+  const run r({"--admin-token-file", token}, {{"RINGCAST_ADMIN_TOKEN", "env-loses"}});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().admin_token, "0123abcd");
+  EXPECT_FALSE(r.cfg().admin_token_generated);
+
+  EXPECT_EQ(run({"--admin-token-file", token, "--admin-token", "x"}).err,
+            "ringcast: --admin-token-file: give either --admin-token or --admin-token-file, not "
+            "both\n");
+  const auto spaced = dir.write("spaced", "a b\n");
+  EXPECT_EQ(run({"--admin-token-file", spaced}).err,
+            "ringcast: --admin-token-file: expected printable ASCII without spaces\n");
+  EXPECT_EQ(run({"--admin-token-file", "/nonexistent/t"}).err,
+            "ringcast: --admin-token-file: /nonexistent/t: No such file or directory\n");
+}
+
+TEST(SecretFlags, AdminTokenFileFromConfigFile) {
+  temp_dir dir;
+  const auto token = dir.write("admin-token", "t0k3n\n");
+  const auto file = dir.write("ringcast.conf", "admin-token-file = " + token + "\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().admin_token, "t0k3n");
+  const auto bad = dir.write("bad.conf", "\nadmin-token-file = /nonexistent/t\n");
+  EXPECT_EQ(run({"--config", bad}).err, "ringcast: " + bad +
+                                            ":2: admin-token-file: /nonexistent/t: No such file or "
+                                            "directory\n");
+}
+
+TEST(SecretFlags, ClientSecretFile) {
+  temp_dir dir;
+  const auto secret = dir.write("client-secret", "hs256-secret\n");
+  const run r({"--client-secret-file", secret, "--admin-token", "t"});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().client_secret, "hs256-secret");
+  EXPECT_TRUE(r.cfg().client_tokens());
+  EXPECT_EQ(run({"--client-secret-file", secret, "--client-secret", "x"}).err,
+            "ringcast: --client-secret-file: give either --client-secret or --client-secret-file, "
+            "not both\n");
+}
+
+TEST(TlsFlags, MissingCertificateSaysNoSuchFile) {
+  EXPECT_EQ(run({"--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"}).err,
+            "ringcast: --tls-cert: cannot read '/nonexistent/cert.pem': No such file or "
+            "directory\n");
+}
+
+TEST(Reload, NothingChanged) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "heartbeat = 30s\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().config_file, file);
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_TRUE(report.ok);
+  EXPECT_EQ(report.lines, std::vector<std::string>{"SIGHUP: settings read again: nothing changed"});
+}
+
+TEST(Reload, ChangesAreNamed) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "heartbeat = 30s\nadmin-token = a\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  dir.write("ringcast.conf", "heartbeat = 40s\nadmin-token = b\nmax-queue = 10\n");
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_TRUE(report.ok);
+  const std::string tail =
+      "' changed but cannot change while running; it takes effect at the next "
+      "restart";
+  EXPECT_EQ(report.lines,
+            (std::vector<std::string>{"SIGHUP: 'heartbeat" + tail, "SIGHUP: 'max-queue" + tail,
+                                      "SIGHUP: 'admin-token" + tail}));
+}
+
+TEST(Reload, BadFileKeepsRunningSettings) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "heartbeat = 30s\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  dir.write("ringcast.conf", "heartbeat = 30s\nheartbeat-ms = 4\n");
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_FALSE(report.ok);
+  EXPECT_EQ(report.lines, std::vector<std::string>{"SIGHUP: " + file +
+                                                   ":2: unknown setting 'heartbeat-ms'; the "
+                                                   "running settings stay"});
+}
+
+TEST(Reload, GeneratedTokensCountAsUnchanged) {
+  const run a({}), b({});
+  ASSERT_TRUE(a.outcome.cfg && b.outcome.cfg);
+  EXPECT_NE(a.cfg().admin_token, b.cfg().admin_token);
+  EXPECT_TRUE(settings_changed(a.cfg(), b.cfg()).empty());
+}
+
+}  // namespace
+}  // namespace ringcast
