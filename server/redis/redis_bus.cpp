@@ -278,22 +278,22 @@ void redis_bus::publish(const publish_request& req,
   // `recipients` is known; the token finds the waiting reply whichever arrives first.
   std::string token = fmt::format("{}:{}", node_id_, ++publish_seq_);
   awaiting_delivery_[token] = std::move(done);
-  commands_->command({"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(),
-                      std::to_string(history_), ts, std::string(name_of(to.to)), to.target,
-                      req.data_json, token},
-                     [this, token](const redisReply* r) {
-                       if (r && r->type != REDIS_REPLY_ERROR) return;
-                       if (r) log_warn("redis: publish failed: {}", str(r));
-                       // A master demoted to a replica (a failover we have not heard of yet):
-                       // find the master again.
-                       if (r && str(r).starts_with("READONLY") && sentinel_)
-                         asio::post(ctx_, [this] { drop_connections(); });
-                       auto waiting = awaiting_delivery_.find(token);
-                       if (waiting == awaiting_delivery_.end()) return;
-                       auto fail = std::move(waiting->second);
-                       awaiting_delivery_.erase(waiting);
-                       fail(std::nullopt);
-                     });
+  commands_->command(
+      {"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(), std::to_string(history_),
+       ts, std::string(name_of(to.to)), to.target, req.data_json, token},
+      [this, token](const redisReply* r) {
+        if (r && r->type != REDIS_REPLY_ERROR) return;
+        if (r) log_warn("redis: publish failed: {}", str(r));
+        // A master demoted to a replica (a failover we have not heard of yet):
+        // find the master again.
+        if (r && str(r).starts_with("READONLY") && sentinel_)
+          asio::post(ctx_, [this] { drop_connections(); });
+        auto waiting = awaiting_delivery_.find(token);
+        if (waiting == awaiting_delivery_.end()) return;
+        auto fail = std::move(waiting->second);
+        awaiting_delivery_.erase(waiting);
+        fail(std::nullopt);
+      });
 }
 
 void redis_bus::announce_kick(const std::string& user, std::function<void(bool)> done) {
