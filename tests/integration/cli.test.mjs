@@ -9,6 +9,7 @@ import { runBinary as run } from './harness.mjs';
 // defaults; a flag added to the server and not here, or dropped, fails the test.
 const FLAGS = {
   '--help': 'switch',
+  '--config': null,
   '--listen': '127.0.0.1:8080',
   '--threads': '0',
   '--poll-timeout': '25s',
@@ -27,9 +28,11 @@ const FLAGS = {
   '--max-body': '65536',
   '--max-connections': '20000',
   '--admin-token': null,
+  '--admin-token-file': null,
   '--web-root': null,
   '--redis': null,
   '--client-secret': null,
+  '--client-secret-file': null,
   '--client-public-key': null,
   '--require-exp': 'switch',
   '--demo': 'switch',
