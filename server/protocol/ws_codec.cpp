@@ -147,7 +147,7 @@ std::string close_frame(std::uint16_t code, std::string_view reason) {
   return control_frame(close, payload);
 }
 
-close_code close_code_for(error e) {
+std::uint16_t close_code_for(error e) {
   switch (e) {
     case error::message_too_big:
       return too_big;

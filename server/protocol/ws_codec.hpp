@@ -16,16 +16,12 @@
 namespace ringcast::ws {
 
 // Close codes (RFC 6455 section 7.4.1).
-enum close_code : std::uint16_t {
-  normal = 1000,
-  going_away = 1001,
-  protocol_error = 1002,
-  no_status = 1005,  // never on the wire: a close frame without a code
-  bad_payload = 1007,
-  policy_error = 1008,
-  too_big = 1009,
-  internal_error = 1011,
-};
+inline constexpr std::uint16_t normal = 1000;
+inline constexpr std::uint16_t protocol_error = 1002;
+inline constexpr std::uint16_t no_status = 1005;  // never on the wire: a close frame without a code
+inline constexpr std::uint16_t bad_payload = 1007;
+inline constexpr std::uint16_t policy_error = 1008;
+inline constexpr std::uint16_t too_big = 1009;
 
 // ---- Server to client ----
 
@@ -64,7 +60,7 @@ enum class error : std::uint8_t {
   bad_close_reason,         // a close reason that is not UTF-8
 };
 // The code to close with: 1009 for message_too_big, 1007 for invalid_utf8, else 1002.
-close_code close_code_for(error e);
+std::uint16_t close_code_for(error e);
 std::string_view describe(error e);
 
 enum class event_type : std::uint8_t {
