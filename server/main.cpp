@@ -13,6 +13,7 @@
 #include "config_reload.hpp"
 #include "log.hpp"
 #include "node_resources.hpp"
+#include "parse_config.hpp"
 #include "server.hpp"
 
 int main(int argc, char** argv) {

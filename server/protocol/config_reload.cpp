@@ -7,6 +7,7 @@
 
 #include "client_auth.hpp"
 #include "duration.hpp"
+#include "parse_config.hpp"
 
 namespace ringcast {
 

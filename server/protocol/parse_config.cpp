@@ -1,4 +1,4 @@
-#include "config.hpp"
+#include "parse_config.hpp"
 
 #include <algorithm>
 #include <bit>
