@@ -517,6 +517,10 @@ TEST_F(NetStreamTest, WriteNowGathersBuffersIntoOneTlsRecord) {
   };
   const std::string header = "\x81\x64", payload = pattern(100);
   error_code ec;
+  // OpenSSL may send the session tickets with the first write: get them out of the way.
+  const std::string warm_up = "warm-up";
+  EXPECT_EQ(server.write_now(asio::buffer(warm_up), ec), warm_up.size());
+  last_record_length();
   // The same bytes as one buffer: the length of a record that carries them all.
   const std::string whole = header + payload;
   EXPECT_EQ(server.write_now(asio::buffer(whole), ec), whole.size());
