@@ -149,7 +149,8 @@ struct simulated_clock {
 // Asio's reactor looks at its heap when its timerfd fires, and the timerfd runs on the real
 // clock. So a tick moves the simulated clock and arms one more timer, `wake_`, due now: arming the
 // earliest timer sets the timerfd, which wakes the loop, which then runs every timer due by now.
-// That is the wake-up a real Asio loop pays once per tick with work (one timerfd_settime).
+// That is the wake-up a real Asio loop pays once per tick with work (one timerfd_settime); the
+// wait for the timerfd itself blocks, so it costs no CPU time.
 class asio_set {
  public:
   using timer = boost::asio::basic_waitable_timer<simulated_clock>;
@@ -185,9 +186,11 @@ class asio_set {
     bool woke = false;
     wake_.expires_at(simulated_clock::now());
     wake_.async_wait([&woke](const boost::system::error_code&) { woke = true; });
-    // Every timer due by now is handed over in the same batch as wake_; poll() runs the batch.
+    // Blocks (using no CPU) until the timerfd wakes the loop; every timer due by now is handed
+    // over in the same batch as wake_, and poll() runs the rest of that batch.
     while (!woke)
-      settle();
+      io_.run_one();
+    settle();
     return fired_;
   }
 
