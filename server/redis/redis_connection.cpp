@@ -162,20 +162,24 @@ void redis_connection::cleanup(void* self) {
 void redis_connection::wait_readable() {
   if (read_waiting_ || !socket_.is_open()) return;
   read_waiting_ = true;
-  socket_.async_wait(asio::posix::stream_descriptor::wait_read, [this](
-                                                                    boost::system::error_code ec) {
-    read_waiting_ = false;
-    if (ec || !ac_ || !want_read_) return;
-    redisAsyncHandleRead(ac_);  // may free the context (ac_ becomes null through on_disconnected)
-    if (ac_ && want_read_) wait_readable();
-  });
+  socket_.async_wait(asio::posix::stream_descriptor::wait_read,
+                     [this, alive = std::weak_ptr<void>(alive_)](boost::system::error_code ec) {
+                       if (alive.expired())
+                         return;  // the connection was destroyed while the wait was pending
+                       read_waiting_ = false;
+                       if (ec || !ac_ || !want_read_) return;
+                       redisAsyncHandleRead(
+                           ac_);  // may free the context (ac_ becomes null through on_disconnected)
+                       if (ac_ && want_read_) wait_readable();
+                     });
 }
 
 void redis_connection::wait_writable() {
   if (write_waiting_ || !socket_.is_open()) return;
   write_waiting_ = true;
   socket_.async_wait(asio::posix::stream_descriptor::wait_write,
-                     [this](boost::system::error_code ec) {
+                     [this, alive = std::weak_ptr<void>(alive_)](boost::system::error_code ec) {
+                       if (alive.expired()) return;  // destroyed while the wait was pending
                        write_waiting_ = false;
                        if (ec || !ac_ || !want_write_) return;
                        redisAsyncHandleWrite(ac_);

@@ -2,6 +2,8 @@
 // read or write, Asio waits for the socket to be ready and hands control back. Nothing blocks.
 #pragma once
 
+#include <memory>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 
@@ -59,6 +61,9 @@ class redis_connection {
   redisAsyncContext* ac_ = nullptr;
   boost::asio::posix::stream_descriptor socket_;
   bool want_read_ = false, want_write_ = false;
+  // Handlers still pending when the connection is destroyed (a Sentinel connection dropped from
+  // its own callback) find this expired and touch nothing.
+  std::shared_ptr<void> alive_ = std::make_shared<char>();
   bool read_waiting_ = false, write_waiting_ = false;
   bool up_ = false;
   bool destroying_ = false;
