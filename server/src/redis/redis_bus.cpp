@@ -127,6 +127,7 @@ redis_bus::redis_bus(asio::io_context& ctx, redis_url url, std::size_t history,
       session_ttl_(session_ttl),
       hooks_(std::move(hooks)),
       node_id_(random_node_id()),
+      given_{url_.host, url_.port},
       retry_(ctx) {}
 
 void redis_bus::start() {
@@ -187,6 +188,7 @@ void redis_bus::connect_to_master() {
   auto on_up = [this] {
     if (!commands_->up() || !reader_->up() || !control_->up()) return;
     up_.store(true, std::memory_order_relaxed);
+    following_moved_ = false;
     backoff_ = std::chrono::milliseconds(100);
     log_info("redis: connected");
     control_->subscribe(control_channel, [this](const redisReply* r) { on_control(r); });
@@ -207,6 +209,12 @@ void redis_bus::connect_to_master() {
 void redis_bus::on_lost() {
   if (retry_pending_) return;
   retry_pending_ = true;
+  // A Cluster primary we were MOVED to is gone (a failover): start again from the address given,
+  // which redirects to the new one.
+  if (!sentinel_ && !following_moved_) {
+    url_.host = given_.host;
+    url_.port = given_.port;
+  }
   if (up_.exchange(false, std::memory_order_relaxed)) {
     log_warn("redis: connection lost; reconnecting");
     reconnects_.fetch_add(1, std::memory_order_relaxed);
@@ -240,6 +248,7 @@ bool redis_bus::follow_moved(const redisReply* r) {
   log_info("redis: the {{ringcast}} slot is on {}:{} (MOVED); reconnecting there", host, port);
   url_.host = host;
   url_.port = port;
+  following_moved_ = true;
   backoff_ = std::chrono::milliseconds(0);
   asio::post(ctx_, [this] { drop_connections(); });
   return true;

@@ -91,6 +91,8 @@ class redis_bus {
 
   std::unique_ptr<redis_connection> commands_, reader_, control_;
   std::unique_ptr<redis_sentinel> sentinel_;  // with sentinel://
+  redis_endpoint given_;                      // the address in --redis (redis://)
+  bool following_moved_ = false;              // reconnecting to the address of a MOVED answer
   boost::asio::steady_timer retry_;
   std::chrono::milliseconds backoff_{100};
   std::atomic<bool> up_{false};
