@@ -3,8 +3,8 @@
 // set's current tick (at least 1).
 #pragma once
 
+#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -128,22 +128,42 @@ class multimap_set {
   std::uint64_t now_ = 0;
 };
 
-// One boost::asio::steady_timer per owner on an io_context of its own, as a server that gave
-// each session its own timer would do. Asio keeps the timers in a binary heap on the real clock:
-// future deadlines are a day ahead (never reached), and "one tick ahead" is given as already due,
-// so that the next poll() fires it. Cancelling (also by expires_at on a waiting timer) queues an
-// operation_aborted completion that the loop must still run: settle() runs them, inside the
-// measured time, because a real loop pays for them too.
+// A clock for Asio's timers that moves only when the benchmark says so: asio_set runs every
+// workload on simulated ticks like the other sets. One set at a time uses it.
+struct simulated_clock {
+  using duration = std::chrono::milliseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = std::chrono::time_point<simulated_clock>;
+  static constexpr bool is_steady = true;
+  static time_point now() noexcept { return time_point{duration{ticks}}; }
+  static inline rep ticks = 0;
+};
+
+// One Asio waitable timer per owner on an io_context of its own, as a server that gave each
+// session its own timer would do (boost::asio::steady_timer, on the simulated clock above).
+// Asio keeps the timers in a binary heap. Cancelling (also by expires_at on a waiting timer)
+// queues an operation_aborted completion that the loop must still run: settle() runs them, inside
+// the measured time, because a real loop pays for them too.
+//
+// Asio's reactor looks at its heap when its timerfd fires, and the timerfd runs on the real
+// clock. So a tick moves the simulated clock and arms one more timer, `wake_`, due now: arming the
+// earliest timer sets the timerfd, which wakes the loop, which then runs every timer due by now.
+// That is the wake-up a real Asio loop pays once per tick with work (one timerfd_settime).
 class asio_set {
  public:
-  explicit asio_set(std::size_t n) : io_(1), base_(std::chrono::steady_clock::now() + 24h) {
+  using timer = boost::asio::basic_waitable_timer<simulated_clock>;
+
+  explicit asio_set(std::size_t n) : io_(1), wake_(io_) {
+    simulated_clock::ticks = 0;
     timers_.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
       timers_.emplace_back(io_);
   }
   ~asio_set() {
-    for (auto& timer : timers_)
-      timer.cancel();
+    for (auto& t : timers_)
+      t.cancel();
+    wake_.cancel();
     settle();
   }
   void schedule(std::size_t i, std::uint64_t ahead) { arm(i, ahead); }
@@ -153,25 +173,40 @@ class asio_set {
     io_.poll();
     if (io_.stopped()) io_.restart();
   }
-  std::size_t tick(std::uint64_t = 0) {
+  // Moves the clock to `tick` while nothing is armed.
+  void start_at(std::uint64_t tick) {
+    simulated_clock::ticks = static_cast<simulated_clock::rep>(tick);
+  }
+  // Advances one tick; each timer that fires is re-armed `rearm` ticks ahead (0: not re-armed).
+  std::size_t tick(std::uint64_t rearm = 0) {
+    ++simulated_clock::ticks;
+    rearm_ = rearm;
     fired_ = 0;
-    settle();
+    bool woke = false;
+    wake_.expires_at(simulated_clock::now());
+    wake_.async_wait([&woke](const boost::system::error_code&) { woke = true; });
+    // Every timer due by now is handed over in the same batch as wake_; poll() runs the batch.
+    while (!woke)
+      settle();
     return fired_;
   }
 
  private:
   void arm(std::size_t i, std::uint64_t ahead) {
-    auto& timer = timers_[i];
-    timer.expires_at(ahead <= 1 ? std::chrono::steady_clock::time_point{}
-                                : base_ + 1ms * static_cast<std::int64_t>(ahead));
-    timer.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) ++fired_;
+    auto& t = timers_[i];
+    t.expires_at(simulated_clock::now() +
+                 simulated_clock::duration{static_cast<simulated_clock::rep>(ahead)});
+    t.async_wait([this, i](const boost::system::error_code& ec) {
+      if (ec) return;
+      ++fired_;
+      if (rearm_) arm(i, rearm_);
     });
   }
 
   boost::asio::io_context io_;
-  std::chrono::steady_clock::time_point base_;
-  std::vector<boost::asio::steady_timer> timers_;
+  timer wake_;
+  std::vector<timer> timers_;
+  std::uint64_t rearm_ = 0;
   std::size_t fired_ = 0;
 };
 

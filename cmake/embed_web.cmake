@@ -3,7 +3,7 @@
 # Two roles in one file:
 #  - include(cmake/embed_web.cmake) defines ringcast_embed_web(<target> <web dir>), which adds a
 #    static library <target> whose generated source holds the files as byte arrays, served through
-#    server/src/web_assets.hpp;
+#    server/web/web_assets.hpp;
 #  - `cmake -P cmake/embed_web.cmake` (run by that target's build step) writes the source.
 #
 # Byte arrays rather than string literals: compilers cap string literals (MSVC at 64 KiB) and a
@@ -77,6 +77,6 @@ function(ringcast_embed_web target web_dir)
     COMMENT "Embedding ${web_dir} into ${target}"
     VERBATIM)
   add_library(${target} STATIC "${output}")
-  target_include_directories(${target} PUBLIC "${PROJECT_SOURCE_DIR}/server/src")
+  target_include_directories(${target} PUBLIC "${PROJECT_SOURCE_DIR}/server/web")
   target_compile_features(${target} PUBLIC cxx_std_20)
 endfunction()

@@ -77,10 +77,22 @@ for i in $(seq "$nodes"); do
 done
 echo "cluster.sh: redis :$redis_port, nodes ${targets[*]} (pids ${server_pids[*]}); $(uptime | sed 's/.*load average/load average/')" >&2
 
-IFS=,
-targets_csv="${targets[*]}"
-pids_csv="${server_pids[*]}"
-unset IFS
+status=0
+joined=$(IFS=,; echo "${targets[*]}")
+joined_pids=$(IFS=,; echo "${server_pids[*]}")
 echo "cluster.sh: ringcast-load ${load_args[*]}" >&2
-RINGCAST_ADMIN_TOKEN=$token "$build/loadtest/ringcast-load" --targets "$targets_csv" \
-  --server-pid "$pids_csv" "${load_args[@]}"
+RINGCAST_ADMIN_TOKEN=$token "$build/loadtest/ringcast-load" --targets "$joined" \
+  --server-pid "$joined_pids" "${load_args[@]}" || status=$?
+# Each node must still be up, then exit 0 by itself after SIGTERM with no sanitizer report
+# (stop_server, loadtest/server_process.sh).
+source "$root/loadtest/server_process.sh"
+for i in "${!server_pids[@]}"; do
+  server_pid=${server_pids[$i]}
+  server_log=$work/node$((i + 1)).log
+  if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "cluster.sh: node $((i + 1)) died during the run" >&2
+    status=1
+  fi
+  stop_server || { echo "cluster.sh: node $((i + 1)) did not stop cleanly" >&2; tail -n 20 "$server_log" >&2; status=1; }
+done
+exit "$status"

@@ -11,6 +11,7 @@ start_ringcast() {
   : >"$log"
   "$binary" --listen 127.0.0.1:0 "$@" 2>"$log" &
   server_pid=$!
+  server_log=$log
   port=
   for _ in $(seq 300); do
     port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log")
@@ -22,20 +23,40 @@ start_ringcast() {
   return 1
 }
 
-# stop_server: SIGTERM to server_pid, up to 20 s to drain and exit, then SIGKILL. Succeeds when it
-# exited with status 0 or died of that SIGTERM (143); anything else (an abort, the kill) fails.
+# stop_server: SIGTERM to server_pid, up to RINGCAST_STOP_WAIT_S (20) s to drain and exit, then
+# SIGKILL. Succeeds only when the server exited by itself with status 0 and its log has no
+# sanitizer report. Killed by that SIGTERM (143: it never drained), by the SIGKILL, or by anything
+# else fails, and says so.
 stop_server() {
   [[ -n ${server_pid:-} ]] || return 0
+  local killed=0
   if kill -0 "$server_pid" 2>/dev/null; then
     kill -TERM "$server_pid" 2>/dev/null || true
-    for _ in $(seq 100); do
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.2
+    local deadline=$((SECONDS + ${RINGCAST_STOP_WAIT_S:-20}))
+    while kill -0 "$server_pid" 2>/dev/null && ((SECONDS < deadline)); do
+      sleep 0.1
     done
-    kill -KILL "$server_pid" 2>/dev/null || true
+    if kill -0 "$server_pid" 2>/dev/null; then
+      kill -KILL "$server_pid" 2>/dev/null || true
+      killed=1
+    fi
   fi
   local rc=0
   wait "$server_pid" 2>/dev/null || rc=$?
   server_pid=
-  ((rc == 0 || rc == 143))
+  local ok=1
+  if ((killed)); then
+    echo "stop_server: the server did not exit within ${RINGCAST_STOP_WAIT_S:-20} s of SIGTERM; killed" >&2
+    ok=0
+  elif ((rc != 0)); then
+    echo "stop_server: the server exited with status $rc$( ((rc > 128)) && echo " (signal $((rc - 128)))")" >&2
+    ok=0
+  fi
+  if [[ -n ${server_log:-} && -f $server_log ]] &&
+    grep -E 'ERROR: (Address|Leak|Memory)Sanitizer|WARNING: ThreadSanitizer|runtime error:' \
+      "$server_log" >&2; then
+    echo "stop_server: sanitizer report in $server_log" >&2
+    ok=0
+  fi
+  ((ok))
 }

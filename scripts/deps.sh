@@ -30,7 +30,7 @@ esac
 
 missing=()
 for package in "${wanted[@]}"; do
-  # node may come from elsewhere than Debian's nodejs package; accept any node >= 18 on PATH
+  # node may come from elsewhere than Debian's nodejs package (its version is checked below)
   if [[ $package == nodejs || $package == npm ]] && command -v "${package/nodejs/node}" >/dev/null; then
     continue
   fi
@@ -44,4 +44,16 @@ if ((${#missing[@]})); then
   if [[ $(id -u) != 0 ]]; then sudo_cmd=(sudo); fi
   "${sudo_cmd[@]}" apt-get update -q
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The Node test suites need node >= 20.10 (node --test with --test-concurrency; tests/package.json
+# "engines"). Debian 12's own nodejs is 18: a newer one must be on PATH, and an older one is refused
+# here rather than failing obscurely inside a suite.
+node_min=20.10
+if [[ "${1:-build}" == test ]]; then
+  node_version=$(node --version 2>/dev/null || echo none)
+  if ! printf '%s\n%s\n' "$node_min" "${node_version#v}" | sort -V -C; then
+    echo "deps: node $node_version on PATH; the test suites need node >= $node_min" >&2
+    exit 1
+  fi
 fi

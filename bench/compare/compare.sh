@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# ringcast against nginx + Nchan on one broadcast scenario, same load tool, in one run
-# (docs/performance.md). For each size, each server is started fresh on loopback, measured with
-# ringcast-load and stopped:
+# ringcast against nginx + Nchan and against the physical floor on one broadcast scenario, same
+# load tool, in one run (docs/performance.md). The floor is ringcast-bare-sender
+# (bench/compare/bare_sender.cpp): one thread that writes the same frame ringcast would send with
+# one send() per connection and does nothing else. For each size, each server is started fresh on
+# loopback, measured with ringcast-load and stopped:
 #   WebSocket clients that never send (--idle 100), one broadcast channel, a steady publish rate.
 # Reported per server: memory per idle connection (RSS and PSS summed over all its processes,
 # after the clients connected vs before, no message sent yet), server CPU per broadcast, time for
@@ -9,7 +11,8 @@
 #
 #   bench/compare/compare.sh [--sizes 1000,5000,15000] [--publish-rate 5] [--publish-for 20]
 #                            [--out DIR] [--build DIR]
-# The markdown table (ratios ringcast/Nchan) goes to stdout; every raw JSON report to --out.
+# The markdown tables (ratios ringcast/Nchan, ringcast/floor, Nchan/floor) go to stdout; every raw
+# JSON report to --out.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,7 +30,7 @@ while (($#)); do
     --out) out=$2 ;;
     --build) build=$2 ;;
     -h | --help)
-      sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -44,11 +47,14 @@ nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 if [[ ! -f $build/build.ninja ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
-    -DRINGCAST_BUILD_BENCH=OFF >&2
+    -DRINGCAST_BUILD_BENCH=ON >&2
+elif ! grep -q 'ringcast-bare-sender' "$build/build.ninja"; then
+  cmake -S "$root" -B "$build" -DRINGCAST_BUILD_BENCH=ON >&2 # the bare sender is a bench target
 fi
-ninja -C "$build" ringcast ringcast-load >&2
+ninja -C "$build" ringcast ringcast-load ringcast-bare-sender >&2
 ringcast=$build/server/ringcast
 load=$build/loadtest/ringcast-load
+bare_sender=$build/bench/ringcast-bare-sender
 
 work=$(mktemp -d /tmp/ringcast-compare.XXXXXX)
 chmod 755 "$work"
@@ -82,6 +88,12 @@ start_ringcast_server() {
   pids=$server_pid
 }
 
+# The floor: one thread, no flags to match (it has no timeouts, history or limits).
+start_floor_server() {
+  RINGCAST_ADMIN_TOKEN=$token start_ringcast "$out/floor-$n.server.log" "$bare_sender" || return 1
+  pids=$server_pid
+}
+
 start_nchan_server() {
   local dir=$work/nginx
   rm -rf "$dir"
@@ -111,12 +123,15 @@ IFS=, read -ra size_list <<<"$sizes"
 for n in "${size_list[@]}"; do
   # Ramp at 2000 connects/s, then 5 s for everyone to settle before the first publish.
   warmup=$(((n + 1999) / 2000 + 5))
-  for kind in ringcast nchan; do
+  for kind in ringcast nchan floor; do
     "start_${kind}_server"
     echo "compare.sh: $kind $n clients (pids $pids, port $port); $(uptime | sed 's/.*load average/load average/')" >&2
     uptime >"$out/$kind-$n.uptime"
     status=0
-    RINGCAST_ADMIN_TOKEN=$token timeout 300 "$load" --server-kind "$kind" --target "127.0.0.1:$port" \
+    # The bare sender speaks ringcast's protocol: the load tool drives it as ringcast.
+    load_kind=$kind
+    [[ $kind == floor ]] && load_kind=ringcast
+    RINGCAST_ADMIN_TOKEN=$token timeout 300 "$load" --server-kind "$load_kind" --target "127.0.0.1:$port" \
       --server-pid "$pids" --clients "$n" --mix ws --idle 100 --rate 2000 --procs 2 \
       --publish-rate "$publish_rate" --warmup "${warmup}s" --duration "$((warmup + publish_for))s" \
       --settle 3s >"$out/$kind-$n.json" 2>"$out/$kind-$n.log" || status=$?

@@ -24,8 +24,8 @@ struct reaction {
   std::chrono::milliseconds delay{0};
 };
 
-// The transport-independent half of a client: it reads the server's envelopes (PROTOCOL.md
-// section 3), keeps the id to resume from, and books deliveries, latencies and server-side
+// The transport-independent half of a client: it reads the server's envelopes (docs/protocol.md,
+// "Envelopes (server → client)"), keeps the id to resume from, and books deliveries, latencies and server-side
 // reconnects/closes into the worker's result. The transports only move bytes.
 class client_state {
  public:

@@ -1,6 +1,6 @@
 // How the tool opens every connection (ws, sse and poll clients, the publisher, admin requests):
 // bind a loopback source address, connect, and with --tls do the TLS handshake, all within one
-// deadline. The stream is a ringcast::net_stream (server/src/net_stream.hpp), plain or TLS, so
+// deadline. The stream is a ringcast::net_stream (server/tls/net_stream.hpp), plain or TLS, so
 // the clients and Beast over them do not care which.
 #pragma once
 

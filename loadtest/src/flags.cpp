@@ -13,6 +13,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "duration.hpp"
 #include "tls_context.hpp"
 
 namespace po = boost::program_options;
@@ -71,20 +72,11 @@ server_kind parse_server_kind(std::string_view text) {
   throw flag_error(fmt::format("--server-kind: '{}' is not ringcast or nchan", text));
 }
 
-std::chrono::milliseconds parse_duration(std::string_view text) {
-  std::string_view digits = text;
-  std::int64_t scale = 1000;
-  if (digits.ends_with("ms")) {
-    digits.remove_suffix(2), scale = 1;
-  } else if (digits.ends_with('s')) {
-    digits.remove_suffix(1);
-  } else if (digits.ends_with('m')) {
-    digits.remove_suffix(1), scale = 60'000;
-  } else if (digits.ends_with('h')) {
-    digits.remove_suffix(1), scale = 3'600'000;
-  }
-  const auto n = parse_whole<std::uint32_t>(digits, fmt::format("duration '{}'", text));
-  return std::chrono::milliseconds{static_cast<std::int64_t>(n) * scale};
+// The server's duration syntax (server/protocol/duration.hpp), so both tools read "90s" alike.
+std::chrono::milliseconds duration_flag(std::string_view text, std::string_view flag) {
+  auto d = parse_duration(text);
+  if (!d) throw flag_error(fmt::format("{}: {}", flag, d.error));
+  return *d.value;
 }
 
 transport_mix parse_mix(std::string_view text) {
@@ -234,13 +226,13 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
   if (auto v = text("rate")) o.rate = parse_number(*v, "--rate", 0.001, 1e6);
   if (auto v = text("churn")) o.churn_pct = parse_number(*v, "--churn", 0, 100);
   if (auto v = text("idle")) o.idle_pct = parse_number(*v, "--idle", 0, 100);
-  if (auto v = text("ping-interval")) o.ping_interval = parse_duration(*v);
+  if (auto v = text("ping-interval")) o.ping_interval = duration_flag(*v, "--ping-interval");
   if (o.ping_interval.count() == 0) throw flag_error("--ping-interval: must be positive");
   if (auto v = text("publish-rate")) o.publish_rate = parse_number(*v, "--publish-rate", 0, 1e6);
-  if (auto v = text("duration")) o.duration = parse_duration(*v);
-  if (auto v = text("warmup")) o.warmup = parse_duration(*v);
-  if (auto v = text("settle")) o.settle = parse_duration(*v);
-  if (auto v = text("max-retry")) o.max_retry = parse_duration(*v);
+  if (auto v = text("duration")) o.duration = duration_flag(*v, "--duration");
+  if (auto v = text("warmup")) o.warmup = duration_flag(*v, "--warmup");
+  if (auto v = text("settle")) o.settle = duration_flag(*v, "--settle");
+  if (auto v = text("max-retry")) o.max_retry = duration_flag(*v, "--max-retry");
   if (o.duration.count() == 0) throw flag_error("--duration: must be positive");
   if (o.warmup >= o.duration) throw flag_error("--warmup: must be shorter than --duration");
   if (auto v = text("procs")) o.procs = parse_whole<unsigned>(*v, "--procs");

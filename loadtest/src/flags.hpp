@@ -71,7 +71,8 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
 transport_mix parse_mix(std::string_view text);
 target parse_target(std::string_view text);
 std::vector<target> parse_targets(std::string_view text);
-std::chrono::milliseconds parse_duration(std::string_view text);
+// A duration flag in the server's syntax ("25", "500ms", "90s", "2m"); the error names the flag.
+std::chrono::milliseconds duration_flag(std::string_view text, std::string_view flag);
 
 // Which transport each of `n` clients uses: interleaved (smooth weighted round-robin, as nginx
 // balances upstreams) so that every ramp-up prefix has the mix's proportions.

@@ -156,7 +156,8 @@ describe('ringcast.js client library', () => {
     await start({ user, transport: 'ws' });
     await waitForState('open', 'ws');
     await page.evaluate(() => window.client.subscribe('gree'));
-    await page.waitForTimeout(200);
+    // The stand-in has read the subscribe message on the same socket.
+    await until(() => [...fake.sessions.values()].some((s) => s.user === user && s.channels.has('gree')));
     const { id } = fake.publish({ channel: 'gree', data: 'cool' });
     await waitForIds(1);
     assert.equal((await events('message'))[0].id, id);
@@ -193,14 +194,28 @@ describe('ringcast.js client library', () => {
   });
 
   test('rejects an invalid user or channel name up front', async () => {
-    const message = await page.evaluate(() => {
+    const refusal = (options) => page.evaluate((o) => {
       try {
-        new RingcastClient({ user: 'no spaces' });
+        new RingcastClient(o);
+        return null;
+      } catch (err) {
+        return err.message;
+      }
+    }, options);
+    assert.match(await refusal({ user: 'no spaces' }), /invalid user/);
+    assert.match(await refusal({ user, channels: ['ok', 'not ok!'] }), /invalid channel/);
+    // And at runtime: subscribe() refuses a bad name before sending anything.
+    await start({ user, transport: 'ws' });
+    await waitForState('open', 'ws');
+    const runtime = await page.evaluate(() => {
+      try {
+        window.client.subscribe('bad name');
         return null;
       } catch (err) {
         return err.message;
       }
     });
-    assert.match(message, /invalid user/);
+    assert.match(runtime, /invalid channel/);
+    assert.equal(await refusal({ user }), null, 'a valid user is accepted');
   });
 });

@@ -1,4 +1,4 @@
-// A small in-process stand-in for the ringcast server, written from PROTOCOL.md.
+// A small in-process stand-in for the ringcast server, written from docs/protocol.md.
 //
 // Two uses: client.test.mjs scripts exact server behaviour at the client library (refuse a
 // transport, send `reconnect` with a given retry_ms, kick, cut every socket), which the real

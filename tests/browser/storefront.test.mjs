@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  USE_FAKE, launchBrowser, openStore, screenshot, skipReason, startServer, uniqueUser,
+  fakeSkip, launchBrowser, openStore, screenshot, startServer, uniqueUser, wsRoundTrip,
 } from './support.mjs';
 
 const ids = (page) =>
   page.$$eval('#promotions li', (items) => items.map((li) => Number(li.dataset.id)).reverse());
 
-describe('storefront', { skip: skipReason }, () => {
+describe('storefront', () => {
   let server;
   let browser;
 
@@ -79,14 +79,14 @@ describe('storefront', { skip: skipReason }, () => {
     const user = uniqueUser('toggle');
     const page = await openStore(browser.context, server.url, { user, transport: 'ws' });
     await page.uncheck('#channel-gree');
-    await page.waitForTimeout(300); // the unsubscribe message travels on the socket
+    await wsRoundTrip(page); // the server has read the unsubscribe
     const hidden = (await server.publish({ channel: 'gree', data: { title: 'not for you' } })).id;
     const marker = (await server.publish({ user, data: { title: 'marker' } })).id;
     await page.locator(`#promotions li[data-id="${marker}"]`).waitFor();
     assert.equal(await page.locator(`#promotions li[data-id="${hidden}"]`).count(), 0);
 
     await page.check('#channel-gree');
-    await page.waitForTimeout(300);
+    await wsRoundTrip(page); // and the subscribe
     const shown = (await server.publish({ channel: 'gree', data: { title: 'for you again' } })).id;
     await page.locator(`#promotions li[data-id="${shown}"]`).waitFor();
     await page.close();
@@ -114,7 +114,7 @@ describe('storefront', { skip: skipReason }, () => {
   });
 });
 
-describe('storefront under server-driven reconnects', { skip: skipReason ?? (USE_FAKE && 'the stand-in has no --max-connection-age') }, () => {
+describe('storefront under server-driven reconnects', { skip: fakeSkip('the stand-in has no --max-connection-age') }, () => {
   test('WebSocket rebalanced every second loses and repeats nothing', async () => {
     const server = await startServer(['--max-connection-age', '1s']);
     const browser = await launchBrowser();

@@ -7,18 +7,22 @@ import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { assertCleanExit } from '../common/server_exit.mjs';
 import { startFakeServer } from './fake_server.mjs';
 
-export const SERVER_BIN = process.env.RINGCAST_BIN ?? '/work/main/build/server/ringcast';
+// The binary under test: $RINGCAST_BIN (CTest sets it), else this checkout's build.
+export const SERVER_BIN = process.env.RINGCAST_BIN
+  || fileURLToPath(new URL('../../build/server/ringcast', import.meta.url));
+// RINGCAST_FAKE=1: the page suites run against the stand-in (fake_server.mjs) instead, for a
+// developer's own run without a C++ build. Never in CTest or test.sh, which refuse or unset it.
 export const USE_FAKE = process.env.RINGCAST_FAKE === '1';
 export const OUTPUT_DIR = new URL('../output/', import.meta.url).pathname;
 export const DOCS_IMG_DIR = new URL('../../docs/img/', import.meta.url).pathname;
 
-/** Why the page suites cannot run here, or undefined: pass as node:test's `skip` option. */
-export const skipReason = USE_FAKE || existsSync(SERVER_BIN)
-  ? undefined
-  : `no server binary at ${SERVER_BIN} (set RINGCAST_BIN, or RINGCAST_FAKE=1 for the stand-in)`;
+/** For the suites the stand-in cannot run (node:test's `skip` option): only with RINGCAST_FAKE=1. */
+export const fakeSkip = (why) => (USE_FAKE ? `RINGCAST_FAKE=1: ${why}` : undefined);
 
 /**
  * Starts the server on a free loopback port with a random admin token. Resolves to
@@ -42,6 +46,10 @@ function makeCertificate() {
 }
 
 async function spawnServer(extraArgs, tls) {
+  if (!existsSync(SERVER_BIN)) {
+    throw new Error(`no server binary at ${SERVER_BIN}: build it, or set RINGCAST_BIN ` +
+      '(RINGCAST_FAKE=1 runs the page suites against the stand-in instead)');
+  }
   const token = randomBytes(16).toString('hex');
   const certificate = tls ? makeCertificate() : null;
   const args = ['--listen', '127.0.0.1:0', '--admin-token', token, ...extraArgs];
@@ -52,6 +60,10 @@ async function spawnServer(extraArgs, tls) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
+  const outputClosed = new Promise((resolve) => { child.on('close', resolve); });
+  const exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not report its port:\n${log}`)), 10000);
     const onData = (chunk) => {
@@ -65,21 +77,28 @@ async function spawnServer(extraArgs, tls) {
     // The contract is a line on stderr; reading stdout as well costs nothing.
     child.stderr.on('data', onData);
     child.stdout.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${log}`)));
+    exited.then(({ code, signal }) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${log}`)));
   });
+  let stopped;
   return {
     url,
     token,
     ca: certificate?.ca,
     log: () => log,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.on('exit', resolve);
-        child.kill('SIGTERM');
-        // The drain spreads reconnects over --drain (5 s by default); do not wait much longer.
-        setTimeout(() => child.kill('SIGKILL'), 8000).unref();
-      }),
+    // SIGTERM, then the exit must be clean: status 0 within the drain (5 s by default) and a few
+    // seconds more, and no sanitizer report in the log. Rejects otherwise.
+    stop: () => {
+      stopped ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        let killed = false;
+        const killer = setTimeout(() => { killed = true; child.kill('SIGKILL'); }, 8000);
+        const status = await exited;
+        clearTimeout(killer);
+        await Promise.race([outputClosed, new Promise((r) => { setTimeout(r, 2000).unref(); })]);
+        assertCleanExit(status, log, { killed });
+      })();
+      return stopped;
+    },
   };
 }
 
@@ -143,11 +162,29 @@ export async function launchBrowser({ ignoreHTTPSErrors = false } = {}) {
 /** Opens the storefront as `user` and waits until its client is connected. */
 export async function openStore(context, url, { user, transport = 'auto', channels }) {
   const page = await context.newPage();
+  // The page's WebSockets, newest last, for wsRoundTrip.
+  page.sockets = [];
+  page.on('websocket', (ws) => page.sockets.push(ws));
   const query = new URLSearchParams({ user, transport });
   if (channels) query.set('channels', channels.join(','));
   await page.goto(`${url}/?${query}`);
   await page.locator('#status[data-state="open"]').waitFor({ timeout: 15000 });
   return page;
+}
+
+/**
+ * A ping/pong round trip on the storefront client's own WebSocket: the server answers a ping only
+ * after it has read everything the client sent before it (a subscribe or unsubscribe, say).
+ */
+export async function wsRoundTrip(page) {
+  const ws = page.sockets.at(-1);
+  if (!ws) throw new Error('the page has no WebSocket');
+  const pong = ws.waitForEvent('framereceived', {
+    predicate: (frame) => /"type":"pong"/.test(String(frame.payload)),
+    timeout: 5000,
+  });
+  await page.evaluate(() => window.ringcast.conn.send({ type: 'ping' }));
+  await pong;
 }
 
 /**

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  USE_FAKE, launchBrowser, openStore, skipReason, startServer, uniqueUser,
+  fakeSkip, launchBrowser, openStore, startServer, uniqueUser,
 } from './support.mjs';
 
-describe('storefront over TLS', { skip: skipReason ?? (USE_FAKE && 'the stand-in server has no TLS') }, () => {
+describe('storefront over TLS', { skip: fakeSkip('the stand-in server has no TLS') }, () => {
   let server;
   let browser;
 

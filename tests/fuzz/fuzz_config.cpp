@@ -12,6 +12,7 @@
 
 #include "config.hpp"
 #include "fuzz_check.hpp"
+#include "parse_config.hpp"
 
 namespace {
 

@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t newest = appended.empty() ? floor_id : appended.back();
     if (op & 0x80) {
       const std::uint64_t id = newest + 1 + (op & 0x07);  // ids may skip (other loops' users)
-      h.append(ringcast::make_message(id, 0, ringcast::audience::broadcast, "", "null"));
+      h.append(ringcast::make_message(id, 0, {ringcast::audience::broadcast, ""}, "null"));
       appended.push_back(id);
       continue;
     }

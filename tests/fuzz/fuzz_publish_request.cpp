@@ -71,16 +71,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const json::value data_value = parse_or_abort(r.data_json);
   FUZZ_CHECK(same_value(data_value, parse_or_abort(body).as_object().at("data")));
 
-  const auto to = r.channel ? ringcast::audience::channel
-                  : r.user  ? ringcast::audience::user
-                            : ringcast::audience::broadcast;
-  const auto message =
-      ringcast::make_message(18446744073709551615ull, 1'700'000'000'000, to,
-                             r.channel ? *r.channel : r.user.value_or(""), r.data_json);
+  const auto message = ringcast::make_message(18446744073709551615ull, 1'700'000'000'000,
+                                              ringcast::addressee_of(r), r.data_json);
   FUZZ_CHECK(message->json.find_first_of("\r\n") == std::string::npos);
   const json::value envelope = parse_or_abort(message->json);
   FUZZ_CHECK(envelope.as_object().at("data") == data_value);
   const json::value poll_reply = parse_or_abort(ringcast::messages_json({message}, 1, false));
   FUZZ_CHECK(poll_reply.as_object().at("messages").as_array().at(0) == envelope);
+  FUZZ_CHECK(parse_or_abort(message->poll_body) ==
+             parse_or_abort(ringcast::messages_json({message}, message->id, false)));
   return 0;
 }

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 6: admin and operations API; docs/admin-stats.md: the stats schema.
+// docs/protocol.md, "Admin and operations": admin and operations API; docs/admin-stats.md: the stats schema.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, uid } from './harness.mjs';

@@ -4,7 +4,8 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  assertServes, rawConnect, rawWebSocket, rssKiB, sleep, startServer, uid, wsFrame,
+  assertOnTime, assertServes, latestMs, rawConnect, rawWebSocket, rssKiB, sleep, startServer, uid,
+  wsFrame,
 } from './harness.mjs';
 
 // Writes `text` on a fresh connection and collects everything the server sends until it closes.
@@ -73,14 +74,16 @@ describe('adversarial clients', () => {
       i += 1;
     }, 20);
     try {
-      const dts = await Promise.race([Promise.all(closedAfter), sleep(5000).then(() => null)]);
-      assert.ok(dts, 'trickling connections still open 5 s after --handshake-timeout 1');
-      for (const dt of dts) assert.ok(dt >= 950 && dt <= 3000, `closed after ${dt} ms`);
+      const dts = await Promise.race([Promise.all(closedAfter), sleep(latestMs(srv, 1000) + 500).then(() => null)]);
+      assert.ok(dts, 'trickling connections still open well after --handshake-timeout 1');
+      for (const dt of dts) assertOnTime(srv, dt, 1000, 'trickling connection closed');
     } finally {
       clearInterval(trickle);
       for (const s of conns) s.destroy();
     }
-    assert.ok(i >= 40, `only ${i} bytes trickled before the close`);
+    // The trickle went on while the server waited (a byte every 20 ms when the machine keeps up;
+    // on a loaded one the interval fires less often, so only a clear minimum is asked).
+    assert.ok(i >= 10, `only ${i} bytes trickled before the close`);
     assert.deepEqual(received, conns.map(() => ''), 'a trickled request was answered');
     const s1 = await srv.stats();
     assert.ok(s1.expirations.handshake >= s0.expirations.handshake + 10, JSON.stringify(s1.expirations));

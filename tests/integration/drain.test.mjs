@@ -1,4 +1,4 @@
-// PROTOCOL.md section 5: on SIGTERM/SIGINT the server drains and exits 0.
+// docs/protocol.md, "Draining": on SIGTERM/SIGINT the server drains and exits 0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, uid } from './harness.mjs';

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 3: the server -> client envelope, the same on every transport.
+// docs/protocol.md, "Envelopes (server → client)": the server -> client envelope, the same on every transport.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, uid } from './harness.mjs';

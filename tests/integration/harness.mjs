@@ -1,4 +1,4 @@
-// Test harness for the ringcast integration suite (PROTOCOL.md is the spec).
+// Test harness for the ringcast integration suite (docs/protocol.md is the spec).
 //
 // startServer(args) spawns the server binary ($RINGCAST_BIN, default build/server/ringcast) on
 // `--listen 127.0.0.1:0 --admin-token <random>` plus short timeouts, reads the port from the
@@ -7,7 +7,8 @@
 //   srv.sse(params)       SSE client over raw HTTP, parsing id/event/data/retry lines and comments
 //   srv.poll(params)      one long-poll request (node:http, so the socket can be inspected)
 //   srv.admin(...)        admin API with the bearer token; publish(), kick(), stats()
-//   srv.stop()            closes the clients, sends SIGTERM, asserts exit status 0
+//   srv.stop()            closes the clients, sends SIGTERM, asserts exit status 0 and a log
+//                         without a sanitizer report
 // startServer(args, { tls: true }) makes a self-signed certificate (openssl), serves with
 // --tls-cert/--tls-key, and every client above then speaks HTTPS/WSS, trusting that certificate.
 // Every wait has a timeout, so every test stops by itself.
@@ -23,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import { assertCleanExit } from '../common/server_exit.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const BIN = process.env.RINGCAST_BIN || path.resolve(here, '../../build/server/ringcast');
@@ -61,6 +63,52 @@ export function query(params = {}) {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+// Timeouts on the wired server (docs/protocol.md, "Timeouts and keep-alive"): each fires at its
+// time or at most one --tick-ms later, never early. A test measures from the moment the client
+// sees the timeout start (a hello, a connect, a reply), so it allows:
+//   EARLY_MARGIN_MS          the client sees that moment up to this much after the server did (a
+//                            loopback hop and the test process's event loop);
+//   SCHEDULING_ALLOWANCE_MS  on top of the one tick: the server's loop reaching the expiry and the
+//                            client hearing of it, on 2 cores shared with compilers. Stated per
+//                            build, since a sanitizer slows every step: plain 100 ms, ASan + UBSan
+//                            150 ms, TSan 250 ms (measured with --tick-ms 20 on this machine under
+//                            load: the whole lateness, tick included, was at most 63 ms plain).
+// With the base --tick-ms 20 a 1 s timeout must land in [950, 1020 + allowance] ms: a server whose
+// wiring is a handful of ticks late, or one tick early, fails.
+export const EARLY_MARGIN_MS = 50;
+export const SANITIZER = (() => {
+  if (!existsSync(BIN)) return 'none';
+  const image = readFileSync(BIN);
+  if (image.includes('ThreadSanitizer')) return 'thread';
+  if (image.includes('AddressSanitizer')) return 'address';
+  return 'none';
+})();
+export const SCHEDULING_ALLOWANCE_MS = { none: 100, address: 150, thread: 250 }[SANITIZER];
+
+// The latest a timeout of `timeoutMs` may be seen on `srv`, measured as above (+ extraMs when the
+// test can only look every so often, e.g. polling /admin/stats).
+export function latestMs(srv, timeoutMs, extraMs = 0) {
+  return timeoutMs + srv.tickMs + SCHEDULING_ALLOWANCE_MS + extraMs;
+}
+
+// Asserts that a timeout of `timeoutMs` was seen `dt` ms after it started: never early, at most one
+// tick late plus the allowance.
+export function assertOnTime(srv, dt, timeoutMs, what, extraMs = 0) {
+  assert.ok(dt >= timeoutMs - EARLY_MARGIN_MS,
+    `${what} after ${dt} ms: early (timeout ${timeoutMs} ms)`);
+  const latest = latestMs(srv, timeoutMs, extraMs);
+  assert.ok(dt <= latest,
+    `${what} after ${dt} ms: late (timeout ${timeoutMs} ms + tick ${srv.tickMs} ms + allowance ${SCHEDULING_ALLOWANCE_MS + extraMs} ms (${SANITIZER} build) = ${latest} ms)`);
+}
+
+// When a message was received (Date.now()), for the WebSocket and SSE clients' items.
+const receivedAt = new WeakMap();
+export function arrivedAt(item) {
+  const at = receivedAt.get(item);
+  assert.ok(at !== undefined, `no arrival time for ${JSON.stringify(item)}`);
+  return at;
+}
+
 let uniq = 0;
 // A fresh identifier, unique within this process (tests share servers within a file).
 export function uid(prefix = 'u') {
@@ -97,6 +145,7 @@ export class Inbox {
   }
 
   push(item) {
+    if (item !== null && typeof item === 'object') receivedAt.set(item, Date.now());
     this.items.push(item);
     this.#wake();
   }
@@ -461,6 +510,7 @@ export class Server {
   async wsHello(params, opts, timeoutMs = 3000) {
     const c = await this.ws(params, opts);
     c.hello = await c.next('hello', timeoutMs);
+    c.helloAt = arrivedAt(c.hello);
     return c;
   }
 
@@ -492,7 +542,9 @@ export class Server {
   async sseHello(params, headers = {}, timeoutMs = 3000) {
     const c = await this.sse(params, headers);
     assert.equal(c.status, 200, `sse refused: ${c.status} ${c.body}`);
-    c.hello = (await c.next('hello', timeoutMs)).json;
+    const event = await c.next('hello', timeoutMs);
+    c.hello = event.json;
+    c.helloAt = arrivedAt(event);
     return c;
   }
 
@@ -544,6 +596,23 @@ export class Server {
     }
   }
 
+  // How long an absence check waits once it has synchronised: a few ticks past the latest moment
+  // anything already under way could still be sent (a tick and the scheduling allowance).
+  get quietMs() { return latestMs(this, 5 * this.tickMs); }
+
+  // Asserts that `client` (srv.ws or srv.sse, connected as `user`) gets no message beyond those
+  // already taken: a marker published to `user` must be the very next message (whatever the server
+  // had queued for the client comes before it), and nothing may follow it for quietMs. The
+  // marker's id is returned; the client's cursor is past it.
+  async expectNoMoreMessages(client, user, what = 'no more messages') {
+    const marker = await this.publish({ user, data: { marker: what } });
+    const next = await client.next('message', 5000);
+    const envelope = next.json ?? next;
+    assert.equal(envelope.id, marker.id, `${what}: ${JSON.stringify(envelope)} came before the marker`);
+    await client.none('message', this.quietMs);
+    return marker.id;
+  }
+
   closeClients() {
     for (const c of this.clients) {
       try {
@@ -580,8 +649,9 @@ export class Server {
       assert.fail(`server had already exited: ${JSON.stringify(this.exitInfo)}; log:\n${this.logTail()}`);
     }
     const r = await this.signalAndWait('SIGTERM', timeoutMs ?? this.drainMs + 5000);
-    assert.equal(r.signal, null, `server killed by ${r.signal}; log:\n${this.logTail()}`);
-    assert.equal(r.code, 0, `server exit status ${r.code}; log:\n${this.logTail()}`);
+    // Its output is complete only once the pipes have closed: a sanitizer reports at exit.
+    await Promise.race([this.outputClosed, sleep(2000)]);
+    assertCleanExit(r, this.log);
     return r;
   }
 
@@ -619,6 +689,7 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
   live.add(proc);
   let log = '';
   let srv;
+  const outputClosed = new Promise((resolve) => { proc.on('close', resolve); });
   const exited = new Promise((resolve) => {
     proc.on('exit', (code, signal) => {
       live.delete(proc);
@@ -652,7 +723,9 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
   srv.certificate = certificate; // { certFile, keyFile, cert } with tls, else null
   srv.log = log;
   srv.exited = exited;
+  srv.outputClosed = outputClosed;
   srv.drainMs = parseDurationMs(drainArg ?? '5');
+  srv.tickMs = Number(full[full.lastIndexOf('--tick-ms') + 1]);
   // Wait until it answers.
   await waitFor(async () => {
     try {

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 1: identity, sessions, reuse on reconnect, replacement.
+// docs/protocol.md, "Sessions": identity, sessions, reuse on reconnect, replacement.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { query, startServer, uid } from './harness.mjs';

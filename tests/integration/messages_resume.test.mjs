@@ -1,4 +1,4 @@
-// PROTOCOL.md section 2: ids, addressing, resume with since / Last-Event-ID, gap.
+// docs/protocol.md, "Message ids and resume": ids, addressing, resume with since / Last-Event-ID, gap.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertIncreasing, startServer, uid } from './harness.mjs';
@@ -128,7 +128,7 @@ describe('resume with since / Last-Event-ID', () => {
     assert.equal(c.hello.type, c.messages[0].type, 'hello comes first');
     const got = await c.inbox.take(3, 'message');
     assert.deepEqual(got.map((m) => m.id), missed);
-    await c.none('message', 200);
+    await srv.expectNoMoreMessages(c, user, 'nothing replayed twice');
     const live = await srv.publish({ data: 'live' });
     assert.equal((await c.next('message')).id, live.id);
     await c.close();
@@ -152,7 +152,7 @@ describe('resume with since / Last-Event-ID', () => {
     for (let i = 0; i < 3; i++) got.push(await a.next('message'));
     assert.deepEqual(got.map((e) => e.json.id), missed);
     assert.deepEqual(got.map((e) => e.id), missed.map(String), 'id: lines carry the message ids');
-    await a.none('message', 200);
+    await srv.expectNoMoreMessages(a, user, 'nothing replayed twice');
     a.close();
 
     const b = await srv.sseHello({ user: uid('rsse2'), since });
@@ -164,8 +164,9 @@ describe('resume with since / Last-Event-ID', () => {
 
   test('no since: starts from now (nothing retained is replayed)', async () => {
     await publishN(2);
-    const c = await srv.wsHello({ user: uid('now') });
-    await c.none('message', 250);
+    const user = uid('now');
+    const c = await srv.wsHello({ user });
+    await srv.expectNoMoreMessages(c, user, 'nothing retained replayed');
     const held0 = (await srv.stats()).connections.poll;
     const r = srv.poll({ user: uid('nowp') });
     await srv.statsUntil((st) => st.connections.poll > held0, 3000, 'poll held');
@@ -181,9 +182,10 @@ describe('resume with since / Last-Event-ID', () => {
     const c = await srv.wsHello({ user: uid('lid') });
     assert.equal(c.hello.last_id, ids[1]);
     await c.close();
-    const d = await srv.wsHello({ user: uid('lid2'), since: ids[1] });
+    const user = uid('lid2');
+    const d = await srv.wsHello({ user, since: ids[1] });
     assert.equal(d.hello.gap, false);
-    await d.none('message', 200);
+    await srv.expectNoMoreMessages(d, user, 'since=last_id replays nothing');
     await d.close();
   });
 
@@ -218,10 +220,10 @@ describe('gap when since is older than the retained history', () => {
     for (let i = 0; i < 10; i++) ids.push((await small.publish({ data: i })).id);
     const retained = ids.slice(5);
 
-    const w = await small.wsHello({ user: uid('gw'), since: ids[0] });
+    const wUser = uid('gw');
+    const w = await small.wsHello({ user: wUser, since: ids[0] });
     assert.equal(w.hello.gap, true);
     assert.deepEqual((await w.inbox.take(5, 'message')).map((m) => m.id), retained);
-    await w.none('message', 150);
 
     const p = await small.poll({ user: uid('gp'), since: ids[0] });
     assert.equal(p.json.type, 'messages');
@@ -235,6 +237,8 @@ describe('gap when since is older than the retained history', () => {
     for (let i = 0; i < 5; i++) got.push((await s.next('message')).json.id);
     assert.deepEqual(got, retained);
     s.close();
+    // Last: the marker goes into the history of 5 that the checks above read.
+    await small.expectNoMoreMessages(w, wUser, 'only the retained messages');
     await w.close();
   });
 

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 7: the demo and admin pages, served with no internet.
+// docs/protocol.md, "Pages": the demo and admin pages, served with no internet.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from './harness.mjs';
@@ -7,18 +7,70 @@ let srv;
 before(async () => { srv = await startServer([]); });
 after(async () => { await srv?.stop(); });
 
+const LOCAL = /^(?:https?:)?\/\/(?:127\.0\.0\.1|localhost)(?:[:/]|$)/u;
+const REMOTE = /^(?:[a-z][a-z0-9+.-]*:)?\/\//iu; // http://, https://, ws://, protocol-relative //
+
+// What a page or one of its assets would fetch: HTML src= and <link href=> (not <a href=>, a
+// link the user may follow), CSS url() and @import, JS import/import()/fetch/new WebSocket/
+// EventSource of a literal, whatever the URL looks like (an extension or none).
+function loadedUrls(text, kind) {
+  const urls = [];
+  const add = (re) => { for (const m of text.matchAll(re)) urls.push(m[1]); };
+  if (kind === 'html') {
+    add(/\bsrc\s*=\s*["']?([^"'\s>]+)/giu);
+    for (const tag of text.matchAll(/<link\b[^>]*>/giu)) {
+      const href = /\bhref\s*=\s*["']?([^"'\s>]+)/iu.exec(tag[0]);
+      if (href) urls.push(href[1]);
+    }
+    add(/url\(\s*["']?([^"')\s]+)/giu); // inline styles
+  } else if (kind === 'css') {
+    add(/url\(\s*["']?([^"')\s]+)/giu);
+    add(/@import\s+["']([^"']+)/giu);
+  } else {
+    add(/\bimport\s*(?:[\w{}*,\s]+from\s*)?["']([^"']+)["']/gu);
+    add(/\b(?:import|fetch|WebSocket|EventSource)\s*\(\s*["'`]([^"'`]+)["'`]/gu);
+  }
+  return urls;
+}
+
+const external = (urls) => urls.filter((u) => REMOTE.test(u) && !LOCAL.test(u));
+
+test('the check sees external loads with and without a file extension', () => {
+  const html = '<link rel="stylesheet" href="https://fonts.googleapis.com/css2?family=Inter">' +
+    '<script src="//cdn.example/lib"></script><a href="https://example.com/">a link</a>' +
+    '<link rel="stylesheet" href="style.css"><img src="http://127.0.0.1:8080/x.png">';
+  assert.deepEqual(external(loadedUrls(html, 'html')),
+    ['//cdn.example/lib', 'https://fonts.googleapis.com/css2?family=Inter']);
+  assert.deepEqual(external(loadedUrls('a{background:url(https://x.example/bg)}@import "https://y.example/f";', 'css')),
+    ['https://x.example/bg', 'https://y.example/f']);
+  assert.deepEqual(external(loadedUrls("import x from 'https://esm.example/x';fetch('https://api.example/v1')", 'js')),
+    ['https://esm.example/x', 'https://api.example/v1']);
+});
+
 for (const path of ['/', '/admin']) {
-  test(`GET ${path} is an HTML page that loads nothing from the internet`, async () => {
+  test(`GET ${path} is an HTML page that loads nothing from the internet, nor do its assets`, async () => {
     const r = await srv.get(path);
     assert.equal(r.status, 200);
     assert.match(r.headers['content-type'], /^text\/html/);
     assert.match(r.text, /<html|<!doctype html/i);
-    // Works offline: no scripts, styles or fonts from other hosts.
-    const external = [...r.text.matchAll(/(?:src|href)\s*=\s*["']?((?:https?:)?\/\/[^"'\s>]+)/gi)]
-      .map((m) => m[1])
-      .filter((u) => !/^(?:https?:)?\/\/(127\.0\.0\.1|localhost)/.test(u));
-    const loaded = external.filter((u) => /\.(js|mjs|css|woff2?|ttf)(\?|$)/i.test(u));
-    assert.deepEqual(loaded, [], `${path} loads assets from the internet`);
+    assert.deepEqual(external(loadedUrls(r.text, 'html')), [], `${path} loads from the internet`);
+    // Its own scripts and styles, and what they import, in turn.
+    const seen = new Set();
+    const queue = loadedUrls(r.text, 'html').filter((u) => !REMOTE.test(u)).map((u) => new URL(u, `${srv.base}${path}`));
+    assert.ok(queue.length >= 2, `${path} has its script and style: ${queue}`);
+    while (queue.length) {
+      const url = queue.shift();
+      if (seen.has(url.pathname)) continue;
+      seen.add(url.pathname);
+      const asset = await srv.get(url.pathname);
+      assert.equal(asset.status, 200, `${url.pathname} (from ${path})`);
+      const kind = url.pathname.endsWith('.css') ? 'css' : 'js';
+      const urls = loadedUrls(asset.text, kind);
+      assert.deepEqual(external(urls), [], `${url.pathname} loads from the internet`);
+      if (kind === 'js') {
+        for (const u of urls.filter((x) => x.startsWith('.'))) queue.push(new URL(u, url));
+      }
+    }
   });
 }
 

@@ -1,7 +1,9 @@
-// PROTOCOL.md section 4, WebSocket: client messages, frame limit, heartbeat, idle, slow consumers.
+// docs/protocol.md, "WebSocket": client messages, frame limit, heartbeat, idle, slow consumers.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { rawWebSocket, sleep, startServer, uid, wsFrame } from './harness.mjs';
+import {
+  arrivedAt, assertOnTime, latestMs, rawWebSocket, sleep, startServer, uid, wsFrame,
+} from './harness.mjs';
 
 describe('client messages', () => {
   let srv;
@@ -106,21 +108,19 @@ describe('heartbeat and idle timeout (--heartbeat 1 --idle-timeout 2)', { concur
 
   test('the server sends a WebSocket ping after heartbeat_s without traffic (not before)', async () => {
     const c = await srv.wsHello({ user: uid('hb') });
-    const t0 = Date.now();
     assert.equal(c.hello.heartbeat_s, 1);
-    await c.pings.next(null, 2500);
-    assert.ok(Date.now() - t0 >= 900, `ping after ${Date.now() - t0} ms`);
+    // The hello was the last thing sent: the ping is due heartbeat_s after it.
+    const ping = await c.pings.next(null, latestMs(srv, 1000) + 500);
+    assertOnTime(srv, ping.at - c.helloAt, 1000, 'ping');
     await c.close();
   });
 
   test('no client activity: close/idle, then close code 1000, not before idle_timeout_s', async () => {
     const c = await srv.wsHello({ user: uid('idle') }, { autoPong: false });
-    const t0 = Date.now();
-    const m = await c.next('close', 4500);
-    const dt = Date.now() - t0;
+    // The last client activity is the upgrade request, just before the hello.
+    const m = await c.next('close', latestMs(srv, 2000) + 500);
     assert.equal(m.reason, 'idle');
-    assert.ok(dt >= 1950, `idle close after ${dt} ms: early`);
-    assert.ok(dt <= 3500, `idle close after ${dt} ms: late`);
+    assertOnTime(srv, arrivedAt(m) - c.helloAt, 2000, 'close/idle');
     const info = await c.waitClosed(2000);
     assert.equal(info.code, 1000);
   });
@@ -142,12 +142,11 @@ describe('heartbeat and idle timeout (--heartbeat 1 --idle-timeout 2)', { concur
       await sleep(400);
     }
     assert.ok(c.isOpen(), `closed despite activity: ${JSON.stringify(c.messages)}`);
-    await c.sync();
-    const last = Date.now();
-    const m = await c.next('close', 4500);
-    const dt = Date.now() - last;
+    // The last activity is the ping that this pong answers (it reached the server first).
+    const pong = await c.sync();
+    const m = await c.next('close', latestMs(srv, 2000) + 500);
     assert.equal(m.reason, 'idle');
-    assert.ok(dt >= 1900, `closed ${dt} ms after the last activity: early`);
+    assertOnTime(srv, arrivedAt(m) - arrivedAt(pong), 2000, 'close/idle after the last activity');
     await c.waitClosed(2000);
   });
 });

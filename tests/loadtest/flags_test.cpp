@@ -243,14 +243,21 @@ TEST(Mix, IdleShareIsSpreadEvenly) {
   EXPECT_TRUE(is_idle(0, 100));
 }
 
-TEST(Duration, Units) {
-  EXPECT_EQ(parse_duration("25"), std::chrono::seconds(25));
-  EXPECT_EQ(parse_duration("25s"), std::chrono::seconds(25));
-  EXPECT_EQ(parse_duration("500ms"), std::chrono::milliseconds(500));
-  EXPECT_EQ(parse_duration("2m"), std::chrono::minutes(2));
-  EXPECT_THROW(parse_duration(""), flag_error);
-  EXPECT_THROW(parse_duration("s"), flag_error);
-  EXPECT_THROW(parse_duration("1.5s"), flag_error);
+TEST(Duration, TheServersSyntax) {
+  EXPECT_EQ(duration_flag("25", "--x"), std::chrono::seconds(25));
+  EXPECT_EQ(duration_flag("25s", "--x"), std::chrono::seconds(25));
+  EXPECT_EQ(duration_flag("500ms", "--x"), std::chrono::milliseconds(500));
+  EXPECT_EQ(duration_flag("2m", "--x"), std::chrono::minutes(2));
+  EXPECT_EQ(duration_flag("1h", "--x"), std::chrono::hours(1));
+  EXPECT_THROW(duration_flag("", "--x"), flag_error);
+  EXPECT_THROW(duration_flag("s", "--x"), flag_error);
+  EXPECT_THROW(duration_flag("1.5s", "--x"), flag_error);
+  try {
+    duration_flag("soon", "--warmup");
+    FAIL() << "no error";
+  } catch (const flag_error& e) {
+    EXPECT_TRUE(std::string_view(e.what()).starts_with("--warmup: ")) << e.what();
+  }
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 
 #include "config.hpp"
 #include "hub.hpp"
+#include "node_resources.hpp"
 
 namespace ringcast {
 namespace {
@@ -320,17 +321,25 @@ std::string write_file(const std::string& name, const std::string& text) {
   return path.string();
 }
 
+// The verifier the server builds at start-up from the parsed flags.
+std::shared_ptr<const token_verifier> verifier_of(const config& cfg) {
+  auto resources = build_resources(cfg);
+  EXPECT_TRUE(resources) << resources.error;
+  return resources ? resources.value->client_tokens : nullptr;
+}
+
 TEST(ClientTokenFlags, OpenByDefault) {
   const test::run r({});
   ASSERT_TRUE(r.outcome.cfg) << r.err;
-  EXPECT_EQ(r.outcome.cfg->client_tokens, nullptr);
+  EXPECT_FALSE(r.outcome.cfg->client_tokens());
+  EXPECT_EQ(verifier_of(*r.outcome.cfg), nullptr);
   EXPECT_FALSE(r.outcome.cfg->demo);
 }
 
 TEST(ClientTokenFlags, SecretFromFlagOrEnvironment) {
   const test::run flag({"--client-secret", "s3cret", "--demo"});
   ASSERT_TRUE(flag.outcome.cfg) << flag.err;
-  EXPECT_EQ(flag.outcome.cfg->client_tokens->algorithm(), "HS256");
+  EXPECT_EQ(verifier_of(*flag.outcome.cfg)->algorithm(), "HS256");
   EXPECT_EQ(flag.outcome.cfg->client_secret, "s3cret");
   EXPECT_TRUE(flag.outcome.cfg->demo);
 
@@ -343,7 +352,9 @@ TEST(ClientTokenFlags, PublicKeyFile) {
   const std::string path = write_file("ringcast_client_auth_rsa.pem", rsa_key().public_pem);
   const test::run r({"--client-public-key", path, "--require-exp"});
   ASSERT_TRUE(r.outcome.cfg) << r.err;
-  const auto& v = *r.outcome.cfg->client_tokens;
+  const auto verifier = verifier_of(*r.outcome.cfg);
+  ASSERT_NE(verifier, nullptr);
+  const auto& v = *verifier;
   EXPECT_EQ(v.algorithm(), "RS256");
   EXPECT_EQ(v.verify(sign(JWT_ALG_RS256, rsa_key().private_pem, R"({"sub":"a"})"), now_s).error,
             "token: exp: required");
@@ -361,10 +372,13 @@ TEST(ClientTokenFlags, Errors) {
             "ringcast: --client-secret: expected a non-empty secret\n");
   EXPECT_EQ(error_of({"--client-public-key", "/nonexistent/key.pem"}),
             "ringcast: --client-public-key: cannot read '/nonexistent/key.pem'\n");
+  // A file that reads but holds no key passes the flags and fails at start-up.
   const std::string junk = write_file("ringcast_client_auth_junk.pem", "hello\n");
-  EXPECT_EQ(error_of({"--client-public-key", junk}),
-            "ringcast: --client-public-key: " + junk +
-                ": expected a PEM public key (-----BEGIN PUBLIC KEY-----)\n");
+  const test::run junk_run({"--client-public-key", junk});
+  ASSERT_TRUE(junk_run.outcome.cfg) << junk_run.err;
+  EXPECT_EQ(
+      build_resources(*junk_run.outcome.cfg).error,
+      "--client-public-key: " + junk + ": expected a PEM public key (-----BEGIN PUBLIC KEY-----)");
   std::filesystem::remove(junk);
   const std::string key = write_file("ringcast_client_auth_both.pem", rsa_key().public_pem);
   EXPECT_EQ(error_of({"--client-secret", "s", "--client-public-key", key}),

@@ -39,6 +39,7 @@ TEST(ParseConfig, Defaults) {
   EXPECT_EQ(c.idle_timeout, milliseconds{60'000});
   EXPECT_EQ(c.session_ttl, milliseconds{120'000});
   EXPECT_EQ(c.handshake_timeout, milliseconds{10'000});
+  EXPECT_EQ(c.keepalive_timeout, milliseconds{10'000});
   EXPECT_EQ(c.max_connection_age, milliseconds{0});
   EXPECT_EQ(c.drain, milliseconds{5'000});
   EXPECT_EQ(c.reconnect_delay, milliseconds{1'000});
@@ -68,6 +69,8 @@ TEST(ParseConfig, EveryFlagSet) {
                "1h",
                "--handshake-timeout",
                "5",
+               "--keepalive-timeout",
+               "75s",
                "--max-connection-age",
                "10m",
                "--drain",
@@ -98,6 +101,7 @@ TEST(ParseConfig, EveryFlagSet) {
   EXPECT_EQ(c.idle_timeout, milliseconds{120'000});
   EXPECT_EQ(c.session_ttl, milliseconds{3'600'000});
   EXPECT_EQ(c.handshake_timeout, milliseconds{5'000});
+  EXPECT_EQ(c.keepalive_timeout, milliseconds{75'000});
   EXPECT_EQ(c.max_connection_age, milliseconds{600'000});
   EXPECT_EQ(c.drain, milliseconds{0});
   EXPECT_EQ(c.reconnect_delay, milliseconds{250});
@@ -126,6 +130,7 @@ TEST(ParseConfig, HelpListsEveryFlagWithItsDefault) {
                            "--idle-timeout",
                            "--session-ttl",
                            "--handshake-timeout",
+                           "--keepalive-timeout",
                            "--max-connection-age",
                            "--drain",
                            "--reconnect-delay",
@@ -207,7 +212,8 @@ TEST(ParseConfig, TickMustNotExceedAnyTimeout) {
   EXPECT_TRUE(equal.outcome.cfg) << equal.err;
   EXPECT_EQ(equal.cfg().tick, milliseconds{200});
   const run max_tick({"--tick-ms", "60000", "--poll-timeout", "1m", "--heartbeat", "1m",
-                      "--idle-timeout", "1m", "--handshake-timeout", "1m", "--drain", "0"});
+                      "--idle-timeout", "1m", "--handshake-timeout", "1m", "--keepalive-timeout",
+                      "1m", "--drain", "0"});
   EXPECT_TRUE(max_tick.outcome.cfg) << max_tick.err;
 }
 

@@ -142,8 +142,8 @@ TEST(Envelope, ErrorEscapesItsMessage) {
 
 TEST(Envelope, MessagesReplyWrapsMessageEnvelopes) {
   const std::vector<message_ptr> two = {
-      make_message(7, 1000, audience::broadcast, "", R"({"a":1})"),
-      make_message(9, 2000, audience::channel, "news", R"([1,2])"),
+      make_message(7, 1000, {audience::broadcast, ""}, R"({"a":1})"),
+      make_message(9, 2000, {audience::channel, "news"}, R"([1,2])"),
   };
   json::object o = parse_object(messages_json(two, 9, true));
   EXPECT_EQ(keys_of(o), (keys{"type", "messages", "last_id", "gap"}));
@@ -176,7 +176,7 @@ TEST(Envelope, SseEventFraming) {
 }
 
 TEST(Message, EnvelopeOfEachAudience) {
-  const auto b = make_message(42, 1763700000000, audience::broadcast, "", R"({"price":9.5})");
+  const auto b = make_message(42, 1763700000000, {audience::broadcast, ""}, R"({"price":9.5})");
   EXPECT_EQ(b->id, 42u);
   EXPECT_EQ(b->ts_ms, 1763700000000);
   EXPECT_EQ(b->to, audience::broadcast);
@@ -189,14 +189,14 @@ TEST(Message, EnvelopeOfEachAudience) {
   EXPECT_EQ(o.at("ts").to_number<std::int64_t>(), 1763700000000);
   EXPECT_EQ(o.at("data"), json::parse(R"({"price":9.5})"));
 
-  const auto c = make_message(43, 5, audience::channel, "news", R"("text")");
+  const auto c = make_message(43, 5, {audience::channel, "news"}, R"("text")");
   EXPECT_EQ(c->to, audience::channel);
   EXPECT_EQ(c->target, "news");
   o = parse_object(c->json);
   EXPECT_EQ(o.at("channel"), "news");
   EXPECT_EQ(o.at("data"), "text");
 
-  const auto u = make_message(44, 5, audience::user, "alice", "null");
+  const auto u = make_message(44, 5, {audience::user, "alice"}, "null");
   EXPECT_EQ(u->to, audience::user);
   EXPECT_EQ(u->target, "alice");  // the user id, for addressing
   o = parse_object(u->json);
@@ -207,16 +207,16 @@ TEST(Message, EnvelopeOfEachAudience) {
 TEST(Message, DataIsAnyJson) {
   for (std::string_view data :
        {"null", "true", "0", "-1.5e3", R"("s")", "[]", "{}", R"({"a":[1,{"b":null}],"c":"\n"})"}) {
-    const auto m = make_message(1, 1, audience::broadcast, "", data);
+    const auto m = make_message(1, 1, {audience::broadcast, ""}, data);
     const json::object o = parse_object(m->json);
     EXPECT_EQ(o.at("data"), json::parse(data)) << data;
   }
 }
 
 TEST(Message, SsePrefixMakesAWholeEvent) {
-  const auto m = make_message(UINT64_MAX, 1, audience::broadcast, "", R"({"a":1})");
+  const auto m = make_message(UINT64_MAX, 1, {audience::broadcast, ""}, R"({"a":1})");
   EXPECT_EQ(m->sse_prefix, "id: 18446744073709551615\nevent: message\ndata: ");
-  const auto small = make_message(42, 1, audience::channel, "c", "1");
+  const auto small = make_message(42, 1, {audience::channel, "c"}, "1");
   EXPECT_EQ(small->sse_prefix, "id: 42\nevent: message\ndata: ");
   // The frame is prefix + json + blank line; the JSON is one line, so it is one data field.
   EXPECT_EQ(small->json.find('\n'), std::string::npos);

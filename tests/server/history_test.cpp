@@ -9,7 +9,7 @@ namespace ringcast {
 namespace {
 
 message_ptr msg(std::uint64_t id) {
-  return make_message(id, 1'700'000'000'000, audience::broadcast, "", "null");
+  return make_message(id, 1'700'000'000'000, {audience::broadcast, ""}, "null");
 }
 
 std::vector<std::uint64_t> ids_of(const history::resume_span& span) {

@@ -125,7 +125,7 @@ class HubTest : public ::testing::Test {
 
   message_ptr make(audience to = audience::broadcast, std::string target = "") {
     const std::uint64_t id = ++last_id;
-    return make_message(id, 1'700'000'000'000, to, std::move(target),
+    return make_message(id, 1'700'000'000'000, {to, std::move(target)},
                         R"({"n":)" + std::to_string(id) + "}");
   }
   std::size_t publish(audience to = audience::broadcast, std::string target = "") {

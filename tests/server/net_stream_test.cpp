@@ -1,6 +1,7 @@
 // net_stream over real loopback sockets: TLS handshakes both ways, data larger than a TLS record,
 // a hand-off to another io_context in the middle of a TLS stream, plaintext on a TLS port,
-// the readable-state probe of held long-polls, and WebSocket over TLS with Beast.
+// the readable-state probe of held long-polls, WebSocket over TLS with Beast, and the
+// non-blocking read_now / write_now (would_block, then resume) plain and TLS.
 #include "net_stream.hpp"
 
 #include <boost/asio/read.hpp>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <openssl/ec.h>
@@ -103,6 +105,28 @@ class NetStreamTest : public testing::Test {
     EXPECT_FALSE(*server_ec) << server_ec->message();
     EXPECT_FALSE(*client_ec) << client_ec->message();
     return {std::move(server), std::move(client)};
+  }
+
+  std::pair<net_stream, net_stream> stream_pair(bool tls) {
+    if (tls) return tls_pair();
+    auto [s, c] = connected_pair();
+    return {net_stream(std::move(s)), net_stream(std::move(c))};
+  }
+
+  // read_now, waiting for readiness whenever it would block, until it fails with another error
+  // (eof at the end of the stream); data read meanwhile is an error.
+  error_code read_until_error(net_stream& s) {
+    char buffer[64];
+    for (;;) {
+      error_code ec;
+      const std::size_t n = s.read_now(asio::buffer(buffer), ec);
+      EXPECT_EQ(n, 0u);
+      if (ec != asio::error::would_block) return ec;
+      bool ready = false;
+      s.async_wait_readable([&](error_code) { ready = true; });
+      run_until([&] { return ready; });
+      if (!ready) return asio::error::timed_out;
+    }
   }
 
   template <class Done>
@@ -336,6 +360,191 @@ TEST_F(NetStreamTest, BeastWebSocketRunsOverTlsAndClosesCleanly) {
   run_until([&] { return closed && client_read; });
   EXPECT_FALSE(*closed) << closed->message();
   EXPECT_EQ(*client_read, websocket::error::closed);
+}
+
+// ---- read_now / write_now: no operation pending, no buffer held while waiting ----
+
+// What read_now gives before it would block (never waits).
+std::string read_available(net_stream& s) {
+  std::string got;
+  char chunk[4096];
+  for (;;) {
+    error_code ec;
+    const std::size_t n = s.read_now(asio::buffer(chunk), ec);
+    if (ec) {
+      EXPECT_EQ(ec, asio::error::would_block) << ec.message();
+      return got;
+    }
+    got.append(chunk, n);
+  }
+}
+
+// Reads with read_now, waiting with async_wait_readable between tries, until `size` bytes came.
+std::string read_all_now(net_stream& s, std::size_t size, asio::io_context& io) {
+  std::string got;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (got.size() < size && std::chrono::steady_clock::now() < give_up) {
+    got += read_available(s);
+    if (got.size() >= size) break;
+    bool ready = false;
+    s.async_wait_readable([&](error_code) { ready = true; });
+    io.restart();
+    while (!ready)
+      io.run_for(std::chrono::milliseconds(10));
+  }
+  return got;
+}
+
+// A stream of "head:" + body messages, each written as two buffers. The peer does not read:
+// write_now takes what the socket buffers, then says would_block; once the peer reads, writing
+// goes on from the byte where it stopped, and the peer gets every byte in order.
+void fill_then_resume(net_stream& writer, net_stream& reader, asio::io_context& io,
+                      const std::string& body) {
+  const std::string head = "head:";
+  const std::size_t message = head.size() + body.size();
+  std::size_t written = 0;
+  const auto rest = [&] {  // the current message from byte `written` on
+    std::array<asio::const_buffer, 2> parts{asio::buffer(head), asio::buffer(body)};
+    std::size_t skip = written % message;
+    for (auto& b : parts) {
+      const std::size_t cut = std::min(skip, b.size());
+      b += cut;
+      skip -= cut;
+    }
+    return parts;
+  };
+  error_code ec;
+  bool partial = false;
+  for (;;) {
+    const auto parts = rest();
+    const std::size_t n = writer.write_now(parts, ec);
+    if (ec) break;
+    partial = partial || n < asio::buffer_size(parts);
+    written += n;
+    ASSERT_LT(written, std::size_t{1} << 30) << "the peer's socket never filled";
+  }
+  ASSERT_EQ(ec, asio::error::would_block) << ec.message();
+  EXPECT_TRUE(partial);
+
+  const std::size_t total = (written / message + 1) * message;  // the message cut short, whole
+  std::string received;
+  bool waiting = false, writable = false;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (written < total && std::chrono::steady_clock::now() < give_up) {
+    received += read_available(reader);
+    if (!waiting) {
+      waiting = true;
+      writer.async_wait_writable([&](error_code e) {
+        waiting = false;
+        writable = !e;
+      });
+    }
+    io.restart();
+    io.run_for(std::chrono::milliseconds(5));
+    if (!writable) continue;
+    writable = false;
+    const std::size_t n = writer.write_now(rest(), ec);
+    ASSERT_TRUE(!ec || ec == asio::error::would_block) << ec.message();
+    if (!ec) written += n;
+  }
+  ASSERT_EQ(written, total);
+  while (waiting)  // the wait refers to locals: let it finish
+    io.run_for(std::chrono::milliseconds(5));
+  received += read_all_now(reader, total - received.size(), io);
+  ASSERT_EQ(received.size(), total);
+  for (std::size_t at = 0; at < total; at += message)
+    ASSERT_EQ(received.compare(at, message, head + body), 0) << "message at " << at;
+}
+
+TEST_F(NetStreamTest, ReadNowSaysWouldBlockThenReadsWhatCame) {
+  for (const bool tls : {false, true}) {
+    auto [server, client] = stream_pair(tls);
+    char buffer[64];
+    error_code ec;
+    EXPECT_EQ(server.read_now(asio::buffer(buffer), ec), 0u);
+    EXPECT_EQ(ec, asio::error::would_block) << tls;
+    const std::string hello = "hello";
+    EXPECT_EQ(client.write_now(asio::buffer(hello), ec), hello.size());
+    EXPECT_FALSE(ec) << ec.message();
+    EXPECT_EQ(read_all_now(server, hello.size(), io), hello) << tls;
+    // The peer leaves: end of stream (TLS: close_notify, then the FIN).
+    client.close();
+    EXPECT_EQ(read_until_error(server), asio::error::eof) << tls;
+  }
+}
+
+TEST_F(NetStreamTest, WriteNowStopsWhenThePeerDoesNotReadAndResumes) {
+  for (const bool tls : {false, true}) {
+    auto [server, client] = stream_pair(tls);
+    fill_then_resume(server, client, io, pattern(64 * 1024));
+  }
+}
+
+// A frame's header and payload go as one TLS record, not one record each.
+TEST_F(NetStreamTest, WriteNowGathersBuffersIntoOneTlsRecord) {
+  auto [s, c] = connected_pair();
+  s.set_option(tcp::no_delay(true));  // no record held back behind an unacknowledged one
+  const int server_fd = s.native_handle(), client_fd = c.native_handle();
+  net_stream server(std::move(s), server_tls->new_session(server_fd));
+  net_stream client(std::move(c), client_tls->new_session(client_fd, "127.0.0.1"));
+  std::optional<error_code> server_ec, client_ec;
+  server.async_handshake([&](error_code ec) { server_ec = ec; });
+  client.async_handshake([&](error_code ec) { client_ec = ec; });
+  run_until([&] { return server_ec && client_ec; });
+  // The lengths of the TLS records that reach the client, read raw. Session tickets may come
+  // first, at any time: only the last record is the one just written.
+  const auto last_record_length = [&] {
+    std::string raw;
+    char chunk[4096];
+    for (int quiet = 0; quiet < 5;) {
+      const ssize_t n = ::recv(client_fd, chunk, sizeof chunk, MSG_DONTWAIT);
+      if (n > 0) {
+        raw.append(chunk, n);
+        quiet = 0;
+        continue;
+      }
+      ++quiet;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::size_t at = 0, length = 0;
+    while (at + 5 <= raw.size()) {  // type, version (2), length (2), then that many bytes
+      length =
+          static_cast<unsigned char>(raw[at + 3]) << 8 | static_cast<unsigned char>(raw[at + 4]);
+      at += 5 + length;
+    }
+    EXPECT_EQ(at, raw.size()) << "whole records";
+    return length;
+  };
+  const std::string header = "\x81\x64", payload = pattern(100);
+  error_code ec;
+  // OpenSSL may send the session tickets with the first write: get them out of the way.
+  const std::string warm_up = "warm-up";
+  EXPECT_EQ(server.write_now(asio::buffer(warm_up), ec), warm_up.size());
+  last_record_length();
+  // The same bytes as one buffer: the length of a record that carries them all.
+  const std::string whole = header + payload;
+  EXPECT_EQ(server.write_now(asio::buffer(whole), ec), whole.size());
+  ASSERT_FALSE(ec) << ec.message();
+  const std::size_t one_record = last_record_length();
+  // As three buffers (one empty): the same record, not a header record and a payload record.
+  const std::array<asio::const_buffer, 3> parts{asio::buffer(header), asio::const_buffer(),
+                                                asio::buffer(payload)};
+  EXPECT_EQ(server.write_now(parts, ec), whole.size());
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(last_record_length(), one_record);
+}
+
+TEST_F(NetStreamTest, ShutdownSendEndsOurSideAndKeepsReading) {
+  for (const bool tls : {false, true}) {
+    auto [server, client] = stream_pair(tls);
+    server.shutdown_send();
+    EXPECT_EQ(read_until_error(client), asio::error::eof) << tls;
+    // The other direction still works.
+    const std::string late = "late";
+    error_code ec;
+    EXPECT_EQ(client.write_now(asio::buffer(late), ec), late.size()) << tls;
+    EXPECT_EQ(read_all_now(server, late.size(), io), late) << tls;
+  }
 }
 
 }  // namespace

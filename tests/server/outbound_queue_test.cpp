@@ -5,7 +5,15 @@
 namespace ringcast {
 namespace {
 
-outbound text(std::string t) { return {nullptr, std::move(t)}; }
+outbound text(std::string t) {
+  return {nullptr, std::move(t)};
+}
+
+std::string take_front(outbound_queue& q) {
+  std::string t = q.items().front().text;
+  q.pop_front(1);
+  return t;
+}
 
 TEST(OutboundQueue, FirstInFirstOut) {
   outbound_queue q;
@@ -13,10 +21,10 @@ TEST(OutboundQueue, FirstInFirstOut) {
   q.push_back(text("a"));
   q.push_back(text("b"));
   EXPECT_EQ(q.size(), 2u);
-  EXPECT_EQ(q.take_front().text, "a");
+  EXPECT_EQ(take_front(q), "a");
   q.push_back(text("c"));
-  EXPECT_EQ(q.take_front().text, "b");
-  EXPECT_EQ(q.take_front().text, "c");
+  EXPECT_EQ(take_front(q), "b");
+  EXPECT_EQ(take_front(q), "c");
   EXPECT_TRUE(q.empty());
 }
 
@@ -26,11 +34,26 @@ TEST(OutboundQueue, KeepsOrderAcrossCompactionOfAQueueThatNeverDrains) {
   for (int round = 0; round < 1000; ++round) {
     q.push_back(text(std::to_string(next_in++)));
     q.push_back(text(std::to_string(next_in++)));
-    EXPECT_EQ(q.take_front().text, std::to_string(next_out++));
+    EXPECT_EQ(take_front(q), std::to_string(next_out++));
   }
   EXPECT_EQ(q.size(), 1000u);
-  while (!q.empty()) EXPECT_EQ(q.take_front().text, std::to_string(next_out++));
+  while (!q.empty())
+    EXPECT_EQ(take_front(q), std::to_string(next_out++));
   EXPECT_EQ(next_out, next_in);
+}
+
+TEST(OutboundQueue, AGatheredWriteSeesEveryItemAndPopsThoseItFinished) {
+  outbound_queue q;
+  for (const char* t : {"a", "b", "c", "d"})
+    q.push_back(text(t));
+  ASSERT_EQ(q.items().size(), 4u);
+  EXPECT_EQ(q.items()[3].text, "d");
+  q.pop_front(3);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.items().front().text, "d");
+  q.pop_front(1);
+  EXPECT_TRUE(q.empty());
+  EXPECT_TRUE(q.items().empty());
 }
 
 TEST(OutboundQueue, ClearDropsEverything) {
@@ -40,7 +63,7 @@ TEST(OutboundQueue, ClearDropsEverything) {
   q.clear();
   EXPECT_TRUE(q.empty());
   q.push_back(text("c"));
-  EXPECT_EQ(q.take_front().text, "c");
+  EXPECT_EQ(take_front(q), "c");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "parse_config.hpp"
 
 namespace ringcast::test {
 

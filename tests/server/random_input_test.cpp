@@ -4,6 +4,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -15,10 +16,14 @@
 namespace ringcast {
 namespace {
 
-// Mutates a valid seed: replaces, inserts or deletes a few bytes, drawn mostly from the
-// characters the grammars care about so that mutants stay near the interesting boundaries.
+// The bytes mutations draw from: mostly the characters the grammars care about, so that mutants
+// stay near the interesting boundaries, and NUL, DEL and 0xFF. The size is given: a string_view of
+// the bare literal would stop at the embedded NUL and lose the last three.
+constexpr char alphabet_bytes[] = "{}[]\",:%+-.09aAzZ_@& =?/\\e\x00\xff\x7f";
+constexpr std::string_view alphabet{alphabet_bytes, sizeof alphabet_bytes - 1};
+
+// Mutates a valid seed: replaces, inserts or deletes a few bytes drawn from `alphabet`.
 std::string mutate(std::string text, std::mt19937& rng) {
-  static constexpr std::string_view alphabet = "{}[]\",:%+-.09aAzZ_@& =?/\\e\x00\xff\x7f";
   auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n)(rng); };
   for (std::size_t edits = 1 + pick(3); edits > 0; --edits) {
     const char c = alphabet[pick(alphabet.size() - 1)];
@@ -50,6 +55,27 @@ void expect_reason_on_failure(const parsed<T>& p, std::string_view input) {
   if (!p) {
     EXPECT_FALSE(p.error.empty()) << input;
   }
+}
+
+// The alphabet is the 29 bytes written above, and mutation reaches every one of them (the
+// string_view of the bare literal had 26: NUL, 0xFF and 0x7F were never generated).
+TEST(RandomInput, MutationsUseTheWholeAlphabet) {
+  EXPECT_EQ(alphabet.size(), 29u);
+  for (const char c : {'\0', '\x7f', '\xff', '{', 'e'})
+    EXPECT_NE(alphabet.find(c), std::string_view::npos) << static_cast<int>(c);
+  std::mt19937 rng(5);
+  std::set<char> seen;
+  const std::string seed = "seed";
+  for (int i = 0; i < 5'000; ++i) {
+    const std::string mutant = mutate(seed, rng);
+    for (const char c : mutant)
+      if (seed.find(c) == std::string::npos) seen.insert(c);
+  }
+  std::set<char> expected(alphabet.begin(), alphabet.end());
+  for (const char c : seed)
+    expected.erase(c);
+  EXPECT_EQ(seen, expected);
+  EXPECT_TRUE(seen.contains('\0') && seen.contains('\x7f') && seen.contains('\xff'));
 }
 
 TEST(RandomInput, ClientParams) {

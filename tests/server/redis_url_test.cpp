@@ -1,4 +1,4 @@
-#include "redis/redis_url.hpp"
+#include "redis_url.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,326 @@
+#include "hub.hpp"
+
+#include <algorithm>
+
+namespace ringcast {
+namespace {
+
+// Rounded up: a client told 0 for a 500 ms idle timeout would take it for "none".
+std::uint32_t whole_seconds(std::chrono::milliseconds d) {
+  return static_cast<std::uint32_t>(std::chrono::ceil<std::chrono::seconds>(d).count());
+}
+
+}  // namespace
+
+std::string_view name_of(transport t) {
+  switch (t) {
+    case transport::ws:
+      return "ws";
+    case transport::sse:
+      return "sse";
+    case transport::poll:
+      return "poll";
+  }
+  return "unknown";
+}
+
+void session::on_timer(time_point now) {
+  hub_.on_session_timer(*this, now);
+}
+
+hub::hub(const config& cfg, time_point epoch, std::uint64_t floor_id,
+         std::function<void(time_point)> on_earlier_wake)
+    : cfg_(cfg),
+      wheel_(epoch, cfg.tick, cfg.wheel_slots),
+      history_(cfg.history, floor_id),
+      on_earlier_wake_(std::move(on_earlier_wake)),
+      rng_(std::random_device{}()) {}
+
+hub::~hub() {
+  for (auto& [key, s] : sessions_)
+    wheel_.cancel(*s);
+}
+
+void hub::arm(timed& t, time_point deadline) {
+  wheel_.schedule(t, deadline);
+  const time_point due = wheel_.due_time(t);
+  if (due < wake_at_) {
+    wake_at_ = due;
+    if (on_earlier_wake_) on_earlier_wake_(due);
+  }
+}
+
+hub::time_point hub::advance(time_point now) {
+  wheel_.advance(now, [now](timer_node& node) { static_cast<timed&>(node).on_timer(now); });
+  wake_at_ = wheel_.next_due().value_or(time_point::max());
+  return wake_at_;
+}
+
+hub::attach_result hub::attach(const client_params& params, subscriber& conn, time_point now,
+                               bool known_elsewhere) {
+  attach_result r;
+  const std::string key = session_key(params.user, params.sid);
+  auto& slot = sessions_[key];
+  if (slot || known_elsewhere) {
+    r.resumed = true;
+    ++stats_.sessions_reused;
+    if (slot) ++stats_.moves_reconnect;
+  }
+  if (!slot) {
+    slot = std::make_unique<session>(*this, params.user, params.sid);
+    by_user_[params.user].push_back(slot.get());
+    ++stats_.sessions_created;
+  }
+  session& s = *slot;
+  r.s = &s;
+  set_channels(s, params.channels);
+  s.allowed_channels_ = params.allowed_channels;
+  s.token_expires_ = params.expires.value_or(time_point::max());
+
+  if (s.conn_) {
+    ++stats_.replaced;
+    end_connection(
+        s, s.transport_ == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
+        now);
+  }
+  s.conn_ = &conn;
+  s.transport_ = conn.kind();
+  s.attached_index_ = attached_.size();
+  attached_.push_back(&s);
+  s.attached_at_ = s.last_activity_ = s.last_sent_ = now;
+  switch (conn.kind()) {
+    case transport::ws:
+      ++stats_.ws;
+      break;
+    case transport::sse:
+      ++stats_.sse;
+      break;
+    case transport::poll:
+      ++stats_.poll;
+      break;
+  }
+
+  r.last_id = history_.newest_id();
+  if (params.since) {
+    const auto span = history_.after(*params.since);
+    r.gap = span.gap;
+    for (auto it = span.begin; it != span.end; ++it) {
+      if (addressed_to(s, **it)) r.backlog.push_back(*it);
+    }
+  }
+  arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
+  return r;
+}
+
+std::string hub::hello_for(const attach_result& r) const {
+  return hello_json({.user = r.s->user(),
+                     .sid = r.s->sid(),
+                     .resumed = r.resumed,
+                     .last_id = r.last_id,
+                     .gap = r.gap,
+                     .heartbeat_s = whole_seconds(cfg_.heartbeat),
+                     .idle_timeout_s = whole_seconds(cfg_.idle_timeout),
+                     .session_ttl_s = whole_seconds(cfg_.session_ttl)});
+}
+
+void hub::detach(session& s, const subscriber& conn, time_point now) {
+  if (s.conn_ == &conn) detach_now(s, now);
+}
+
+void hub::detach_now(session& s, time_point now) {
+  switch (s.transport_) {
+    case transport::ws:
+      --stats_.ws;
+      break;
+    case transport::sse:
+      --stats_.sse;
+      break;
+    case transport::poll:
+      --stats_.poll;
+      break;
+  }
+  s.conn_ = nullptr;
+  // Swap-remove; publish() walks attached_ backwards so a removal during delivery is safe.
+  session* last = attached_.back();
+  attached_[s.attached_index_] = last;
+  last->attached_index_ = s.attached_index_;
+  attached_.pop_back();
+  s.detached_at_ = now;
+  arm(s, next_deadline(s));
+  if (on_detached_) on_detached_(s);
+}
+
+void hub::end_connection(session& s, ending why, time_point now) {
+  subscriber* conn = s.conn_;
+  if (!conn) return;
+  detach_now(s, now);
+  conn->end(make_ending(why, retry_ms_for(why), history_.newest_id()));
+}
+
+std::uint32_t hub::retry_ms_for(ending why) {
+  const auto delay = static_cast<std::uint32_t>(cfg_.reconnect_delay.count());
+  auto uniform = [this](std::uint32_t lo, std::uint32_t hi) {
+    return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng_);
+  };
+  switch (why) {
+    case ending::reconnect_timeout:
+      return uniform(0, delay / 4);  // a poll comes straight back
+    case ending::reconnect_shutdown:
+      return uniform(0, static_cast<std::uint32_t>(cfg_.drain.count()));
+    case ending::reconnect_replaced:
+    case ending::reconnect_rebalance:
+      return uniform(delay / 2, delay + delay / 2);
+    default:
+      return 0;
+  }
+}
+
+hub::time_point hub::next_deadline(const session& s) const {
+  if (!s.conn_) return s.detached_at_ + cfg_.session_ttl;
+  if (s.transport_ == transport::poll)
+    return std::min(s.attached_at_ + cfg_.poll_timeout, s.token_expires_);
+  time_point due = std::min(s.last_sent_ + cfg_.heartbeat, s.token_expires_);
+  if (s.transport_ == transport::ws) due = std::min(due, s.last_activity_ + cfg_.idle_timeout);
+  if (cfg_.max_connection_age.count() > 0) {
+    due = std::min(due, s.attached_at_ + cfg_.max_connection_age);
+  }
+  return due;
+}
+
+void hub::on_session_timer(session& s, time_point now) {
+  if (!s.conn_) {
+    if (now >= s.detached_at_ + cfg_.session_ttl) {
+      ++stats_.session_ttl;
+      drop(s);
+    } else {
+      arm(s, next_deadline(s));
+    }
+    return;
+  }
+  if (now >= s.token_expires_) {
+    ++stats_.expired;
+    end_connection(s, ending::close_expired, now);
+    return;
+  }
+  const transport kind = s.transport_;
+  if (kind == transport::poll) {
+    ++stats_.poll_timeout;
+    end_connection(s, ending::reconnect_timeout, now);
+    return;
+  }
+  if (kind == transport::ws && now >= s.last_activity_ + cfg_.idle_timeout) {
+    ++stats_.idle;
+    end_connection(s, ending::close_idle, now);
+    return;
+  }
+  if (cfg_.max_connection_age.count() > 0 && now >= s.attached_at_ + cfg_.max_connection_age) {
+    ++stats_.max_age;
+    end_connection(s, ending::reconnect_rebalance, now);
+    return;
+  }
+  if (now >= s.last_sent_ + cfg_.heartbeat) {
+    s.last_sent_ = now;
+    s.conn_->heartbeat();
+  } else {
+    ++stats_.moves_activity;  // nothing due: activity or traffic pushed the deadline later
+  }
+  arm(s, next_deadline(s));
+}
+
+bool hub::addressed_to(const session& s, const message& m) const {
+  switch (m.to) {
+    case audience::broadcast:
+      return true;
+    case audience::user:
+      return s.user() == m.target;
+    case audience::channel:
+      return std::find(s.channels_.begin(), s.channels_.end(), m.target) != s.channels_.end();
+  }
+  return false;
+}
+
+void hub::deliver(session& s, const message_ptr& m, time_point now) {
+  s.last_sent_ = now;
+  ++stats_.delivered;
+  s.conn_->deliver(m);
+}
+
+std::size_t hub::publish(const message_ptr& m, time_point now) {
+  history_.append(m);
+  std::size_t recipients = 0;
+  auto deliver_if_live = [&](session* s) {
+    if (!s->conn_) return;
+    ++recipients;
+    deliver(*s, m, now);
+  };
+  switch (m->to) {
+    case audience::broadcast:
+      // Backwards: a subscriber that detaches while being delivered to (a long-poll answering,
+      // a slow consumer closing) swap-removes itself with an element already visited.
+      for (std::size_t i = attached_.size(); i-- > 0;)
+        deliver_if_live(attached_[i]);
+      break;
+    case audience::channel:
+      if (auto it = by_channel_.find(m->target); it != by_channel_.end()) {
+        for (session* s : it->second)
+          deliver_if_live(s);
+      }
+      break;
+    case audience::user:
+      if (auto it = by_user_.find(m->target); it != by_user_.end()) {
+        for (session* s : it->second)
+          deliver_if_live(s);
+      }
+      break;
+  }
+  return recipients;
+}
+
+std::size_t hub::kick(std::string_view user, time_point now) {
+  auto it = by_user_.find(std::string(user));
+  if (it == by_user_.end()) return 0;
+  const std::vector<session*> victims = it->second;  // drop() edits the index
+  std::size_t kicked = 0;
+  for (session* s : victims) {
+    if (s->conn_) {
+      ++kicked;
+      ++stats_.kicked;
+      end_connection(*s, ending::close_kicked, now);
+    }
+    drop(*s);
+  }
+  return kicked;
+}
+
+void hub::drain(time_point now) {
+  while (!attached_.empty())
+    end_connection(*attached_.back(), ending::reconnect_shutdown, now);
+}
+
+void hub::evict(std::string_view key, time_point now) {
+  auto it = sessions_.find(std::string(key));
+  if (it == sessions_.end()) return;
+  session& s = *it->second;
+  if (s.conn_) {
+    ++stats_.replaced;
+    end_connection(
+        s, s.transport_ == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
+        now);
+  }
+  drop(s);
+}
+
+void hub::seed_history(const std::vector<message_ptr>& retained) {
+  history_.seed(retained);
+}
+
+void hub::drop(session& s) {
+  wheel_.cancel(s);
+  set_channels(s, {});
+  auto& same_user = by_user_[s.user()];
+  same_user.erase(std::find(same_user.begin(), same_user.end(), &s));
+  if (same_user.empty()) by_user_.erase(s.user());
+  sessions_.erase(s.key());  // destroys s
+}
+
+}  // namespace ringcast

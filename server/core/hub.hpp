@@ -1,0 +1,124 @@
+// One event loop's sessions, their timers and the fan-out of published messages.
+//
+// No networking here: connections reach the hub through `subscriber`, and time is passed in, so
+// the whole session life cycle is unit-tested with a simulated clock (tests/server/hub_test.cpp).
+// Every timeout of docs/protocol.md, "Timeouts and keep-alive" except the handshake is this hub's session node:
+//   detached session      -> session TTL
+//   held long-poll        -> poll timeout
+//   WebSocket / SSE       -> the earliest of heartbeat, idle (WebSocket only), max connection age
+// and, for a connection admitted with a client token that has an `exp`, that expiry
+// (close/expired). Client activity only records a time; when the node comes due and nothing is due
+// yet, the node is re-armed for the new deadline (a lazy move, as Netty's IdleStateHandler does).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "client_params.hpp"
+#include "config.hpp"
+#include "history.hpp"
+#include "loop_stats.hpp"
+#include "ringcast/wheel/timing_wheel.hpp"
+#include "session.hpp"
+
+namespace ringcast {
+
+class hub {
+ public:
+  using time_point = timing_wheel::time_point;
+
+  // `floor_id`: ids at or below it were issued before this run (see history).
+  // `on_earlier_wake` is called when a timer is armed before the instant returned by the last
+  // advance(): the event loop re-arms its one timer then.
+  hub(const config& cfg, time_point epoch, std::uint64_t floor_id,
+      std::function<void(time_point)> on_earlier_wake);
+  ~hub();
+
+  struct attach_result {
+    session* s = nullptr;
+    bool resumed = false;  // the session existed: its node was moved, not allocated
+    bool gap = false;
+    std::uint64_t last_id = 0;
+    std::vector<message_ptr> backlog;  // retained messages after `since` addressed to it
+  };
+  // Finds or creates the session, replaces its live connection if any, attaches `conn`.
+  // `known_elsewhere`: another node held the session (multi-node), so it counts as resumed.
+  attach_result attach(const client_params& params, subscriber& conn, time_point now,
+                       bool known_elsewhere = false);
+  std::string hello_for(const attach_result& r) const;
+
+  // `conn` went away or was answered (long-poll): the session starts its TTL.
+  void detach(session& s, const subscriber& conn, time_point now);
+  // Ends the session's live connection with `why` (the subscriber sends the notice and closes).
+  void end_connection(session& s, ending why, time_point now);
+
+  void activity(session& s, time_point now) { s.last_activity_ = now; }
+  void acknowledge(session& s, std::uint64_t id) { s.acked_id_ = std::max(s.acked_id_, id); }
+  // Adds or removes channels; false if the session would exceed the channel limit.
+  bool subscribe(session& s, const std::vector<std::string>& channels);
+  // False if the connection's client token restricts channels and one of these is not among them.
+  bool may_subscribe(const session& s, const std::vector<std::string>& channels) const;
+  void unsubscribe(session& s, const std::vector<std::string>& channels);
+
+  // Appends to history and delivers to every live session it is addressed to. Returns how many.
+  std::size_t publish(const message_ptr& m, time_point now);
+  // Ends the user's live connections with close/kicked and drops the sessions. Returns how many
+  // live connections were closed.
+  std::size_t kick(std::string_view user, time_point now);
+  // Every live connection gets reconnect/shutdown with retry_ms spread over the drain window.
+  void drain(time_point now);
+  // Another node took the session over: its connection here gets close/replaced, and it is dropped.
+  void evict(std::string_view key, time_point now);
+  // The history a node starts with in a cluster (oldest first); only before any message arrived.
+  void seed_history(const std::vector<message_ptr>& retained);
+  // Called when a session loses its last connection (the multi-node record then starts its TTL).
+  void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
+
+  // Arms (or moves) any timed object of this loop, e.g. a connection's handshake timeout.
+  void arm(timed& t, time_point deadline);
+  void disarm(timed& t) { wheel_.cancel(t); }
+  // Runs every timer due by `now`; returns when the loop's timer should fire next.
+  time_point advance(time_point now);
+
+  std::uint64_t newest_id() const { return history_.newest_id(); }
+  std::size_t session_count() const { return sessions_.size(); }
+  std::size_t connected_count() const { return attached_.size(); }
+  const loop_stats& stats() const { return stats_; }
+  loop_stats& stats() { return stats_; }
+  const timing_wheel& wheel() const { return wheel_; }
+  const config& settings() const { return cfg_; }
+
+ private:
+  friend class session;
+  void on_session_timer(session& s, time_point now);
+  time_point next_deadline(const session& s) const;
+  void detach_now(session& s, time_point now);
+  void deliver(session& s, const message_ptr& m, time_point now);
+  bool addressed_to(const session& s, const message& m) const;
+  void set_channels(session& s, std::vector<std::string> channels);
+  void drop(session& s);
+  std::uint32_t retry_ms_for(ending why);
+
+  const config& cfg_;
+  timing_wheel wheel_;
+  history history_;
+  std::function<void(time_point)> on_earlier_wake_;
+  std::function<void(const session&)> on_detached_;
+  time_point wake_at_ = time_point::max();
+  loop_stats stats_;
+  std::minstd_rand rng_;
+
+  std::unordered_map<std::string, std::unique_ptr<session>> sessions_;  // key "user/sid"
+  std::unordered_map<std::string, std::vector<session*>> by_user_;
+  std::unordered_map<std::string, std::unordered_set<session*>> by_channel_;
+  std::vector<session*> attached_;  // sessions with a live connection, for broadcasts
+};
+
+}  // namespace ringcast

@@ -1,0 +1,46 @@
+// The hub's channel subscriptions: what a session listens to, and the index a channel publish
+// walks.
+#include <algorithm>
+
+#include "hub.hpp"
+
+namespace ringcast {
+
+bool hub::subscribe(session& s, const std::vector<std::string>& channels) {
+  std::vector<std::string> wanted = s.channels_;
+  for (const auto& c : channels) {
+    if (std::find(wanted.begin(), wanted.end(), c) == wanted.end()) wanted.push_back(c);
+  }
+  if (wanted.size() > max_channels_per_client) return false;
+  set_channels(s, std::move(wanted));
+  return true;
+}
+
+bool hub::may_subscribe(const session& s, const std::vector<std::string>& channels) const {
+  if (!s.allowed_channels_) return true;
+  const auto& allowed = *s.allowed_channels_;
+  return std::all_of(channels.begin(), channels.end(), [&](const std::string& c) {
+    return std::find(allowed.begin(), allowed.end(), c) != allowed.end();
+  });
+}
+
+void hub::unsubscribe(session& s, const std::vector<std::string>& channels) {
+  std::vector<std::string> kept;
+  for (const auto& c : s.channels_) {
+    if (std::find(channels.begin(), channels.end(), c) == channels.end()) kept.push_back(c);
+  }
+  set_channels(s, std::move(kept));
+}
+
+void hub::set_channels(session& s, std::vector<std::string> channels) {
+  for (const auto& c : s.channels_) {
+    auto it = by_channel_.find(c);
+    it->second.erase(&s);
+    if (it->second.empty()) by_channel_.erase(it);
+  }
+  s.channels_ = std::move(channels);
+  for (const auto& c : s.channels_)
+    by_channel_[c].insert(&s);
+}
+
+}  // namespace ringcast

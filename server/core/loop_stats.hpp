@@ -1,0 +1,65 @@
+// Counters of one event loop. Written only by the loop's own thread; read by posting to it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace ringcast {
+
+struct loop_stats {
+  std::uint64_t ws = 0;  // live connections by transport (poll = held polls)
+  std::uint64_t sse = 0;
+  std::uint64_t poll = 0;
+  std::uint64_t sessions_created = 0;
+  std::uint64_t delivered = 0;
+  std::uint64_t client_errors = 0;  // malformed or unknown client messages answered `error`
+
+  // Expirations and endings by reason.
+  std::uint64_t idle = 0;
+  std::uint64_t poll_timeout = 0;
+  std::uint64_t session_ttl = 0;
+  std::uint64_t handshake = 0;
+  std::uint64_t max_age = 0;
+  std::uint64_t slow = 0;
+  std::uint64_t kicked = 0;
+  std::uint64_t replaced = 0;
+  std::uint64_t expired = 0;  // the client token's exp passed
+  // TLS handshakes that failed, plaintext HTTP on the TLS port included.
+  std::uint64_t tls_failed = 0;
+
+  std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
+  std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
+  std::uint64_t moves_activity = 0;   // lazy re-arms caused by client activity or traffic
+};
+
+// Every counter once, by name: what sums the loops and what prints them read this list, so a new
+// counter is added in two places (the struct and here), not five. `expiration`: listed under
+// `expirations` in /admin/stats and as a `reason` of ringcast_expirations_total.
+struct loop_stat_field {
+  const char* name;
+  std::uint64_t loop_stats::*member;
+  bool expiration;
+};
+inline constexpr std::array loop_stat_fields{
+    loop_stat_field{"ws", &loop_stats::ws, false},
+    loop_stat_field{"sse", &loop_stats::sse, false},
+    loop_stat_field{"poll", &loop_stats::poll, false},
+    loop_stat_field{"sessions_created", &loop_stats::sessions_created, false},
+    loop_stat_field{"delivered", &loop_stats::delivered, false},
+    loop_stat_field{"client_errors", &loop_stats::client_errors, false},
+    loop_stat_field{"idle", &loop_stats::idle, true},
+    loop_stat_field{"poll_timeout", &loop_stats::poll_timeout, true},
+    loop_stat_field{"session_ttl", &loop_stats::session_ttl, true},
+    loop_stat_field{"handshake", &loop_stats::handshake, true},
+    loop_stat_field{"max_age", &loop_stats::max_age, true},
+    loop_stat_field{"slow", &loop_stats::slow, true},
+    loop_stat_field{"kicked", &loop_stats::kicked, true},
+    loop_stat_field{"replaced", &loop_stats::replaced, true},
+    loop_stat_field{"expired", &loop_stats::expired, true},
+    loop_stat_field{"tls_failed", &loop_stats::tls_failed, true},
+    loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
+    loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
+    loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},
+};
+
+}  // namespace ringcast

@@ -1,0 +1,75 @@
+// A client session (user, sid): outlives its connections, lives in its loop's timing wheel.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringcast/wheel/timing_wheel.hpp"
+#include "subscriber.hpp"
+
+namespace ringcast {
+
+// Anything with a timeout in a loop's wheel: the wheel hands back the node, this gives it a
+// behaviour without growing the node itself.
+class timed : public timer_node {
+ public:
+  using time_point = timing_wheel::time_point;
+  virtual void on_timer(time_point now) = 0;
+
+ protected:
+  ~timed() = default;
+};
+
+// Session (user, sid) as one string, for maps and Redis: "user/sid". Neither part can contain
+// '/' (docs/protocol.md, "Sessions": identifiers are [A-Za-z0-9_.:@-]).
+inline std::string session_key(std::string_view user, std::string_view sid) {
+  std::string key;
+  key.reserve(user.size() + 1 + sid.size());
+  key.append(user).append(1, '/').append(sid);
+  return key;
+}
+struct session_name {
+  std::string_view user, sid;
+};
+inline std::optional<session_name> split_session_key(std::string_view key) {
+  const auto slash = key.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  return session_name{key.substr(0, slash), key.substr(slash + 1)};
+}
+
+class hub;
+
+class session final : public timed {
+ public:
+  session(hub& owner, std::string user, std::string sid)
+      : hub_(owner), user_(std::move(user)), sid_(std::move(sid)) {}
+  void on_timer(time_point now) override;
+
+  const std::string& user() const { return user_; }
+  const std::string& sid() const { return sid_; }
+  std::string key() const { return session_key(user_, sid_); }
+
+ private:
+  friend class hub;
+  hub& hub_;
+  std::string user_;
+  std::string sid_;
+  std::vector<std::string> channels_;
+  // From the client token of the current connection, if the server checks tokens.
+  std::optional<std::vector<std::string>> allowed_channels_;  // none: any channel
+  time_point token_expires_ = time_point::max();              // the connection gets close/expired
+  subscriber* conn_ = nullptr;           // the live connection or held poll, if any
+  transport transport_ = transport::ws;  // conn_'s, kept here: conn_ may be mid-destruction
+  std::size_t attached_index_ = 0;       // position in hub::attached_ while conn_ is set
+  std::uint64_t acked_id_ = 0;           // the last id the client acknowledged
+  time_point attached_at_{};             // when conn_ was set
+  time_point last_activity_{};           // last client frame or pong (WebSocket)
+  time_point last_sent_{};               // last server write (heartbeats are due after it)
+  time_point detached_at_{};             // when the last connection ended
+};
+
+}  // namespace ringcast

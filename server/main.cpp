@@ -1,0 +1,73 @@
+// ringcast: a long-connection push server whose timeouts run on a hashed timing wheel.
+#include <csignal>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "client_auth.hpp"
+#include "config.hpp"
+#include "config_reload.hpp"
+#include "log.hpp"
+#include "node_resources.hpp"
+#include "parse_config.hpp"
+#include "server.hpp"
+
+int main(int argc, char** argv) {
+  const auto getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  auto outcome = ringcast::parse_config(argc, argv, std::cout, std::cerr, getenv);
+  if (!outcome.cfg) return outcome.exit_status;
+  const ringcast::config& cfg = *outcome.cfg;
+  auto resources = ringcast::build_resources(cfg);
+  if (!resources) {
+    std::cerr << "ringcast: " << resources.error << '\n';
+    return 2;
+  }
+  if (cfg.admin_token_generated) {
+    ringcast::log_info("admin token (generated; set --admin-token to choose one): {}",
+                       cfg.admin_token);
+  }
+  if (const auto& tokens = resources.value->client_tokens) {
+    ringcast::log_info("client tokens required ({})", tokens->algorithm());
+  } else {
+    ringcast::log_info(
+        "client endpoints are open: no --client-secret or --client-public-key, so any client "
+        "may connect as any user");
+  }
+  if (resources.value->tls) ringcast::log_info("serving HTTPS and WSS (--tls-cert)");
+  // OpenSSL writes to sockets itself, and a write to a peer that has gone must not kill us.
+  std::signal(SIGPIPE, SIG_IGN);
+  ringcast::server srv(cfg, std::move(*resources.value));
+
+  // With --config, SIGHUP (systemctl reload) also reads the settings again, on a thread of its
+  // own, and logs the ones that changed but cannot change while running; the server's own SIGHUP
+  // handler reloads the certificate.
+  boost::asio::io_context hangups;
+  boost::asio::signal_set hangup(hangups, SIGHUP);
+  std::function<void()> await_hangup = [&] {
+    hangup.async_wait([&](boost::system::error_code ec, int) {
+      if (ec) return;
+      const auto report = ringcast::check_reload(cfg, argc, argv, getenv);
+      for (const auto& line : report.lines) {
+        if (report.ok && line.ends_with("nothing changed")) {
+          ringcast::log_info("{}", line);
+        } else {
+          ringcast::log_warn("{}", line);
+        }
+      }
+      await_hangup();
+    });
+  };
+  std::thread watcher;
+  if (!cfg.config_file.empty()) {
+    await_hangup();
+    watcher = std::thread([&hangups] { hangups.run(); });
+  }
+  const int status = srv.run();
+  hangups.stop();
+  if (watcher.joinable()) watcher.join();
+  return status;
+}

@@ -1,0 +1,56 @@
+#include "admission.hpp"
+
+#include <boost/beast/http/verb.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+
+#include "client_token_http.hpp"
+
+namespace ringcast {
+
+namespace http = boost::beast::http;
+
+std::optional<client_endpoint> client_endpoint_of(std::string_view path) {
+  if (path == "/ws") return client_endpoint::ws;
+  if (path == "/sse") return client_endpoint::sse;
+  if (path == "/poll") return client_endpoint::poll;
+  return std::nullopt;
+}
+
+std::variant<admission, http_response> admit(http_request req, client_endpoint which,
+                                             connection_context& ctx) {
+  if (req.method() != http::verb::get) {
+    auto res =
+        error_response(http_status::method_not_allowed, "method_not_allowed", "use GET", req);
+    res.set(http::field::allow, "GET");
+    return res;
+  }
+  const token_verifier* tokens = ctx.client_tokens();
+  auto params = parse_client_params(req.target(), /*user_required=*/!tokens);
+  if (!params) return error_response(http_status::bad_request, "bad_request", params.error, req);
+  if (tokens) {
+    if (auto refusal = check_client_token(*tokens, req, *params.value, ctx.now())) {
+      return std::move(*refusal);
+    }
+  }
+  if (which == client_endpoint::sse && !params.value->since) {
+    if (auto last = req.find("Last-Event-ID"); last != req.end()) {
+      params.value->since = parse_message_id(last->value());
+      if (!params.value->since) {
+        return error_response(http_status::bad_request, "bad_request",
+                              "Last-Event-ID: expected a message id", req);
+      }
+    }
+  }
+  if (ctx.draining()) {
+    req.keep_alive(false);
+    return error_response(http_status::service_unavailable, "overloaded", "server is draining",
+                          req);
+  }
+  if (which == client_endpoint::ws && !boost::beast::websocket::is_upgrade(req)) {
+    return error_response(http_status::upgrade_required, "bad_request",
+                          "/ws expects a WebSocket upgrade", req);
+  }
+  return admission{which, std::move(*params.value), std::move(req)};
+}
+
+}  // namespace ringcast

@@ -1,0 +1,30 @@
+// A connect to /ws, /sse or /poll, checked once, on the loop that read it: method, query, client
+// token, Last-Event-ID, drain and the WebSocket upgrade. What comes out travels with the
+// connection to its session's loop, where nothing is parsed or verified again.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <variant>
+
+#include "client_params.hpp"
+#include "connection_context.hpp"
+#include "http_reply.hpp"
+
+namespace ringcast {
+
+enum class client_endpoint { ws, sse, poll };
+std::optional<client_endpoint> client_endpoint_of(std::string_view path);
+
+struct admission {
+  client_endpoint endpoint;
+  client_params params;  // with the client token's identity, channels and expiry applied
+  http_request request;  // the upgrade (WebSocket), and the version and keep-alive of replies
+};
+
+// The admission, or the response that refuses it (docs/protocol.md, "Admin and operations" for
+// the error shape).
+std::variant<admission, http_response> admit(http_request req, client_endpoint which,
+                                             connection_context& ctx);
+
+}  // namespace ringcast

@@ -1,0 +1,62 @@
+#include "client_start.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include "poll_connection.hpp"
+#include "sse_connection.hpp"
+#include "ws_connection.hpp"
+
+namespace ringcast {
+namespace {
+
+void subscribe(connection_context& home, connection_parts parts, admission admitted,
+               bool known_elsewhere, http_resume resume) {
+  switch (admitted.endpoint) {
+    case client_endpoint::ws:
+      ws_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere);
+      break;
+    case client_endpoint::sse:
+      sse_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere);
+      break;
+    case client_endpoint::poll:
+      poll_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere, resume);
+      break;
+  }
+}
+
+// On the session's loop. With --redis the session may live on another node: take it over first,
+// so that node closes its connection and this one answers `resumed` truthfully.
+void claim_and_subscribe(connection_context& home, connection_parts parts, admission admitted,
+                         http_resume resume) {
+  struct waiting {
+    connection_parts parts;
+    admission admitted;
+  };
+  // Shared, since the claim's callback is a std::function, which must be copyable.
+  auto w = std::make_shared<waiting>(waiting{std::move(parts), std::move(admitted)});
+  home.claim_session(
+      w->admitted.params.user, w->admitted.params.sid, [&home, w, resume](bool known_elsewhere) {
+        subscribe(home, std::move(w->parts), std::move(w->admitted), known_elsewhere, resume);
+      });
+}
+
+}  // namespace
+
+void start_client(connection_context& ctx, connection_parts parts, admission admitted,
+                  http_resume resume) {
+  connection_context& home = ctx.home_of(admitted.params.user, admitted.params.sid);
+  if (&home == &ctx) {
+    claim_and_subscribe(home, std::move(parts), std::move(admitted), resume);
+    return;
+  }
+  auto detached = parts.detach();
+  if (!detached) return;
+  boost::asio::post(home.io(), [&home, detached = std::move(*detached),
+                                admitted = std::move(admitted), resume]() mutable {
+    if (auto adopted = connection_parts::adopt(home, std::move(detached))) {
+      claim_and_subscribe(home, std::move(*adopted), std::move(admitted), resume);
+    }
+  });
+}
+
+}  // namespace ringcast

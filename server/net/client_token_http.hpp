@@ -1,0 +1,27 @@
+// The HTTP side of client tokens: checking the token of a connect, and the demo's token minting.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+#include "client_params.hpp"
+#include "http_reply.hpp"
+
+namespace ringcast {
+
+class token_verifier;
+
+// With client tokens configured, a connect must carry one (`token=`, else `Authorization: Bearer`)
+// that verifies; its claims then set the identity, allowed channels and expiry of `params`. The
+// expiry becomes a time of the loop's clock, whose present is `now`. Returns the refusal (401,
+// or 403 for a query the token does not allow), if any.
+std::optional<http_response> check_client_token(const token_verifier& tokens,
+                                                const http_request& req, client_params& params,
+                                                std::chrono::steady_clock::time_point now);
+
+// POST /demo/token {"user":"..."}: a short-lived HS256 client token signed with `secret`. Only
+// routed with --demo and --client-secret (otherwise the path does not exist).
+http_response demo_token_response(const http_request& req, std::string_view secret);
+
+}  // namespace ringcast

@@ -1,0 +1,75 @@
+// What a connection sees of its event loop and its node, through one narrow interface: its
+// loop's io_context and sessions, a clock, the settings it reads, the drain flag, the current TLS
+// and token settings, the session's home loop and the Redis claim. Connections never see the
+// server; tests give them a context on a simulated clock (tests/server/test_context.hpp).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "config.hpp"
+#include "hub.hpp"
+
+namespace ringcast {
+
+class node_operations;
+class tls_context;
+class token_verifier;
+
+// The slice of the settings that connections read.
+struct connection_settings {
+  std::chrono::milliseconds handshake_timeout{10'000};  // accept to the first whole request
+  std::chrono::milliseconds keepalive_timeout{10'000};  // idle between requests; 0: no keep-alive
+  std::size_t max_body = 64 * 1024;
+  std::size_t max_queue = 1024;
+  std::string web_root;     // empty: the embedded pages
+  std::string admin_token;  // Bearer token of /admin/*
+  std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
+
+  static connection_settings from(const config& cfg);
+};
+
+// A connection waiting for its next HTTP request: closed at once when the server drains.
+class idle_connection {
+ public:
+  virtual void close_now() = 0;
+
+ protected:
+  ~idle_connection() = default;
+};
+
+class connection_context {
+ public:
+  using time_point = hub::time_point;
+
+  virtual boost::asio::io_context& io() = 0;
+  virtual hub& sessions() = 0;
+  virtual time_point now() const = 0;
+  virtual const connection_settings& settings() const = 0;
+  virtual bool draining() const = 0;
+  // What a new connection speaks: TLS settings, or null for plaintext. SIGHUP may replace them;
+  // a connection keeps the ones it started with.
+  virtual std::shared_ptr<const tls_context> tls() const = 0;
+  // The verifier of client tokens, or null when the client endpoints are open.
+  virtual const token_verifier* client_tokens() const = 0;
+  // The loop that holds session (user, sid): this one, or the one to hand a connect to.
+  virtual connection_context& home_of(std::string_view user, std::string_view sid) = 0;
+  // With --redis, takes the session over from whichever node held it, then calls
+  // `done(known_elsewhere)` on this loop; a single node calls done(false) at once.
+  virtual void claim_session(const std::string& user, const std::string& sid,
+                             std::function<void(bool)> done) = 0;
+  virtual node_operations& operations() = 0;
+  virtual void add_idle(idle_connection& c) = 0;
+  virtual void remove_idle(idle_connection& c) = 0;
+
+ protected:
+  ~connection_context() = default;
+};
+
+}  // namespace ringcast

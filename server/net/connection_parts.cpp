@@ -1,0 +1,21 @@
+#include "connection_parts.hpp"
+
+namespace ringcast {
+
+std::optional<connection_parts::detached> connection_parts::detach() {
+  boost::system::error_code ec;
+  auto d = stream.detach(ec);
+  if (ec) {
+    stream.close();
+    return std::nullopt;
+  }
+  return detached{std::move(d), std::move(buffer), std::move(slot)};
+}
+
+std::optional<connection_parts> connection_parts::adopt(connection_context& ctx, detached d) {
+  auto stream = net_stream::adopt(ctx.io(), std::move(d.stream));
+  if (!stream) return std::nullopt;
+  return connection_parts{std::move(*stream), std::move(d.buffer), std::move(d.slot)};
+}
+
+}  // namespace ringcast

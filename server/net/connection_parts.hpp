@@ -1,0 +1,37 @@
+// What one client connection is made of, moved whole from one handler to the next (HTTP reading,
+// a held long-poll, a stream) and, detached, from one loop to another: the stream with its TLS
+// state, the bytes read past the last request, and the connection's slot.
+#pragma once
+
+#include <boost/beast/core/flat_buffer.hpp>
+
+#include <optional>
+
+#include "connection_context.hpp"
+#include "connection_limit.hpp"
+#include "net_stream.hpp"
+
+namespace ringcast {
+
+struct connection_parts {
+  net_stream stream;
+  boost::beast::flat_buffer buffer;
+  connection_limit::slot slot;
+
+  // For the hand-off: the socket leaves its loop as a descriptor (with its TLS session).
+  struct detached {
+    net_stream::detached stream;
+    boost::beast::flat_buffer buffer;
+    connection_limit::slot slot;
+  };
+  std::optional<detached> detach();
+  // On the new loop; none if the descriptor cannot be adopted (it is closed then).
+  static std::optional<connection_parts> adopt(connection_context& ctx, detached d);
+};
+
+// Where a connection goes back to reading HTTP requests after a long-poll reply (keep-alive):
+// http_connection::resume, passed down rather than included, so that the long-poll does not
+// depend on the class that started it.
+using http_resume = void (*)(connection_context&, connection_parts);
+
+}  // namespace ringcast

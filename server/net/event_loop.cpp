@@ -1,0 +1,41 @@
+#include "event_loop.hpp"
+
+namespace ringcast {
+
+event_loop::event_loop(node& shared, const config& cfg, unsigned index, time_point epoch,
+                       std::uint64_t floor_id)
+    : node_(shared),
+      index_(index),
+      hub_(cfg, epoch, floor_id, [this](time_point when) { wake_at(when); }),
+      work_(ctx_.get_executor()),
+      timer_(ctx_) {}
+
+void event_loop::start() {
+  thread_ = std::thread([this] { ctx_.run(); });
+}
+
+void event_loop::join() {
+  work_.reset();
+  if (thread_.joinable()) thread_.join();
+}
+
+void event_loop::close_idle_connections() {
+  const auto idle = std::move(idle_);  // close_now() removes itself from idle_
+  idle_.clear();
+  for (idle_connection* c : idle)
+    c->close_now();
+}
+
+void event_loop::wake_at(time_point when) {
+  timer_.expires_at(when);  // cancels the wait for a later instant
+  timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec) on_wake();
+  });
+}
+
+void event_loop::on_wake() {
+  const time_point next = hub_.advance(now());
+  if (next != time_point::max()) wake_at(next);
+}
+
+}  // namespace ringcast

@@ -1,0 +1,69 @@
+// One thread, one io_context, one hub (sessions + timing wheel): shared-nothing per core. The
+// loop is its connections' context; what the loops share comes from the node.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <thread>
+#include <unordered_set>
+
+#include "connection_context.hpp"
+#include "node.hpp"
+
+namespace ringcast {
+
+class event_loop final : public connection_context {
+ public:
+  event_loop(node& shared, const config& cfg, unsigned index, time_point epoch,
+             std::uint64_t floor_id);
+  event_loop(const event_loop&) = delete;
+  event_loop& operator=(const event_loop&) = delete;
+
+  // connection_context
+  boost::asio::io_context& io() override { return ctx_; }
+  hub& sessions() override { return hub_; }
+  time_point now() const override { return std::chrono::steady_clock::now(); }
+  const connection_settings& settings() const override { return node_.settings(); }
+  bool draining() const override { return node_.draining(); }
+  std::shared_ptr<const tls_context> tls() const override { return node_.tls(); }
+  const token_verifier* client_tokens() const override { return node_.client_tokens(); }
+  connection_context& home_of(std::string_view user, std::string_view sid) override {
+    return node_.home_loop(user, sid);
+  }
+  void claim_session(const std::string& user, const std::string& sid,
+                     std::function<void(bool)> done) override {
+    node_.claim_session(user, sid, *this, std::move(done));
+  }
+  node_operations& operations() override { return node_; }
+  void add_idle(idle_connection& c) override { idle_.insert(&c); }
+  void remove_idle(idle_connection& c) override { idle_.erase(&c); }
+
+  unsigned index() const { return index_; }
+  void close_idle_connections();
+  // Runs the timers that are due by now (the picture of the wheel shows the current tick).
+  void catch_up() { on_wake(); }
+
+  void start();  // runs the io_context on a thread of its own
+  void stop() { ctx_.stop(); }
+  void join();
+
+ private:
+  void wake_at(time_point when);
+  void on_wake();
+
+  node& node_;
+  unsigned index_;
+  // Declared before the io_context, so they outlive it: destroying the io_context destroys the
+  // handlers still pending, and with them connections that detach from the hub and leave idle_.
+  hub hub_;
+  std::unordered_set<idle_connection*> idle_;
+  // No concurrency hint of 1: with it Asio queues a post from the loop's own thread apart from
+  // posts of other threads, and publishes numbered in order could reach the loop out of order.
+  boost::asio::io_context ctx_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  boost::asio::steady_timer timer_;  // the loop's one timer, armed for the wheel's next due tick
+  std::thread thread_;
+};
+
+}  // namespace ringcast

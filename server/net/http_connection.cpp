@@ -1,0 +1,232 @@
+#include "http_connection.hpp"
+
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include "admin_api.hpp"
+#include "client_start.hpp"
+#include "client_token_http.hpp"
+#include "log.hpp"
+#include "tls_context.hpp"
+#include "web_routes.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr std::size_t header_limit = 8 * 1024;
+
+std::string_view path_of(std::string_view target) {
+  return target.substr(0, target.find('?'));
+}
+
+}  // namespace
+
+void http_connection::start(connection_context& ctx, tcp::socket socket, slot_type slot) {
+  const auto tls = ctx.tls();
+  if (!tls) {
+    auto c = std::make_shared<http_connection>(ctx, net_stream(std::move(socket)), std::move(slot),
+                                               beast::flat_buffer{});
+    c->arm_deadline(waiting::first_request);
+    c->read_request();
+    return;
+  }
+  tls_session session = tls->new_session(socket.native_handle());
+  if (!session) {
+    log_warn("TLS: cannot start a session: {}", last_tls_error().message());
+    return;  // the socket closes as it goes out of scope
+  }
+  std::make_shared<http_connection>(ctx, net_stream(std::move(socket), std::move(session)),
+                                    std::move(slot), beast::flat_buffer{})
+      ->handshake();
+}
+
+void http_connection::resume(connection_context& ctx, connection_parts parts) {
+  auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
+                                             std::move(parts.buffer));
+  c->arm_deadline(waiting::next_request);
+  c->read_request();
+}
+
+http_connection::http_connection(connection_context& ctx, net_stream stream, slot_type slot,
+                                 beast::flat_buffer buffer)
+    : ctx_(ctx), stream_(std::move(stream)), buffer_(std::move(buffer)), slot_(std::move(slot)) {}
+
+http_connection::~http_connection() {
+  ctx_.sessions().disarm(*this);
+  ctx_.remove_idle(*this);
+}
+
+// The first deadline covers the TLS handshake and the request that follows it; later ones, the
+// wait for the next request and its reading.
+void http_connection::arm_deadline(waiting what) {
+  waiting_ = what;
+  const auto& s = ctx_.settings();
+  ctx_.sessions().arm(*this, ctx_.now() + (what == waiting::first_request ? s.handshake_timeout
+                                                                          : s.keepalive_timeout));
+  ctx_.add_idle(*this);
+}
+
+void http_connection::handshake() {
+  arm_deadline(waiting::first_request);
+  stream_.async_handshake(
+      [self = shared_from_this()](beast::error_code ec) { self->on_handshake(ec); });
+}
+
+void http_connection::on_handshake(beast::error_code ec) {
+  if (closing_) return;
+  if (ec == tls_errc::plain_http) {
+    refuse_plaintext();
+    return;
+  }
+  if (ec) {
+    ++ctx_.sessions().stats().tls_failed;
+    close();
+    return;
+  }
+  read_request();
+}
+
+// A browser or curl pointed at http:// on the TLS port gets a readable answer (as nginx gives
+// one) instead of a reset: the request is still unread, so the reply goes out in plaintext.
+void http_connection::refuse_plaintext() {
+  ++ctx_.sessions().stats().tls_failed;
+  ctx_.remove_idle(*this);
+  http_request plain;
+  plain.version(11);
+  plain.keep_alive(false);
+  auto res = std::make_shared<http_response>(
+      error_response(http_status::bad_request, "bad_request",
+                     "this port speaks TLS: use https:// or wss://", plain));
+  http::async_write(stream_.socket(), *res,
+                    [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                      if (ec || self->closing_) return self->close();
+                      beast::error_code ignored;
+                      self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                      self->discard_until_eof();
+                    });
+}
+
+// Closing with the client's request still unread would reset the connection, and the reset can
+// overtake the reply; so the request is read and dropped until the client closes (or the
+// handshake deadline, still armed, closes it).
+void http_connection::discard_until_eof() {
+  stream_.socket().async_read_some(buffer_.prepare(512),
+                                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                     if (ec || self->closing_) return self->close();
+                                     self->discard_until_eof();
+                                   });
+}
+
+void http_connection::read_request() {
+  parser_.emplace();
+  parser_->header_limit(header_limit);
+  parser_->body_limit(ctx_.settings().max_body);
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+}
+
+void http_connection::on_timer(time_point) {
+  // A client that never sent its request counts; one that simply did not reuse its
+  // keep-alive connection is not an expiration.
+  if (waiting_ == waiting::first_request) ++ctx_.sessions().stats().handshake;
+  close();
+}
+
+void http_connection::close_now() {
+  close();
+}
+
+void http_connection::close() {
+  closing_ = true;
+  ctx_.remove_idle(*this);
+  stream_.close();
+}
+
+void http_connection::on_read(beast::error_code ec) {
+  ctx_.remove_idle(*this);
+  ctx_.sessions().disarm(*this);
+  if (closing_) return;
+  if (ec) {
+    const bool malformed =
+        ec.category() == http::make_error_code(http::error::bad_target).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message;
+    if (!malformed) {
+      close();  // the peer went away, or the socket failed
+      return;
+    }
+    http_request bad;  // no request to echo: answer HTTP/1.1 and close
+    bad.version(11);
+    bad.keep_alive(false);
+    if (ec == http::error::body_limit) {
+      reply(error_response(http_status::payload_too_large, "too_large",
+                           "request body over --max-body", bad));
+    } else if (ec == http::error::header_limit) {
+      reply(error_response(http_status::request_header_fields_too_large, "too_large",
+                           "request line and headers over 8 KiB", bad));
+    } else {
+      reply(error_response(http_status::bad_request, "bad_request", ec.message(), bad));
+    }
+    return;
+  }
+  handle(parser_->release());
+}
+
+void http_connection::handle(http_request req) {
+  if (!slot_) {
+    req.keep_alive(false);
+    reply(error_response(http_status::service_unavailable, "overloaded",
+                         "too many connections (--max-connections)", req));
+    return;
+  }
+  const std::string_view path = path_of(req.target());
+  if (const auto endpoint = client_endpoint_of(path)) {
+    auto outcome = admit(std::move(req), *endpoint, ctx_);
+    if (auto* refusal = std::get_if<http_response>(&outcome)) {
+      reply(std::move(*refusal));
+      return;
+    }
+    closing_ = true;  // the stream now belongs to the client's transport
+    start_client(ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_)},
+                 std::get<admission>(std::move(outcome)), &http_connection::resume);
+    return;
+  }
+  const auto& settings = ctx_.settings();
+  if (path == "/healthz" || path == "/metrics" || path.starts_with("/admin/")) {
+    handle_operations(
+        ctx_.operations(), settings.admin_token, ctx_.io().get_executor(), req,
+        [self = shared_from_this()](http_response res) { self->reply(std::move(res)); });
+    return;
+  }
+  if (path == "/demo/token") {
+    reply(!settings.demo_secret.empty()
+              ? demo_token_response(req, settings.demo_secret)
+              : error_response(http_status::not_found, "not_found", "no such path", req));
+    return;
+  }
+  reply(serve_page(req, settings.web_root));
+}
+
+void http_connection::reply(http_response res) {
+  if (ctx_.draining()) res.keep_alive(false);
+  announce_keep_alive(res, ctx_.settings().keepalive_timeout);
+  auto shared = std::make_shared<http_response>(std::move(res));
+  http::async_write(stream_, *shared,
+                    [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
+                      if (ec || !shared->keep_alive() || self->closing_) {
+                        self->close();
+                        return;
+                      }
+                      self->arm_deadline(waiting::next_request);
+                      self->read_request();
+                    });
+}
+
+}  // namespace ringcast

@@ -1,0 +1,60 @@
+// One TCP connection speaking HTTP/1.1, over TLS with --tls-cert: reads requests (the TLS
+// handshake and the first request within --handshake-timeout, later ones within
+// --keepalive-timeout), routes them, answers the admin API and the pages, and gives admitted
+// client connects to their transport (client_start). Nothing here holds a client.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http/parser.hpp>
+
+#include <memory>
+#include <optional>
+
+#include "connection_parts.hpp"
+#include "http_reply.hpp"
+
+namespace ringcast {
+
+class http_connection final : public timed,
+                              public idle_connection,
+                              public std::enable_shared_from_this<http_connection> {
+ public:
+  using slot_type = std::optional<connection_limit::slot>;  // none: over --max-connections
+
+  // A freshly accepted socket.
+  static void start(connection_context& ctx, boost::asio::ip::tcp::socket socket, slot_type slot);
+  // A connection whose long-poll was answered, reading its next request (keep-alive).
+  static void resume(connection_context& ctx, connection_parts parts);
+
+  http_connection(connection_context& ctx, net_stream stream, slot_type slot,
+                  boost::beast::flat_buffer buffer);
+  ~http_connection();
+
+  // timed: the handshake or the keep-alive wait ran out.
+  void on_timer(time_point now) override;
+  // idle_connection
+  void close_now() override;
+
+ private:
+  enum class waiting { first_request, next_request };
+  void arm_deadline(waiting what);
+  void handshake();
+  void on_handshake(boost::system::error_code ec);
+  void refuse_plaintext();  // plain HTTP arrived on the TLS port
+  void discard_until_eof();
+  void read_request();
+  void on_read(boost::system::error_code ec);
+  void handle(http_request req);
+  void reply(http_response res);
+  void close();
+
+  connection_context& ctx_;
+  net_stream stream_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  slot_type slot_;
+  waiting waiting_ = waiting::first_request;
+  bool closing_ = false;
+};
+
+}  // namespace ringcast

@@ -1,0 +1,83 @@
+#include "listener.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include "http_connection.hpp"
+#include "log.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+listener::listener(std::vector<connection_context*> loops, connection_limit& limit)
+    : loops_(std::move(loops)),
+      limit_(limit),
+      acceptor_(loops_.front()->io()),
+      backoff_(loops_.front()->io()) {}
+
+bool listener::open(const std::string& host, std::uint16_t port) {
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(host, ec);
+  if (ec) {
+    log_warn("cannot listen on {}: {}", host, ec.message());
+    return false;
+  }
+  const tcp::endpoint endpoint(address, port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    log_warn("cannot listen on {}:{}: {}", host, port, ec.message());
+    return false;
+  }
+  const auto local = acceptor_.local_endpoint();
+  log_info("listening on {}:{} with {} thread(s)", local.address().to_string(), local.port(),
+           loops_.size());
+  accept();
+  return true;
+}
+
+void listener::close() {
+  asio::post(acceptor_.get_executor(), [this] {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    backoff_.cancel();
+  });
+}
+
+void listener::accept() {
+  connection_context& loop = *loops_[next_loop_++ % loops_.size()];
+  acceptor_.async_accept(loop.io(),
+                         [this, &loop](boost::system::error_code ec, tcp::socket socket) {
+                           on_accept(ec, std::move(socket), loop);
+                         });
+}
+
+void listener::on_accept(boost::system::error_code ec, tcp::socket socket,
+                         connection_context& loop) {
+  if (!acceptor_.is_open()) return;
+  if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+      ec.value() == ENFILE) {
+    // Retrying at once would spin a core until a descriptor frees up.
+    log_warn("accept: {}; pausing accepts for 100 ms", ec.message());
+    backoff_.expires_after(std::chrono::milliseconds(100));
+    backoff_.async_wait([this](boost::system::error_code wait_ec) {
+      if (!wait_ec) accept();
+    });
+    return;
+  }
+  if (!ec) {
+    // Pushes are small writes that must go out at once, not wait behind Nagle for an ACK (a TLS
+    // handshake's session tickets followed by the first response would stall ~40 ms).
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    asio::post(loop.io(), [&loop, socket = std::move(socket), slot = limit_.try_open()]() mutable {
+      http_connection::start(loop, std::move(socket), std::move(slot));
+    });
+  }
+  accept();
+}
+
+}  // namespace ringcast

@@ -1,0 +1,35 @@
+// Accepts TCP connections on --listen and gives each to an event loop, round-robin.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <string>
+#include <vector>
+
+#include "connection_context.hpp"
+#include "connection_limit.hpp"
+
+namespace ringcast {
+
+class listener {
+ public:
+  // Accepts on the first loop's io_context.
+  listener(std::vector<connection_context*> loops, connection_limit& limit);
+  // Binds and listens; logs the address (the port too when 0 was asked for).
+  bool open(const std::string& host, std::uint16_t port);
+  void close();  // from any thread
+
+ private:
+  void accept();
+  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket,
+                 connection_context& loop);
+
+  std::vector<connection_context*> loops_;
+  connection_limit& limit_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer backoff_;  // out of file descriptors: wait instead of spinning
+  std::size_t next_loop_ = 0;
+};
+
+}  // namespace ringcast

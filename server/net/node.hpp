@@ -1,0 +1,34 @@
+// What every event loop of a node shares, as the loops see it: implemented by `server`, so that
+// event_loop needs no server.hpp (and the server's header no cycle through it).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "node_operations.hpp"
+
+namespace ringcast {
+
+class connection_context;
+struct connection_settings;
+class tls_context;
+class token_verifier;
+
+class node : public node_operations {
+ public:
+  virtual const connection_settings& settings() const = 0;
+  virtual bool draining() const = 0;
+  virtual std::shared_ptr<const tls_context> tls() const = 0;
+  virtual const token_verifier* client_tokens() const = 0;
+  // Every session lives on one loop, chosen by a hash of (user, sid).
+  virtual connection_context& home_loop(std::string_view user, std::string_view sid) = 0;
+  // See connection_context::claim_session; `done` runs on `origin`'s loop.
+  virtual void claim_session(const std::string& user, const std::string& sid,
+                             connection_context& origin, std::function<void(bool)> done) = 0;
+
+ protected:
+  ~node() = default;
+};
+
+}  // namespace ringcast

@@ -1,0 +1,67 @@
+// What the admin API asks of the node as a whole (every event loop, and Redis with --redis).
+// Implemented by `server`; admin_api and snapshot_format see only this.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "admin_request.hpp"
+#include "loop_stats.hpp"
+#include "ringcast/wheel/timing_wheel.hpp"
+
+namespace ringcast {
+
+// A snapshot of one loop, taken on that loop's thread.
+struct loop_snapshot {
+  loop_stats stats;
+  std::size_t sessions = 0;
+  std::size_t connected = 0;
+  std::uint64_t tick = 0;
+  std::size_t armed = 0;
+  timing_wheel::counters wheel;
+  std::uint32_t levels = 0;
+  std::vector<std::uint32_t> level0, level1;
+};
+
+struct server_snapshot {
+  std::vector<loop_snapshot> loops;
+  std::chrono::milliseconds tick{0};
+  bool clustered = false;  // --redis
+  bool redis_up = false;
+  std::uint64_t redis_reconnects = 0;
+  std::uint64_t published = 0;
+  std::uint64_t last_id = 0;
+  std::size_t open_connections = 0;
+  std::chrono::milliseconds uptime{0};
+};
+
+class node_operations {
+ public:
+  struct publish_receipt {
+    std::uint64_t id;
+    std::size_t recipients;  // live sessions it was queued to (with --redis: on this node)
+  };
+  // Numbers the message and delivers it on every loop in id order (with --redis: through the
+  // shared stream, on every node). `done` runs on `origin`; nullopt means Redis is unreachable
+  // and nothing was published.
+  virtual void publish(const publish_request& req, boost::asio::any_io_executor origin,
+                       std::function<void(std::optional<publish_receipt>)> done) = 0;
+  // Closes the user's live connections (close/kicked) on every node; `done(closed here)`.
+  virtual void kick(std::string user, boost::asio::any_io_executor origin,
+                    std::function<void(std::size_t)> done) = 0;
+  virtual void snapshot(boost::asio::any_io_executor origin,
+                        std::function<void(server_snapshot)> done) = 0;
+  // False when this node should not be sent new clients (with --redis: Redis is unreachable).
+  virtual bool healthy() const = 0;
+
+ protected:
+  ~node_operations() = default;
+};
+
+}  // namespace ringcast

@@ -1,0 +1,31 @@
+#include "node_resources.hpp"
+
+#include <fmt/format.h>
+
+#include "client_auth.hpp"
+#include "tls_context.hpp"
+
+namespace ringcast {
+
+parsed<node_resources> build_resources(const config& cfg) {
+  node_resources r;
+  if (!cfg.client_public_key_pem.empty()) {
+    auto verifier = token_verifier::with_public_key(cfg.client_public_key_pem, cfg.require_exp);
+    if (!verifier) {
+      return parsed<node_resources>::fail(
+          fmt::format("--client-public-key: {}: {}", cfg.client_public_key_file, verifier.error));
+    }
+    r.client_tokens = std::make_shared<const token_verifier>(std::move(*verifier.value));
+  } else if (!cfg.client_secret.empty()) {
+    r.client_tokens = std::make_shared<const token_verifier>(
+        std::move(*token_verifier::with_secret(cfg.client_secret, cfg.require_exp).value));
+  }
+  if (cfg.tls()) {
+    auto tls = tls_context::for_server(cfg.tls_cert_file, cfg.tls_key_file);
+    if (!tls) return parsed<node_resources>::fail("--tls-cert/--tls-key: " + tls.error);
+    r.tls = std::make_shared<const tls_context>(std::move(*tls.value));
+  }
+  return parsed<node_resources>::ok(std::move(r));
+}
+
+}  // namespace ringcast

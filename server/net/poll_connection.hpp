@@ -1,0 +1,48 @@
+// A held long-poll (docs/protocol.md, "Long-poll"): the subscriber of a /poll request that found
+// nothing to return at once. It answers with the first message, or the `reconnect`/`close` notice
+// that ends it, then hands the connection back to HTTP for its next request (keep-alive).
+#pragma once
+
+#include <memory>
+
+#include "admission.hpp"
+#include "connection_parts.hpp"
+
+namespace ringcast {
+
+class poll_connection final : public subscriber,
+                              public std::enable_shared_from_this<poll_connection> {
+ public:
+  // Answers at once when `since` finds retained messages (or a gap); otherwise holds the poll.
+  static void start(connection_context& ctx, connection_parts parts, admission admitted,
+                    bool known_elsewhere, http_resume resume);
+
+  poll_connection(connection_context& ctx, connection_parts parts, http_request request,
+                  http_resume resume);
+  ~poll_connection();
+
+  // subscriber
+  transport kind() const override { return transport::poll; }
+  void deliver(const message_ptr& m) override;
+  void heartbeat() override {}
+  void end(const ending_notice& notice) override;
+
+ private:
+  void hold(session& s);
+  void watch_for_hangup();
+  void abandon();  // the client hung up while held
+  // Writes the reply: this connection's head, then `body`, which `keep` holds (shared bytes of a
+  // message, or a string of this reply's own).
+  void reply(std::string_view body, std::shared_ptr<const void> keep);
+
+  connection_context& ctx_;
+  connection_parts parts_;
+  http_request request_;  // for the reply's version and keep-alive
+  http_resume resume_;
+  session* held_ = nullptr;
+  std::shared_ptr<poll_connection> keep_alive_while_held_;  // nothing else owns a held poll
+  bool watching_ = false;                                   // a hang-up watch is pending
+  bool replied_ = false;
+};
+
+}  // namespace ringcast

@@ -1,0 +1,322 @@
+#include "server.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <numeric>
+
+#include "listener.hpp"
+#include "log.hpp"
+#include "redis_bus.hpp"
+#include "tls_context.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+
+namespace {
+
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Ids continue across restarts: a run starts from the Unix time in microseconds, so an id from
+// an earlier run is always below this run's floor and a resume from it reports a gap.
+std::uint64_t first_floor_id() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
+// Turns a done(total) into the done(count per loop) that for_each_loop calls.
+std::function<void(std::vector<std::size_t>)> summed(std::function<void(std::size_t)> done) {
+  return [done = std::move(done)](std::vector<std::size_t> counts) {
+    done(std::accumulate(counts.begin(), counts.end(), std::size_t{0}));
+  };
+}
+
+}  // namespace
+
+server::server(config cfg, node_resources resources)
+    : cfg_(std::move(cfg)),
+      resources_(std::move(resources)),
+      connection_settings_(connection_settings::from(cfg_)),
+      connections_(cfg_.max_connections),
+      last_id_(first_floor_id()) {
+  const auto epoch = std::chrono::steady_clock::now();
+  for (unsigned i = 0; i < cfg_.threads; ++i) {
+    loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, epoch, last_id_));
+  }
+}
+
+// Connections still pending in the loops hold connection slots (counted here) and the listener
+// and the Redis bus live on loop 0: take them down before the loops, the loops before the rest.
+server::~server() {
+  listener_.reset();
+  bus_.reset();
+  drain_timer_.reset();
+  loops_.clear();
+}
+
+template <class T>
+void server::for_each_loop(std::function<T(event_loop&)> collect,
+                           boost::asio::any_io_executor origin,
+                           std::function<void(std::vector<T>)> done) {
+  struct gathering {
+    std::mutex mutex;
+    std::vector<T> results;
+    std::size_t remaining;
+    std::function<void(std::vector<T>)> done;
+    boost::asio::any_io_executor origin;
+  };
+  auto g = std::make_shared<gathering>();
+  g->results.resize(loops_.size());
+  g->remaining = loops_.size();
+  g->done = std::move(done);
+  g->origin = std::move(origin);
+  for (auto& loop : loops_) {
+    asio::post(loop->io(), [g, collect, l = loop.get()] {
+      T value = collect(*l);
+      std::lock_guard lock(g->mutex);
+      g->results[l->index()] = std::move(value);
+      if (--g->remaining == 0) {
+        // Everything of the caller's moves to its own thread: whichever loop drops `g` last
+        // must not be the one to destroy the caller's objects (a connection, say).
+        asio::post(g->origin,
+                   [done = std::move(g->done), results = std::move(g->results)]() mutable {
+                     done(std::move(results));
+                   });
+      }
+    });
+  }
+}
+
+connection_context& server::home_loop(std::string_view user, std::string_view sid) {
+  return loop_for(user, sid);
+}
+
+event_loop& server::loop_for(std::string_view user, std::string_view sid) {
+  std::size_t h = std::hash<std::string_view>{}(user);
+  h ^= std::hash<std::string_view>{}(sid) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return *loops_[h % loops_.size()];
+}
+
+bool server::healthy() const {
+  return !bus_ || bus_->up();
+}
+
+void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
+                                std::function<void(std::size_t)> done) {
+  for_each_loop<std::size_t>(
+      [m](event_loop& loop) { return loop.sessions().publish(m, loop.now()); }, std::move(origin),
+      summed(std::move(done)));
+}
+
+void server::publish(const publish_request& req, boost::asio::any_io_executor origin,
+                     std::function<void(std::optional<publish_receipt>)> done) {
+  if (bus_) {
+    asio::post(bus_loop().io(), [this, req, origin, done = std::move(done)]() mutable {
+      bus_->publish(
+          req, [origin, done = std::move(done)](std::optional<redis_bus::receipt> r) mutable {
+            asio::post(origin, [r, done = std::move(done)] {
+              done(r ? std::optional<publish_receipt>({r->id, r->recipients}) : std::nullopt);
+            });
+          });
+    });
+    return;
+  }
+  std::lock_guard lock(sequencer_);
+  const std::uint64_t id = ++last_id_;
+  ++published_;
+  // Posted to every loop under the lock: each loop sees the messages in id order.
+  deliver_everywhere(make_message(id, unix_ms(), addressee_of(req), req.data_json),
+                     std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
+                       done(publish_receipt{id, recipients});
+                     });
+}
+
+void server::kick(std::string user, boost::asio::any_io_executor origin,
+                  std::function<void(std::size_t)> done) {
+  if (bus_) {
+    asio::post(bus_loop().io(), [this, user] { bus_->announce_kick(user, [](bool) {}); });
+  }
+  for_each_loop<std::size_t>(
+      [user = std::move(user)](event_loop& loop) { return loop.sessions().kick(user, loop.now()); },
+      std::move(origin), summed(std::move(done)));
+}
+
+void server::snapshot(boost::asio::any_io_executor origin,
+                      std::function<void(server_snapshot)> done) {
+  server_snapshot base;
+  {
+    std::lock_guard lock(sequencer_);
+    base.published = published_;
+    base.last_id = last_id_;
+  }
+  base.tick = cfg_.tick;
+  base.open_connections = connections_.open();
+  base.clustered = bus_ != nullptr;
+  base.redis_up = bus_ && bus_->up();
+  base.redis_reconnects = bus_ ? bus_->reconnects() : 0;
+  base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started_);
+  for_each_loop<loop_snapshot>(
+      [](event_loop& loop) {
+        loop.catch_up();
+        const hub& h = loop.sessions();
+        const timing_wheel& w = h.wheel();
+        loop_snapshot s;
+        s.stats = h.stats();
+        s.sessions = h.session_count();
+        s.connected = h.connected_count();
+        s.tick = w.current_tick();
+        s.armed = w.size();
+        s.wheel = w.stats();
+        s.levels = w.level_count();
+        auto l0 = w.occupancy(0), l1 = w.occupancy(1);
+        s.level0.assign(l0.begin(), l0.end());
+        s.level1.assign(l1.begin(), l1.end());
+        return s;
+      },
+      std::move(origin),
+      [base, done = std::move(done)](std::vector<loop_snapshot> loops) mutable {
+        base.loops = std::move(loops);
+        done(std::move(base));
+      });
+}
+
+int server::run() {
+  // Before anything can answer: a signal that arrives once /healthz works must drain, not kill.
+  asio::signal_set signals(loops_[0]->io(), SIGINT, SIGTERM);
+  signals.async_wait([this](boost::system::error_code ec, int signal) {
+    if (ec) return;
+    log_info("signal {}: draining for {} ms", signal, cfg_.drain.count());
+    begin_drain();
+  });
+  // SIGHUP, which would otherwise end the process, re-reads the certificate (renewals).
+  asio::signal_set hangup(loops_[0]->io(), SIGHUP);
+  std::function<void()> await_hangup = [&] {
+    hangup.async_wait([&](boost::system::error_code ec, int) {
+      if (ec) return;
+      reload_tls();
+      await_hangup();
+    });
+  };
+  await_hangup();
+  if (cfg_.redis) start_redis();
+  std::vector<connection_context*> loops;
+  for (auto& loop : loops_)
+    loops.push_back(loop.get());
+  listener_ = std::make_unique<listener>(std::move(loops), connections_);
+  if (!listener_->open(cfg_.listen_host, cfg_.listen_port)) return 1;
+  for (auto& loop : loops_)
+    loop->start();
+  drained_.get_future().wait();
+  for (auto& loop : loops_)
+    loop->stop();
+  for (auto& loop : loops_)
+    loop->join();
+  log_info("drained, exiting");
+  return 0;
+}
+
+std::shared_ptr<const tls_context> server::tls() const {
+  std::lock_guard lock(tls_mutex_);
+  return resources_.tls;
+}
+
+void server::reload_tls() {
+  if (!tls()) {
+    log_info("SIGHUP: nothing to reload (no --tls-cert)");
+    return;
+  }
+  auto fresh = tls_context::for_server(cfg_.tls_cert_file, cfg_.tls_key_file);
+  if (!fresh) {
+    log_warn("SIGHUP: keeping the current certificate: {}", fresh.error);
+    return;
+  }
+  {
+    std::lock_guard lock(tls_mutex_);
+    resources_.tls = std::make_shared<const tls_context>(std::move(*fresh.value));
+  }
+  log_info("SIGHUP: certificate reloaded from {}", cfg_.tls_cert_file);
+}
+
+void server::start_redis() {
+  redis_bus::node_hooks hooks;
+  hooks.seed_history = [this](std::vector<message_ptr> retained) {
+    for (auto& loop : loops_) {
+      asio::post(loop->io(), [l = loop.get(), retained] { l->sessions().seed_history(retained); });
+    }
+  };
+  // The bus calls this from its one thread in stream order, so every loop sees id order.
+  hooks.deliver = [this](message_ptr m, std::function<void(std::size_t)> done) {
+    {
+      std::lock_guard lock(sequencer_);
+      last_id_ = std::max(last_id_, m->id);
+      ++published_;
+    }
+    deliver_everywhere(std::move(m), bus_loop().io().get_executor(), std::move(done));
+  };
+  hooks.kick = [this](std::string user) {
+    for (auto& loop : loops_) {
+      asio::post(loop->io(), [l = loop.get(), user] { l->sessions().kick(user, l->now()); });
+    }
+  };
+  hooks.evict = [this](std::string key) {
+    const auto name = split_session_key(key);
+    if (!name) return;
+    event_loop& home = loop_for(name->user, name->sid);
+    asio::post(home.io(), [&home, key] { home.sessions().evict(key, home.now()); });
+  };
+  bus_ = std::make_unique<redis_bus>(bus_loop().io(), *cfg_.redis, cfg_.history, cfg_.session_ttl,
+                                     std::move(hooks));
+  for (auto& loop : loops_) {
+    loop->sessions().on_detached([this](const session& s) {
+      asio::post(bus_loop().io(), [this, key = s.key()] { bus_->release_session(key); });
+    });
+  }
+  asio::post(bus_loop().io(), [this] { bus_->start(); });
+}
+
+void server::claim_session(const std::string& user, const std::string& sid,
+                           connection_context& origin, std::function<void(bool)> done) {
+  if (!bus_) {
+    done(false);
+    return;
+  }
+  asio::post(bus_loop().io(),
+             [this, key = session_key(user, sid), &origin, done = std::move(done)]() mutable {
+               bus_->claim_session(key, [&origin, done = std::move(done)](bool known) mutable {
+                 asio::post(origin.io(), [known, done = std::move(done)] { done(known); });
+               });
+             });
+}
+
+void server::begin_drain() {
+  draining_.store(true, std::memory_order_relaxed);
+  listener_->close();
+  for (auto& loop : loops_) {
+    asio::post(loop->io(), [l = loop.get()] {
+      l->sessions().drain(l->now());
+      l->close_idle_connections();
+    });
+  }
+  drain_timer_ = std::make_unique<asio::steady_timer>(loops_[0]->io());
+  watch_drain(std::chrono::steady_clock::now() + cfg_.drain);
+}
+
+// Connections end as soon as their reconnect/shutdown notice is written: stop when they have all
+// gone, and never later than the drain window.
+void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
+  if (connections_.open() == 0 || std::chrono::steady_clock::now() >= deadline) {
+    drained_.set_value();
+    return;
+  }
+  drain_timer_->expires_after(std::chrono::milliseconds(20));
+  drain_timer_->async_wait([this, deadline](boost::system::error_code) { watch_drain(deadline); });
+}
+
+}  // namespace ringcast

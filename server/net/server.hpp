@@ -1,0 +1,84 @@
+// The node: its event loops, the listener, the id sequencer, connection accounting, the Redis
+// bus with --redis, and the operations that span every loop (publish, kick, stats, drain).
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "config.hpp"
+#include "connection_context.hpp"
+#include "connection_limit.hpp"
+#include "event_loop.hpp"
+#include "node.hpp"
+#include "node_resources.hpp"
+
+namespace ringcast {
+
+class listener;
+class redis_bus;
+
+class server final : public node {
+ public:
+  server(config cfg, node_resources resources);
+  ~server();
+
+  // Listens, serves until SIGTERM/SIGINT, drains, and returns the process exit status.
+  int run();
+
+  // node
+  const connection_settings& settings() const override { return connection_settings_; }
+  bool draining() const override { return draining_.load(std::memory_order_relaxed); }
+  std::shared_ptr<const tls_context> tls() const override;
+  const token_verifier* client_tokens() const override { return resources_.client_tokens.get(); }
+  connection_context& home_loop(std::string_view user, std::string_view sid) override;
+  void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
+                     std::function<void(bool)> done) override;
+  void publish(const publish_request& req, boost::asio::any_io_executor origin,
+               std::function<void(std::optional<publish_receipt>)> done) override;
+  void kick(std::string user, boost::asio::any_io_executor origin,
+            std::function<void(std::size_t)> done) override;
+  void snapshot(boost::asio::any_io_executor origin,
+                std::function<void(server_snapshot)> done) override;
+  bool healthy() const override;
+
+ private:
+  // Runs `collect(loop)` on every loop's thread, then `done(results)` on `origin`.
+  template <class T>
+  void for_each_loop(std::function<T(event_loop&)> collect, boost::asio::any_io_executor origin,
+                     std::function<void(std::vector<T>)> done);
+  event_loop& loop_for(std::string_view user, std::string_view sid);
+  void start_redis();
+  void deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
+                          std::function<void(std::size_t)> done);
+  event_loop& bus_loop() { return *loops_[0]; }
+  void begin_drain();
+  void watch_drain(std::chrono::steady_clock::time_point deadline);
+  void reload_tls();
+
+  config cfg_;
+  node_resources resources_;  // tls is read under tls_mutex_: SIGHUP replaces it
+  connection_settings connection_settings_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  connection_limit connections_;
+  std::vector<std::unique_ptr<event_loop>> loops_;
+  std::unique_ptr<listener> listener_;
+  std::unique_ptr<redis_bus> bus_;  // on loop 0, with --redis
+  std::atomic<bool> draining_{false};
+  std::unique_ptr<boost::asio::steady_timer> drain_timer_;
+  std::promise<void> drained_;
+  mutable std::mutex tls_mutex_;
+
+  std::mutex sequencer_;  // ids are assigned and posted to every loop under it: order is id order
+  std::uint64_t last_id_;
+  std::uint64_t published_ = 0;
+};
+
+}  // namespace ringcast

@@ -1,0 +1,38 @@
+// A Server-Sent Events client (docs/protocol.md, "Server-Sent Events"): an HTTP response that
+// never ends on its own, carrying `hello`, then `id:`/`event: message` events, `: hb` comments,
+// and a final `reconnect` or `close` event. A message goes out as its shared prefix and envelope.
+#pragma once
+
+#include <memory>
+
+#include "admission.hpp"
+#include "connection_parts.hpp"
+#include "stream_connection.hpp"
+
+namespace ringcast {
+
+class sse_connection final : public stream_connection {
+ public:
+  static void start(connection_context& ctx, connection_parts parts, const admission& admitted,
+                    bool known_elsewhere);
+  sse_connection(connection_context& ctx, connection_parts parts);
+
+  transport kind() const override { return transport::sse; }
+  void heartbeat() override;
+
+ private:
+  // A client has nothing to say on an event stream: what it sends is dropped until it hangs up.
+  void watch_for_close();
+  std::shared_ptr<sse_connection> self() {
+    return std::static_pointer_cast<sse_connection>(shared_from_this());
+  }
+
+  std::size_t message_buffers(const message& m, frame_buffers& out) const override;
+  std::string frame(std::string_view event, std::string_view json,
+                    std::optional<std::uint32_t> retry_ms) const override;
+  void close_when_written() override;
+
+  bool shut_down_ = false;
+};
+
+}  // namespace ringcast

@@ -1,0 +1,183 @@
+#include "stream_connection.hpp"
+
+#include <boost/asio/error.hpp>
+
+#include <span>
+
+namespace ringcast {
+namespace {
+
+// How long a client gets to take its final notice before the socket is closed under it; a client
+// closed for not reading is unlikely to read its notice, and gets less.
+constexpr std::chrono::seconds ending_grace{2};
+constexpr std::chrono::milliseconds slow_ending_grace{250};
+
+// One gathered write takes at most this many buffers and about this many bytes: a client far
+// behind is caught up over several writes, each one socket call.
+constexpr std::size_t max_gather = 48;
+constexpr std::size_t max_gather_bytes = 256 * 1024;
+
+}  // namespace
+
+stream_connection::stream_connection(connection_context& ctx, connection_parts parts)
+    : ctx_(ctx), slot_(std::move(parts.slot)), stream_(std::move(parts.stream)) {}
+
+stream_connection::~stream_connection() {
+  ctx_.sessions().disarm(*this);
+  if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
+}
+
+void stream_connection::attach(const client_params& params, bool known_elsewhere) {
+  hub& h = ctx_.sessions();
+  auto attached = h.attach(params, *this, ctx_.now(), known_elsewhere);
+  session_ = attached.s;
+  queue_.push_back({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
+  for (auto& m : attached.backlog)
+    queue_.push_back({std::move(m), {}});
+  flush();
+  // Upgraded while the server began to drain: this client is told to go elsewhere too.
+  if (ctx_.draining() && session_) {
+    h.end_connection(*session_, ending::reconnect_shutdown, ctx_.now());
+  }
+}
+
+void stream_connection::activity() {
+  if (session_) ctx_.sessions().activity(*session_, ctx_.now());
+}
+
+bool stream_connection::falling_behind() {
+  if (!session_ || queue_.size() < ctx_.settings().max_queue) return false;
+  ++ctx_.sessions().stats().slow;
+  ctx_.sessions().end_connection(*session_, ending::close_slow, ctx_.now());  // calls end()
+  return true;
+}
+
+void stream_connection::deliver(const message_ptr& m) {
+  if (falling_behind()) return;
+  queue_.push_back({m, {}});
+  flush();
+}
+
+// Pongs, errors and heartbeats count against --max-queue too: a client that sends without
+// reading must not grow the queue either.
+void stream_connection::send_framed(std::string framed) {
+  if (closing_ || falling_behind()) return;
+  queue_.push_back({nullptr, std::move(framed)});
+  flush();
+}
+
+// What was not started is dropped (a resume finds messages in history); a frame half written is
+// kept, or the stream would be corrupt.
+void stream_connection::drop_unstarted() {
+  if (queue_.empty()) return;
+  outbound started;
+  if (written_ > 0) started = queue_.items().front();
+  queue_.clear();
+  if (written_ > 0) queue_.push_back(std::move(started));
+}
+
+void stream_connection::end(const ending_notice& notice) {
+  session_ = nullptr;  // the hub has detached us
+  drop_unstarted();
+  const std::string_view event = is_reconnect(notice.why) ? "reconnect" : "close";
+  // A reconnect always names its delay (also 0), so an SSE client's retry: follows it.
+  const auto retry = is_reconnect(notice.why) ? std::optional(notice.retry_ms) : std::nullopt;
+  queue_.push_back({nullptr, frame(event, notice.json, retry)});
+  if (auto tail = closing_frame(notice.why); !tail.empty()) queue_.push_back({nullptr, tail});
+  closing_ = true;
+  ctx_.sessions().arm(*this, ctx_.now() + (notice.why == ending::close_slow
+                                               ? std::chrono::milliseconds(slow_ending_grace)
+                                               : std::chrono::milliseconds(ending_grace)));
+  flush();
+}
+
+void stream_connection::finish(std::string last_frame) {
+  if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
+  session_ = nullptr;
+  if (closing_) return;  // already ending: the close the client answers is on its way
+  drop_unstarted();
+  if (!last_frame.empty()) queue_.push_back({nullptr, std::move(last_frame)});
+  closing_ = true;
+  ctx_.sessions().arm(*this, ctx_.now() + std::chrono::milliseconds(ending_grace));
+  flush();
+}
+
+void stream_connection::on_timer(time_point) {
+  failed_ = true;
+  stream_.close();
+}
+
+void stream_connection::peer_gone() {
+  if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
+  session_ = nullptr;
+  failed_ = true;
+  stream_.close();
+}
+
+std::size_t stream_connection::buffers_of(const outbound& item, frame_buffers& out) const {
+  if (item.msg) return message_buffers(*item.msg, out);
+  out[0] = boost::asio::buffer(item.text);
+  return 1;
+}
+
+void stream_connection::flush() {
+  if (waiting_ || failed_) return;
+  while (!queue_.empty()) {
+    std::array<boost::asio::const_buffer, max_gather> buffers;
+    std::size_t count = 0, bytes = 0, skip = written_;
+    for (const outbound& item : queue_.items()) {
+      if (count + std::tuple_size_v<frame_buffers> > max_gather || bytes >= max_gather_bytes)
+        break;
+      frame_buffers parts;
+      const std::size_t n = buffers_of(item, parts);
+      for (std::size_t i = 0; i < n; ++i) {
+        boost::asio::const_buffer b = parts[i];
+        if (skip >= b.size()) {
+          skip -= b.size();
+          continue;
+        }
+        b += skip;
+        skip = 0;
+        buffers[count++] = b;
+        bytes += b.size();
+      }
+    }
+    boost::system::error_code ec;
+    const std::size_t n = stream_.write_now(std::span(buffers.data(), count), ec);
+    if (ec == boost::asio::error::would_block) {
+      wait_until_writable();
+      return;
+    }
+    if (ec) {
+      peer_gone();
+      return;
+    }
+    // Pop the items written whole; remember how far into the next one the write got.
+    std::size_t left = written_ + n, done = 0;
+    for (const outbound& item : queue_.items()) {
+      frame_buffers parts;
+      const std::size_t parts_count = buffers_of(item, parts);
+      std::size_t size = 0;
+      for (std::size_t i = 0; i < parts_count; ++i)
+        size += parts[i].size();
+      if (left < size) break;
+      left -= size;
+      ++done;
+    }
+    queue_.pop_front(done);
+    written_ = left;
+  }
+  if (closing_) close_when_written();
+}
+
+void stream_connection::wait_until_writable() {
+  waiting_ = true;
+  stream_.async_wait_writable([self = shared_from_this()](boost::system::error_code ec) {
+    self->waiting_ = false;
+    if (ec == boost::asio::error::operation_aborted) return;  // closed meanwhile
+    if (ec) return self->peer_gone();
+    self->flush();
+  });
+}
+
+}  // namespace ringcast

@@ -1,0 +1,82 @@
+// What WebSocket and SSE connections share: the session attachment, the bounded outbound queue,
+// the write path, and the ending sequence (final notice, then close, with a grace timer for
+// clients that never read).
+//
+// The write path holds no composed operation and no buffer of its own: a frame goes straight to
+// the socket when nothing is waiting (one gathered write of the shared message bytes), only what
+// the socket would not take stays queued, and frames that queued up while the client was behind
+// go out together in one gathered write when the socket takes more. A client that falls
+// --max-queue frames behind is closed `slow`.
+#pragma once
+
+#include <boost/asio/buffer.hpp>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "connection_context.hpp"
+#include "connection_parts.hpp"
+#include "outbound_queue.hpp"
+
+namespace ringcast {
+
+class stream_connection : public subscriber,
+                          public timed,
+                          public std::enable_shared_from_this<stream_connection> {
+ public:
+  void deliver(const message_ptr& m) final;
+  void end(const ending_notice& notice) final;
+  void on_timer(time_point now) final;  // the ending grace ran out: the client is not reading
+
+ protected:
+  stream_connection(connection_context& ctx, connection_parts parts);
+  ~stream_connection();
+
+  // Attaches to the session and queues hello and the resumed backlog.
+  void attach(const client_params& params, bool known_elsewhere);
+  // Queues a frame of this connection's own, already framed for the transport.
+  void send_framed(std::string framed);
+  // The client is leaving (or broke the protocol): the session starts its TTL, nothing more is
+  // sent but `last_frame` (if any), then the connection closes.
+  void finish(std::string last_frame);
+  // The peer closed or the socket failed: the session starts its TTL, the socket is closed.
+  void peer_gone();
+  void activity();
+  session* current_session() const { return session_; }
+  connection_context& context() { return ctx_; }
+  net_stream& stream() { return stream_; }
+  bool closing() const { return closing_; }
+
+  using frame_buffers = std::array<boost::asio::const_buffer, 3>;
+  // The bytes of a published message as this transport frames it (shared, never copied).
+  virtual std::size_t message_buffers(const message& m, frame_buffers& out) const = 0;
+  // Wraps a control envelope ("hello", "reconnect", "close", "error", "pong") for the transport.
+  virtual std::string frame(std::string_view event, std::string_view json,
+                            std::optional<std::uint32_t> retry_ms) const = 0;
+  // What follows the final notice (a WebSocket close frame); nothing by default.
+  virtual std::string closing_frame(ending) const { return {}; }
+  // Everything, the final notice included, is written: end the stream.
+  virtual void close_when_written() = 0;
+
+ private:
+  std::size_t buffers_of(const outbound& item, frame_buffers& out) const;
+  void drop_unstarted();
+  void flush();
+  void wait_until_writable();
+  // The queue is full: the client is closed `slow`. True if so.
+  bool falling_behind();
+
+  connection_context& ctx_;
+  connection_limit::slot slot_;
+  net_stream stream_;
+  session* session_ = nullptr;
+  outbound_queue queue_;
+  std::size_t written_ = 0;  // bytes of the queue's first item already written
+  bool closing_ = false;     // the final frames are queued: nothing else will be
+  bool waiting_ = false;     // for the socket to take more
+  bool failed_ = false;
+};
+
+}  // namespace ringcast

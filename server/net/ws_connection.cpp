@@ -1,0 +1,178 @@
+#include "ws_connection.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/beast/websocket/stream.hpp>
+
+#include <fmt/format.h>
+
+#include "client_message.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+
+namespace {
+
+// Reads per wake-up before yielding to the loop's other connections.
+constexpr int reads_per_turn = 16;
+
+}  // namespace
+
+// Beast answers the upgrade (refusing a bad one with 400 or 426) within the handshake timeout;
+// then the stream is taken back from it, with the bytes the client sent after its request.
+void ws_connection::start(connection_context& ctx, connection_parts parts, admission admitted,
+                          bool known_elsewhere) {
+  auto upgrade = std::make_shared<websocket::stream<net_stream>>(std::move(parts.stream));
+  upgrade->set_option(websocket::stream_base::timeout{ctx.settings().handshake_timeout,
+                                                      websocket::stream_base::none(), false});
+  upgrade->set_option(websocket::stream_base::decorator(
+      [](websocket::response_type& res) { res.set(beast::http::field::server, "ringcast"); }));
+  auto& request = admitted.request;
+  upgrade->async_accept(
+      request, [&ctx, upgrade, buffer = std::move(parts.buffer), slot = std::move(parts.slot),
+                params = std::move(admitted.params), known_elsewhere](beast::error_code ec) mutable {
+        if (ec) return;  // the upgrade failed or timed out; nothing was attached
+        const std::string early(static_cast<const char*>(buffer.data().data()),
+                                buffer.data().size());
+        auto c = std::make_shared<ws_connection>(
+            ctx, connection_parts{std::move(upgrade->next_layer()), {}, std::move(slot)});
+        c->begin(params, known_elsewhere, early);
+      });
+}
+
+ws_connection::ws_connection(connection_context& ctx, connection_parts parts)
+    : stream_connection(ctx, std::move(parts)) {}
+
+void ws_connection::begin(const client_params& params, bool known_elsewhere,
+                          std::string_view early_bytes) {
+  attach(params, known_elsewhere);
+  if (!early_bytes.empty() && !consume(early_bytes)) return;
+  read();
+}
+
+void ws_connection::read() {
+  std::array<char, 512> chunk;
+  for (int round = 0; round < reads_per_turn; ++round) {
+    boost::system::error_code ec;
+    const std::size_t n = stream().read_now(asio::buffer(chunk), ec);
+    if (ec == asio::error::would_block) return wait_readable();
+    if (ec) return peer_gone();  // the client went away (or, after our close, finished it)
+    if (!consume({chunk.data(), n})) return;
+  }
+  asio::post(stream().get_executor(), [self = self()] { self->read(); });
+}
+
+void ws_connection::wait_readable() {
+  stream().async_wait_readable([self = self()](boost::system::error_code ec) {
+    if (ec == asio::error::operation_aborted) return;  // closed meanwhile
+    if (ec) return self->peer_gone();
+    self->read();
+  });
+}
+
+bool ws_connection::consume(std::string_view bytes) {
+  while (!reader_done_) {
+    ws::event e = reader_.next(bytes);
+    switch (e.type) {
+      case ws::event_type::need_more:
+        return true;
+      case ws::event_type::text:
+      case ws::event_type::binary:
+        activity();
+        on_message(e.message);
+        break;
+      case ws::event_type::ping:
+        activity();
+        send_framed(ws::pong_frame(e.payload));
+        break;
+      case ws::event_type::pong:
+        activity();
+        break;
+      case ws::event_type::close:
+        // The client's close, or its answer to ours: echo its code (RFC 6455 section 5.5.1), then
+        // close once it is written.
+        reader_done_ = true;
+        finish(closing() ? std::string()
+                         : ws::close_frame(e.code == ws::no_status ? ws::normal : e.code));
+        break;
+      case ws::event_type::failed:
+        reader_done_ = true;
+        finish(ws::close_frame(ws::close_code_for(e.why)));
+        break;
+    }
+  }
+  return true;  // after the close, bytes are read and dropped until the client hangs up
+}
+
+void ws_connection::on_message(std::string_view text) {
+  session* s = current_session();
+  if (!s) return;  // ending: the client's words no longer matter
+  hub& h = context().sessions();
+  auto parsed_message = parse_client_message(text);
+  if (!parsed_message) {
+    ++h.stats().client_errors;
+    send_framed(frame("error", error_json("bad_request", parsed_message.error), std::nullopt));
+    return;
+  }
+  std::visit(
+      [&](auto& m) {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, ping_message>) {
+          send_framed(frame("pong", pong_json(), std::nullopt));
+        } else if constexpr (std::is_same_v<T, ack_message>) {
+          h.acknowledge(*s, m.id);
+        } else if constexpr (std::is_same_v<T, subscribe_message>) {
+          if (!h.may_subscribe(*s, m.channels)) {
+            ++h.stats().client_errors;
+            send_framed(frame("error",
+                              error_json("unauthorized",
+                                         "a channel is not among the token's channels"),
+                              std::nullopt));
+          } else if (!h.subscribe(*s, m.channels)) {
+            ++h.stats().client_errors;
+            send_framed(frame("error",
+                              error_json("bad_request",
+                                         fmt::format("at most {} channels per session",
+                                                     max_channels_per_client)),
+                              std::nullopt));
+          }
+        } else {
+          h.unsubscribe(*s, m.channels);
+        }
+      },
+      *parsed_message.value);
+}
+
+void ws_connection::heartbeat() {
+  static const std::string ping = ws::ping_frame();
+  send_framed(ping);
+}
+
+std::size_t ws_connection::message_buffers(const message& m, frame_buffers& out) const {
+  out[0] = asio::buffer(m.ws_header.view());
+  out[1] = asio::buffer(m.json);
+  return 2;
+}
+
+std::string ws_connection::frame(std::string_view, std::string_view json,
+                                 std::optional<std::uint32_t>) const {
+  std::string out(ws::text_frame_header(json.size()).view());
+  out += json;
+  return out;
+}
+
+std::string ws_connection::closing_frame(ending why) const {
+  return ws::close_frame(why == ending::close_slow ? ws::policy_error : ws::normal);
+}
+
+// Our close frame is out: half-close, and keep reading until the client closes too (the ending
+// grace timer bounds the wait).
+void ws_connection::close_when_written() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  stream().shutdown_send();
+}
+
+}  // namespace ringcast

@@ -1,0 +1,54 @@
+// A WebSocket client (docs/protocol.md, "WebSocket"): hello, resumed and live messages out; ping,
+// ack, subscribe and unsubscribe in.
+//
+// Beast answers the upgrade; after it the connection is a bare net_stream. Client frames are read
+// with ws::reader (RFC 6455, checked against Beast by tests/fuzz/fuzz_ws_codec.cpp) from a small
+// buffer on the stack, only when the socket is readable, so an idle connection holds no pending
+// composed operation and no frame buffer. A published message goes out as its shared header and
+// payload; messages over 4 KiB from a client close the connection with 1009.
+#pragma once
+
+#include <memory>
+
+#include "admission.hpp"
+#include "connection_parts.hpp"
+#include "stream_connection.hpp"
+#include "ws_codec.hpp"
+
+namespace ringcast {
+
+class ws_connection final : public stream_connection {
+ public:
+  static constexpr std::uint32_t max_client_message = 4 * 1024;
+
+  static void start(connection_context& ctx, connection_parts parts, admission admitted,
+                    bool known_elsewhere);
+  ws_connection(connection_context& ctx, connection_parts parts);
+
+  transport kind() const override { return transport::ws; }
+  void heartbeat() override;
+
+ private:
+  void begin(const client_params& params, bool known_elsewhere, std::string_view early_bytes);
+  void read();
+  void wait_readable();
+  // Hands the client's bytes to the reader and acts on what it finds; false once the connection
+  // is closed and reading must stop.
+  bool consume(std::string_view bytes);
+  void on_message(std::string_view text);
+  std::shared_ptr<ws_connection> self() {
+    return std::static_pointer_cast<ws_connection>(shared_from_this());
+  }
+
+  std::size_t message_buffers(const message& m, frame_buffers& out) const override;
+  std::string frame(std::string_view event, std::string_view json,
+                    std::optional<std::uint32_t> retry_ms) const override;
+  std::string closing_frame(ending why) const override;
+  void close_when_written() override;
+
+  ws::reader reader_{max_client_message};
+  bool reader_done_ = false;  // the client's close arrived, or it broke the protocol
+  bool shut_down_ = false;    // our side of the TCP connection is closed
+};
+
+}  // namespace ringcast

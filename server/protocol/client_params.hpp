@@ -1,0 +1,48 @@
+// The query parameters every client endpoint (/ws, /sse, /poll) takes; docs/protocol.md, "Sessions" and "Message ids and resume".
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parsed.hpp"
+
+namespace ringcast {
+
+constexpr std::size_t max_identifier_length = 64;
+constexpr std::size_t max_channels_per_client = 32;
+
+// 1-64 characters of [A-Za-z0-9_.:@-]: user ids, session ids and channel names.
+bool valid_identifier(std::string_view text);
+// The rule above as error messages state it after the field's name: "user: 1-64 characters of ...".
+constexpr std::string_view identifier_rule = "1-64 characters of [A-Za-z0-9_.:@-]";
+
+// A message id: a decimal unsigned 64-bit integer without sign, spaces or leading '+'.
+std::optional<std::uint64_t> parse_message_id(std::string_view text);
+
+struct client_params {
+  std::string user;
+  std::string sid = "0";
+  bool sid_given = false;              // `sid=` was in the query (not the default)
+  std::optional<std::uint64_t> since;  // resume point; none means "from now"
+  std::vector<std::string> channels;   // de-duplicated, in the order given
+  std::string token;                   // `token=`: a client token (client_auth.hpp)
+
+  // Set from a verified client token, never from the query.
+  std::optional<std::vector<std::string>> allowed_channels;      // the token's `channels` claim
+  std::optional<std::chrono::steady_clock::time_point> expires;  // the token's `exp`
+};
+
+// Parses the query of a request target such as "/ws?user=alice&sid=t1&since=41&channels=a,b".
+// Percent-decoding applies (Boost.URL) to keys and values. Unknown parameters are ignored; one of
+// user, sid, since, channels or token given twice is an error; so are a missing/invalid user, an
+// invalid sid, since or channel name, and more than 32 distinct channels. `channels=` (empty)
+// means no channels; "a,,b" is an error. The error text is short and names the parameter:
+// "since: ...". With `user_required` false (the server checks client tokens, whose `sub` names
+// the user) a missing user is left empty.
+parsed<client_params> parse_client_params(std::string_view target, bool user_required = true);
+
+}  // namespace ringcast

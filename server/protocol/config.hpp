@@ -1,0 +1,69 @@
+// Every setting of the ringcast server (the flags, or --config FILE), as parse_config.hpp reads
+// them.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "redis_url.hpp"
+
+namespace ringcast {
+
+struct config {
+  using ms = std::chrono::milliseconds;
+
+  std::string listen_host = "127.0.0.1";  // --listen HOST:PORT
+  std::uint16_t listen_port = 8080;
+  unsigned threads = 0;  // --threads; 0 means one per core (resolved by parse_config)
+
+  // docs/protocol.md, "Timeouts".
+  ms poll_timeout{25'000};
+  ms heartbeat{25'000};
+  ms idle_timeout{60'000};
+  ms session_ttl{120'000};
+  ms handshake_timeout{10'000};
+  ms keepalive_timeout{10'000};  // idle between two requests; 0 = no keep-alive
+  ms max_connection_age{0};      // 0 = off
+  ms drain{5'000};
+  ms reconnect_delay{1'000};  // --reconnect-delay: centre of the jittered retry_ms
+
+  ms tick{100};                     // --tick-ms (a plain number of milliseconds)
+  std::uint32_t wheel_slots = 512;  // --wheel-slots, rounded up to a power of two
+
+  std::size_t history = 1000;            // --history: messages retained for resume
+  std::size_t max_queue = 1024;          // --max-queue: messages queued per connection
+  std::size_t max_body = 64 * 1024;      // --max-body: admin request body bytes
+  std::size_t max_connections = 20'000;  // --max-connections: open TCP connections
+
+  std::string admin_token;  // --admin-token, else $RINGCAST_ADMIN_TOKEN, else random
+  bool admin_token_generated = false;
+
+  std::string web_root;  // --web-root: serve web/ from disk instead of the embedded copy
+  // --redis URL: several nodes share one stream (none: a single node).
+  std::optional<redis_url> redis;
+
+  // Client tokens: --client-secret (else $RINGCAST_CLIENT_SECRET) or --client-public-key FILE,
+  // with --require-exp. Neither: the client endpoints are open. The verifier itself is built
+  // from these at start-up (server/net/node_resources.hpp).
+  std::string client_secret;  // the HS256 secret, also for POST /demo/token
+  std::string client_public_key_file;
+  std::string client_public_key_pem;  // the file's contents
+  bool require_exp = false;
+  bool demo = false;  // --demo: demo-only routes (POST /demo/token)
+  bool client_tokens() const { return !client_secret.empty() || !client_public_key_pem.empty(); }
+
+  // --tls-cert FILE --tls-key FILE: HTTPS and WSS on the listening port (empty: plaintext). The
+  // files are read at start-up and again on SIGHUP.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  bool tls() const { return !tls_cert_file.empty(); }
+
+  std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
+};
+
+}  // namespace ringcast

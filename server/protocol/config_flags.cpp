@@ -1,0 +1,105 @@
+#include "config_flags.hpp"
+
+#include <sstream>
+#include <string>
+
+#include "config.hpp"
+#include "duration.hpp"
+
+namespace ringcast {
+
+namespace po = boost::program_options;
+
+po::options_description describe_flags() {
+  const config d;
+  auto text = [](std::string name, std::string fallback) {
+    return po::value<std::string>()->value_name(std::move(name))->default_value(fallback);
+  };
+  auto duration = [&](config::ms fallback) { return text("DURATION", format_duration(fallback)); };
+  auto number = [&](std::string name, auto fallback) {
+    return text(std::move(name), std::to_string(fallback));
+  };
+
+  po::options_description flags("Flags");
+  flags.add_options()                         //
+      ("help,h", "print this help and exit")  //
+      ("config", po::value<std::string>()->value_name("FILE"),
+       "read settings from FILE: one 'name = value' a line with the names of these flags; "
+       "a flag given on the command line overrides the file (docs/operations.md#config-file)")  //
+      ("listen", text("HOST:PORT", d.listen_host + ":" + std::to_string(d.listen_port)),
+       "address to serve on: IPv4:PORT or [IPv6]:PORT; port 0 picks a free one")       //
+      ("threads", number("N", d.threads), "event-loop threads; 0 = one per CPU core")  //
+      ("poll-timeout", duration(d.poll_timeout),
+       "a held long-poll with nothing to send is answered reconnect/timeout after this")  //
+      ("heartbeat", duration(d.heartbeat),
+       "send a WebSocket ping / SSE comment after this long without traffic")  //
+      ("idle-timeout", duration(d.idle_timeout),
+       "close a connection after this long without client activity")  //
+      ("session-ttl", duration(d.session_ttl),
+       "keep a session without a connection this long, for reconnects to resume")  //
+      ("handshake-timeout", duration(d.handshake_timeout),
+       "close a TCP connection that has not sent a whole HTTP request by then")  //
+      ("keepalive-timeout", duration(d.keepalive_timeout),
+       "close a keep-alive connection idle this long between requests (announced in "
+       "Keep-Alive: timeout=N); 0 = close after every response")  //
+      ("max-connection-age", duration(d.max_connection_age),
+       "ask a WebSocket to reconnect (rebalance) after this long; 0 = never")  //
+      ("drain", duration(d.drain),
+       "on SIGTERM/SIGINT, spread the clients' reconnects over this long, then exit")  //
+      ("reconnect-delay", duration(d.reconnect_delay),
+       "centre of the jittered retry_ms told to clients that should reconnect")  //
+      ("tick-ms", number("N", d.tick.count()),
+       "timing-wheel tick in milliseconds (1-60000): how late a timeout may fire")  //
+      ("wheel-slots", number("N", d.wheel_slots),
+       "slots per timing-wheel level (16-65536, rounded up to a power of two)")            //
+      ("history", number("N", d.history), "messages retained so that clients can resume")  //
+      ("max-queue", number("N", d.max_queue),
+       "messages queued per connection before it is closed as slow")                    //
+      ("max-body", number("BYTES", d.max_body), "largest admin request body accepted")  //
+      ("max-connections", number("N", d.max_connections),
+       "open TCP connections beyond which new ones get 503 overloaded")  //
+      ("admin-token", po::value<std::string>()->value_name("TOKEN"),
+       "bearer token for the admin API (default: $RINGCAST_ADMIN_TOKEN, else a random one, "
+       "logged at start-up)")  //
+      ("admin-token-file", po::value<std::string>()->value_name("FILE"),
+       "read the admin token from FILE (its first line), so that it is not seen in ps")  //
+      ("web-root", po::value<std::string>()->value_name("DIR"),
+       "serve the web pages from DIR instead of the copy built into the binary")  //
+      ("redis", po::value<std::string>()->value_name("URL"),
+       "share ids, history, kicks and sessions with other nodes through Redis, e.g. "
+       "redis://127.0.0.1:6379/0, or sentinel://HOST:PORT[,HOST:PORT...]/MASTER to follow "
+       "failovers (default: none, a single node)")  //
+      ("client-secret", po::value<std::string>()->value_name("SECRET"),
+       "require HS256 client tokens signed with SECRET on /ws, /sse and /poll "
+       "(default: $RINGCAST_CLIENT_SECRET; neither: clients are not authenticated)")  //
+      ("client-secret-file", po::value<std::string>()->value_name("FILE"),
+       "read the HS256 client secret from FILE (its first line) instead")  //
+      ("client-public-key", po::value<std::string>()->value_name("FILE"),
+       "require client tokens signed by the key of this PEM public key: RS256 for an RSA key, "
+       "ES256 for an EC P-256 key")                                          //
+      ("require-exp", "refuse client tokens without an exp (expiry) claim")  //
+      ("demo",
+       "enable demo-only routes: POST /demo/token mints client tokens (with --client-secret)")  //
+      ("tls-cert", po::value<std::string>()->value_name("FILE"),
+       "serve HTTPS and WSS with this PEM certificate chain (server certificate first); "
+       "needs --tls-key; SIGHUP reads both files again")  //
+      ("tls-key", po::value<std::string>()->value_name("FILE"),
+       "the PEM private key of --tls-cert");
+  return flags;
+}
+
+// program_options leaves a space at the end of every line it wraps.
+std::string help_text(const po::options_description& flags) {
+  std::ostringstream text;
+  text << flags;
+  std::string out;
+  for (const char c : text.str()) {
+    if (c == '\n')
+      while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace ringcast

@@ -1,0 +1,98 @@
+#include "config_reload.hpp"
+
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "client_auth.hpp"
+#include "duration.hpp"
+#include "parse_config.hpp"
+
+namespace ringcast {
+
+std::vector<std::string> settings_changed(const config& a, const config& b) {
+  using text_of = std::function<std::string(const config&)>;
+  auto duration = [](config::ms config::*field) {
+    return text_of([field](const config& c) { return format_duration(c.*field); });
+  };
+  auto number = [](auto config::*field) {
+    return text_of([field](const config& c) { return std::to_string(c.*field); });
+  };
+  auto text = [](std::string config::*field) {
+    return text_of([field](const config& c) { return c.*field; });
+  };
+  const std::pair<const char*, text_of> settings[] = {
+      {"listen",
+       [](const config& c) { return c.listen_host + ':' + std::to_string(c.listen_port); }},
+      {"threads", number(&config::threads)},
+      {"poll-timeout", duration(&config::poll_timeout)},
+      {"heartbeat", duration(&config::heartbeat)},
+      {"idle-timeout", duration(&config::idle_timeout)},
+      {"session-ttl", duration(&config::session_ttl)},
+      {"handshake-timeout", duration(&config::handshake_timeout)},
+      {"keepalive-timeout", duration(&config::keepalive_timeout)},
+      {"max-connection-age", duration(&config::max_connection_age)},
+      {"drain", duration(&config::drain)},
+      {"reconnect-delay", duration(&config::reconnect_delay)},
+      {"tick-ms", duration(&config::tick)},
+      {"wheel-slots", number(&config::wheel_slots)},
+      {"history", number(&config::history)},
+      {"max-queue", number(&config::max_queue)},
+      {"max-body", number(&config::max_body)},
+      {"max-connections", number(&config::max_connections)},
+      {"admin-token",
+       [](const config& c) { return c.admin_token_generated ? std::string{} : c.admin_token; }},
+      {"web-root", text(&config::web_root)},
+      {"redis",
+       [](const config& c) {
+         if (!c.redis) return std::string{};
+         const redis_url& u = *c.redis;
+         std::string all = fmt::format("{}:{} {} {} {} {}", u.host, u.port, u.user, u.password,
+                                       u.db, u.master_name);
+         for (const auto& s : u.sentinels)
+           all += fmt::format(" {}:{}", s.host, s.port);
+         return all;
+       }},
+      {"client-secret", text(&config::client_secret)},
+      {"client-public-key", text(&config::client_public_key_pem)},
+      {"require-exp",
+       [](const config& c) { return std::string(c.require_exp ? "true" : "false"); }},
+      {"demo", [](const config& c) { return std::string(c.demo ? "true" : "false"); }},
+      {"tls-cert", text(&config::tls_cert_file)},
+      {"tls-key", text(&config::tls_key_file)},
+  };
+  std::vector<std::string> changed;
+  for (const auto& [name, value] : settings)
+    if (value(a) != value(b)) changed.emplace_back(name);
+  return changed;
+}
+
+reload_report check_reload(const config& running, int argc, const char* const* argv,
+                           const std::function<const char*(const char*)>& getenv) {
+  std::ostringstream out, err;
+  auto fresh = parse_config(argc, argv, out, err, getenv);
+  reload_report report;
+  if (!fresh.cfg) {
+    std::string why = err.str();
+    while (!why.empty() && why.back() == '\n')
+      why.pop_back();
+    if (why.starts_with("ringcast: ")) why.erase(0, 10);
+    report.lines.push_back(fmt::format("SIGHUP: {}; the running settings stay", why));
+    return report;
+  }
+  report.ok = true;
+  const auto changed = settings_changed(running, *fresh.cfg);
+  if (changed.empty()) {
+    report.lines.emplace_back("SIGHUP: settings read again: nothing changed");
+    return report;
+  }
+  for (const auto& name : changed)
+    report.lines.push_back(fmt::format(
+        "SIGHUP: '{}' changed but cannot change while running; it takes effect at the next "
+        "restart",
+        name));
+  return report;
+}
+
+}  // namespace ringcast

@@ -1,0 +1,334 @@
+#include "parse_config.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+
+#include <fmt/format.h>
+#include <boost/program_options.hpp>
+#include <boost/url/ipv4_address.hpp>
+#include <boost/url/ipv6_address.hpp>
+
+#include "config_file.hpp"
+#include "config_flags.hpp"
+#include "duration.hpp"
+#include "redis_url.hpp"
+
+namespace ringcast {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* token_env = "RINGCAST_ADMIN_TOKEN";
+constexpr const char* client_secret_env = "RINGCAST_CLIENT_SECRET";
+constexpr const char* help_hint = "run 'ringcast --help' for the list of flags";
+
+// A flag that parsed but whose value is unusable; what() is the line after "ringcast: ". `flag`
+// and `why` are set when one flag is to blame, so that a setting from --config can be reported
+// with its file and line instead.
+struct flag_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+  flag_error(std::string_view flag_name, std::string_view reason)
+      : std::runtime_error(fmt::format("--{}: {}", flag_name, reason)),
+        flag(flag_name),
+        why(reason) {}
+  std::string flag, why;
+};
+
+[[noreturn]] void bad_flag(std::string_view flag, std::string_view why) {
+  throw flag_error(flag, why);
+}
+
+// Every flag is read as text and converted here rather than by program_options, so each error
+// names the flag, says what was expected and echoes what was given.
+const std::string& text_of(const po::variables_map& vm, const char* flag) {
+  return vm[flag].as<std::string>();
+}
+
+config::ms duration_flag(const po::variables_map& vm, const char* flag) {
+  auto d = parse_duration(text_of(vm, flag));
+  if (!d) bad_flag(flag, d.error);
+  return *d.value;
+}
+
+std::uint64_t number_flag(const po::variables_map& vm, const char* flag, std::uint64_t lo,
+                          std::uint64_t hi) {
+  const std::string& text = text_of(vm, flag);
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec == std::errc{} && end == text.data() + text.size() && n >= lo && n <= hi) return n;
+  if (hi == std::numeric_limits<std::uint64_t>::max())
+    bad_flag(flag, fmt::format("expected a whole number of at least {}, got '{}'", lo, text));
+  bad_flag(flag, fmt::format("expected a whole number from {} to {}, got '{}'", lo, hi, text));
+}
+
+// "IPv4:PORT" or "[IPv6]:PORT"; host names are refused because the server binds, not resolves.
+void parse_listen(const std::string& text, config& cfg) {
+  auto fail = [&] {
+    bad_flag("listen", fmt::format("expected IPv4:PORT or [IPv6]:PORT, got '{}'", text));
+  };
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos) fail();
+  std::string_view host = std::string_view{text}.substr(0, colon);
+  const std::string_view port = std::string_view{text}.substr(colon + 1);
+
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+    if (!boost::urls::parse_ipv6_address(host)) fail();
+  } else if (!boost::urls::parse_ipv4_address(host)) {
+    fail();
+  }
+  std::uint16_t port_number = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), port_number);
+  if (port.empty() || ec != std::errc{} || end != port.data() + port.size()) fail();
+
+  cfg.listen_host = host;
+  cfg.listen_port = port_number;
+}
+
+// The token travels in an Authorization header, so it must be a single visible-ASCII word.
+bool valid_token(std::string_view token) {
+  return !token.empty() &&
+         std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
+std::string random_token() {
+  std::random_device random;
+  std::string token;
+  for (int i = 0; i < 16; ++i)
+    token += fmt::format("{:02x}", random() & 0xffu);
+  return token;
+}
+
+void resolve_admin_token(const po::variables_map& vm,
+                         const std::function<const char*(const char*)>& getenv, config& cfg) {
+  if (vm.count("admin-token") && vm.count("admin-token-file"))
+    bad_flag("admin-token-file", "give either --admin-token or --admin-token-file, not both");
+  if (vm.count("admin-token-file")) {
+    auto secret = read_secret_file(text_of(vm, "admin-token-file"));
+    if (!secret) bad_flag("admin-token-file", secret.error);
+    cfg.admin_token = std::move(*secret.value);
+    if (!valid_token(cfg.admin_token))
+      bad_flag("admin-token-file", "expected printable ASCII without spaces");
+    return;
+  }
+  if (vm.count("admin-token")) {
+    cfg.admin_token = text_of(vm, "admin-token");
+    if (!valid_token(cfg.admin_token))
+      bad_flag("admin-token", "expected printable ASCII without spaces");
+    return;
+  }
+  // An empty variable counts as unset, as shells make it easy to export one by accident.
+  if (const char* env = getenv(token_env); env && *env) {
+    cfg.admin_token = env;
+    if (!valid_token(cfg.admin_token))
+      throw flag_error(fmt::format("{}: expected printable ASCII without spaces", token_env));
+    return;
+  }
+  cfg.admin_token = random_token();
+  cfg.admin_token_generated = true;
+}
+
+void resolve_client_tokens(const po::variables_map& vm,
+                           const std::function<const char*(const char*)>& getenv, config& cfg) {
+  const bool require_exp = vm.count("require-exp") > 0;
+  std::string secret;
+  if (vm.count("client-secret") && vm.count("client-secret-file"))
+    bad_flag("client-secret-file", "give either --client-secret or --client-secret-file, not both");
+  if (vm.count("client-secret")) {
+    secret = text_of(vm, "client-secret");
+    if (secret.empty()) bad_flag("client-secret", "expected a non-empty secret");
+  } else if (vm.count("client-secret-file")) {
+    auto read = read_secret_file(text_of(vm, "client-secret-file"));
+    if (!read) bad_flag("client-secret-file", read.error);
+    secret = std::move(*read.value);
+  } else if (const char* env = getenv(client_secret_env); env && *env) {
+    secret = env;
+  }
+  if (vm.count("client-public-key")) {
+    const std::string& path = text_of(vm, "client-public-key");
+    if (!secret.empty())
+      bad_flag("client-public-key", "give either a client secret or a public key, not both");
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream pem;
+    pem << file.rdbuf();
+    if (!file || pem.str().empty())
+      bad_flag("client-public-key", fmt::format("cannot read '{}'", path));
+    cfg.client_public_key_file = path;
+    cfg.client_public_key_pem = pem.str();
+  } else if (!secret.empty()) {
+    cfg.client_secret = std::move(secret);
+  } else if (require_exp) {
+    bad_flag("require-exp", "needs --client-secret or --client-public-key");
+  }
+  cfg.require_exp = require_exp;
+}
+
+void resolve_tls(const po::variables_map& vm, config& cfg) {
+  const bool cert = vm.count("tls-cert") > 0, key = vm.count("tls-key") > 0;
+  if (cert != key) bad_flag(cert ? "tls-cert" : "tls-key", "needs --tls-cert and --tls-key both");
+  if (!cert) return;
+  cfg.tls_cert_file = text_of(vm, "tls-cert");
+  cfg.tls_key_file = text_of(vm, "tls-key");
+  // OpenSSL reports a missing file as "error 0x80000002"; say it in words first.
+  for (const char* flag : {"tls-cert", "tls-key"}) {
+    const std::string& path = text_of(vm, flag);
+    if (std::ifstream probe(path); !probe)
+      bad_flag(flag, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  }
+}
+
+// Timeouts run on the wheel, which cannot measure anything shorter than one tick.
+void check_timeouts(const config& cfg) {
+  struct timeout {
+    const char* flag;
+    config::ms value;
+    bool zero_allowed;  // 0 turns it off (max-connection-age, keep-alive) or makes it immediate
+                        // (drain)
+  };
+  const timeout timeouts[] = {{"poll-timeout", cfg.poll_timeout, false},
+                              {"heartbeat", cfg.heartbeat, false},
+                              {"idle-timeout", cfg.idle_timeout, false},
+                              {"session-ttl", cfg.session_ttl, false},
+                              {"handshake-timeout", cfg.handshake_timeout, false},
+                              {"keepalive-timeout", cfg.keepalive_timeout, true},
+                              {"max-connection-age", cfg.max_connection_age, true},
+                              {"drain", cfg.drain, true}};
+  for (const auto& t : timeouts) {
+    if (t.value.count() == 0) {
+      if (!t.zero_allowed) bad_flag(t.flag, "must be more than 0");
+    } else if (t.value < cfg.tick) {
+      throw flag_error(fmt::format(
+          "--tick-ms {} is longer than --{} {}; every timeout must be at least one tick",
+          cfg.tick.count(), t.flag, format_duration(t.value)));
+    }
+  }
+}
+
+config build_config(const po::variables_map& vm,
+                    const std::function<const char*(const char*)>& getenv) {
+  config cfg;
+  parse_listen(text_of(vm, "listen"), cfg);
+  cfg.threads = static_cast<unsigned>(number_flag(vm, "threads", 0, 1024));
+  if (cfg.threads == 0) cfg.threads = std::max(1u, std::thread::hardware_concurrency());
+
+  cfg.poll_timeout = duration_flag(vm, "poll-timeout");
+  cfg.heartbeat = duration_flag(vm, "heartbeat");
+  cfg.idle_timeout = duration_flag(vm, "idle-timeout");
+  cfg.session_ttl = duration_flag(vm, "session-ttl");
+  cfg.handshake_timeout = duration_flag(vm, "handshake-timeout");
+  cfg.keepalive_timeout = duration_flag(vm, "keepalive-timeout");
+  cfg.max_connection_age = duration_flag(vm, "max-connection-age");
+  cfg.drain = duration_flag(vm, "drain");
+  cfg.reconnect_delay = duration_flag(vm, "reconnect-delay");
+
+  cfg.tick = config::ms{number_flag(vm, "tick-ms", 1, 60'000)};
+  cfg.wheel_slots =
+      std::bit_ceil(static_cast<std::uint32_t>(number_flag(vm, "wheel-slots", 16, 65'536)));
+
+  constexpr auto no_limit = std::numeric_limits<std::size_t>::max();
+  cfg.history = number_flag(vm, "history", 1, no_limit);
+  cfg.max_queue = number_flag(vm, "max-queue", 1, no_limit);
+  cfg.max_body = number_flag(vm, "max-body", 1, no_limit);
+  cfg.max_connections = number_flag(vm, "max-connections", 1, no_limit);
+
+  resolve_admin_token(vm, getenv, cfg);
+  if (vm.count("web-root")) cfg.web_root = text_of(vm, "web-root");
+  if (vm.count("redis")) {
+    auto url = parse_redis_url(text_of(vm, "redis"));
+    if (!url) bad_flag("redis", url.error);
+    cfg.redis = std::move(url.value);
+  }
+  resolve_client_tokens(vm, getenv, cfg);
+  cfg.demo = vm.count("demo") > 0;
+  resolve_tls(vm, cfg);
+
+  check_timeouts(cfg);
+  return cfg;
+}
+
+// Stores the settings of --config FILE under those of the command line, which win (program_options
+// keeps the first value stored). Returns, by name, the file's line of each setting it stored.
+std::map<std::string, config_file_entry> merge_config_file(const po::options_description& flags,
+                                                           po::variables_map& vm) {
+  auto kind_of = [&flags](std::string_view name) {
+    if (name == "help" || name == "config") return setting_kind::not_allowed;
+    const auto* flag = flags.find_nothrow(std::string(name), false);
+    if (!flag) return setting_kind::unknown;
+    return flag->semantic()->max_tokens() == 0 ? setting_kind::switch_ : setting_kind::value;
+  };
+  auto entries = read_config_file(text_of(vm, "config"), kind_of);
+  if (!entries) throw flag_error(entries.error);
+  po::parsed_options from_file(&flags);
+  std::map<std::string, config_file_entry> origin;
+  for (auto& entry : *entries.value) {
+    if (vm.count(entry.name) && !vm[entry.name].defaulted()) continue;
+    std::vector<std::string> value;
+    if (kind_of(entry.name) == setting_kind::value) value.push_back(entry.value);
+    from_file.options.emplace_back(entry.name, std::move(value));
+    origin.emplace(entry.name, std::move(entry));
+  }
+  po::store(from_file, vm);
+  return origin;
+}
+
+}  // namespace
+
+config_outcome parse_config(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+                            const std::function<const char*(const char*)>& getenv) {
+  const po::options_description flags = describe_flags();
+  // No abbreviations: "--heart" silently meaning "--heartbeat" would hide typos in scripts.
+  constexpr int style =
+      po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+  std::map<std::string, config_file_entry> from_file;
+  std::string file;
+  try {
+    const auto parsed = po::command_line_parser(argc, argv).options(flags).style(style).run();
+    // Without a positional description, program_options passes stray words through silently.
+    const auto stray = po::collect_unrecognized(parsed.options, po::include_positional);
+    if (!stray.empty())
+      throw flag_error(fmt::format("unexpected argument '{}'; {}", stray.front(), help_hint));
+    po::variables_map vm;
+    po::store(parsed, vm);
+    if (vm.count("help")) {
+      out << "Usage: ringcast [flags]\n\n"
+             "A long-connection push server: WebSocket, Server-Sent Events and long-poll.\n"
+             "DURATION is whole seconds (25) or a number with a unit: 500ms, 25s, 2m, 1h.\n\n"
+          << help_text(flags);
+      return {std::nullopt, 0};
+    }
+    if (vm.count("config")) {
+      file = text_of(vm, "config");
+      from_file = merge_config_file(flags, vm);
+    }
+    config cfg = build_config(vm, getenv);
+    cfg.config_file = file;
+    return {std::move(cfg), 0};
+  } catch (const po::unknown_option& e) {
+    err << fmt::format("ringcast: unknown flag '{}'; {}\n", e.get_option_name(), help_hint);
+  } catch (const po::multiple_occurrences& e) {
+    err << fmt::format("ringcast: {}: given more than once\n", e.get_option_name());
+  } catch (const po::error& e) {
+    err << fmt::format("ringcast: {}; {}\n", e.what(), help_hint);
+  } catch (const flag_error& e) {
+    if (const auto entry = from_file.find(e.flag); entry != from_file.end()) {
+      err << fmt::format("ringcast: {}:{}: {}: {}\n", file, entry->second.line, e.flag, e.why);
+    } else {
+      err << fmt::format("ringcast: {}\n", e.what());
+    }
+  }
+  return {std::nullopt, 2};
+}
+
+}  // namespace ringcast

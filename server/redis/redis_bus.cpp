@@ -1,0 +1,385 @@
+#include "redis_bus.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <boost/asio/post.hpp>
+#include <charconv>
+#include <random>
+
+#include "log.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// Every key carries the hash tag {ringcast}, so that on a Redis Cluster they are all in one slot:
+// the publish script touches two of them, and one slot means one primary to talk to (the bus
+// follows MOVED to it). docs/scaling.md#cluster.
+const std::string stream_key = "{ringcast}:stream";
+const std::string last_id_key = "{ringcast}:last_id";
+const std::string control_channel = "ringcast:control";
+const std::string session_prefix = "{ringcast}:session:";
+
+// While a session has a connection its record must not expire under it; this bounds how long a
+// record outlives a node that died without releasing it.
+constexpr std::chrono::hours live_session_record{24};
+
+// KEYS: last id, stream. ARGV: node clock (µs), maxlen, ts, to, target, data, token.
+// Lua numbers are doubles: ids stay exact below 2^53 (the year 2255 in microseconds).
+constexpr const char* publish_script = R"lua(
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+local id = string.format('%.0f', math.max(last + 1, tonumber(ARGV[1])))
+redis.call('SET', KEYS[1], id)
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'id', id, 'ts', ARGV[3], 'to', ARGV[4],
+           'target', ARGV[5], 'data', ARGV[6], 'token', ARGV[7])
+return id
+)lua";
+
+// KEYS: session record. ARGV: node, expiry (ms), control channel, session key.
+constexpr const char* claim_script = R"lua(
+local previous = redis.call('HGET', KEYS[1], 'node')
+redis.call('HSET', KEYS[1], 'node', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if previous and previous ~= ARGV[1] then
+  redis.call('PUBLISH', ARGV[3], 'claim ' .. ARGV[1] .. ' ' .. ARGV[4])
+end
+return previous and 1 or 0
+)lua";
+
+// KEYS: session record. ARGV: node, TTL (ms). Only the node holding the session shortens it.
+constexpr const char* release_script = R"lua(
+if redis.call('HGET', KEYS[1], 'node') == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+)lua";
+
+std::string_view str(const redisReply* r) {
+  return {r->str, r->len};
+}
+
+std::optional<std::uint64_t> to_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string now_micros() {
+  return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count());
+}
+
+std::string random_node_id() {
+  std::random_device rd;
+  return fmt::format("{:08x}", rd());
+}
+
+struct stream_entry {
+  std::string entry_id;
+  message_ptr msg;
+  std::string token;
+};
+
+// [entry id, [field, value, ...]] -> a message; nullopt for an entry this version cannot read.
+std::optional<stream_entry> parse_entry(const redisReply* e) {
+  if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return std::nullopt;
+  const redisReply* fields = e->element[1];
+  if (fields->type != REDIS_REPLY_ARRAY) return std::nullopt;
+  std::optional<std::uint64_t> id, ts;
+  std::string_view to, target, data, token;
+  for (std::size_t i = 0; i + 1 < fields->elements; i += 2) {
+    const std::string_view name = str(fields->element[i]);
+    const std::string_view value = str(fields->element[i + 1]);
+    if (name == "id")
+      id = to_u64(value);
+    else if (name == "ts")
+      ts = to_u64(value);
+    else if (name == "to")
+      to = value;
+    else if (name == "target")
+      target = value;
+    else if (name == "data")
+      data = value;
+    else if (name == "token")
+      token = value;
+  }
+  if (!id || !ts || data.empty()) return std::nullopt;
+  return stream_entry{
+      std::string(str(e->element[0])),
+      make_message(*id, static_cast<std::int64_t>(*ts),
+                   {audience_named(to).value_or(audience::broadcast), std::string(target)}, data),
+      std::string(token)};
+}
+
+}  // namespace
+
+redis_bus::redis_bus(asio::io_context& ctx, redis_url url, std::size_t history,
+                     std::chrono::milliseconds session_ttl, node_hooks hooks)
+    : ctx_(ctx),
+      url_(std::move(url)),
+      history_(history),
+      session_ttl_(session_ttl),
+      hooks_(std::move(hooks)),
+      node_id_(random_node_id()),
+      given_{url_.host, url_.port},
+      retry_(ctx) {}
+
+void redis_bus::start() {
+  if (!url_.sentinels.empty()) {
+    std::string sentinels;
+    for (const auto& s : url_.sentinels)
+      sentinels += fmt::format("{}{}:{}", sentinels.empty() ? "" : ",", s.host, s.port);
+    log_info("redis master '{}' from Sentinels {} (db {}): node {}", url_.master_name, sentinels,
+             url_.db, node_id_);
+    sentinel_ = std::make_unique<redis_sentinel>(ctx_, url_);
+    sentinel_->watch([this](redis_endpoint master) { on_switch(master); });
+  } else {
+    log_info("redis {}:{}/{}: node {}", url_.host, url_.port, url_.db, node_id_);
+  }
+  connect_all();
+}
+
+// With Sentinel, each (re)connect asks where the master is first.
+void redis_bus::connect_all() {
+  if (!sentinel_) return connect_to_master();
+  sentinel_->resolve([this](std::optional<redis_endpoint> master, std::string why) {
+    if (!master) {
+      log_warn("redis: no master '{}' from the Sentinels: {}", url_.master_name, why);
+      return on_lost();
+    }
+    if (master->host != url_.host || master->port != url_.port)
+      log_info("redis: master '{}' is {}:{}", url_.master_name, master->host, master->port);
+    url_.host = master->host;
+    url_.port = master->port;
+    connect_to_master();
+  });
+}
+
+// A Sentinel announced a failover: drop the connections to the old master at once (it may still
+// be up, demoted to a replica that refuses writes) and connect to the new one without back-off.
+void redis_bus::on_switch(const redis_endpoint& master) {
+  if (master.host == url_.host && master.port == url_.port && up()) return;
+  backoff_ = std::chrono::milliseconds(0);
+  drop_connections();
+}
+
+void redis_bus::drop_connections() {
+  if (retry_pending_) {
+    // Already waiting to reconnect: do it now.
+    retry_.cancel();
+    retry_pending_ = false;
+    connect_all();
+    return;
+  }
+  for (auto* c : {commands_.get(), reader_.get(), control_.get()})
+    if (c) c->abort();
+}
+
+void redis_bus::connect_to_master() {
+  commands_ = std::make_unique<redis_connection>(ctx_, url_);
+  reader_ = std::make_unique<redis_connection>(ctx_, url_);
+  control_ = std::make_unique<redis_connection>(ctx_, url_);
+  auto on_up = [this] {
+    if (!commands_->up() || !reader_->up() || !control_->up()) return;
+    up_.store(true, std::memory_order_relaxed);
+    following_moved_ = false;
+    backoff_ = std::chrono::milliseconds(100);
+    log_info("redis: connected");
+    control_->subscribe(control_channel, [this](const redisReply* r) { on_control(r); });
+    if (seeded_) {
+      read_stream();
+    } else {
+      load_history();
+    }
+  };
+  auto on_down = [this] { on_lost(); };
+  commands_->connect(on_up, on_down);
+  reader_->connect(on_up, on_down);
+  control_->connect(on_up, on_down);
+}
+
+// Any of the three connections failing takes the bus down; all three are made again after a
+// back-off (100 ms doubling to 5 s). Connected clients are served meanwhile.
+void redis_bus::on_lost() {
+  if (retry_pending_) return;
+  retry_pending_ = true;
+  // A Cluster primary we were MOVED to is gone (a failover): start again from the address given,
+  // which redirects to the new one.
+  if (!sentinel_ && !following_moved_) {
+    url_.host = given_.host;
+    url_.port = given_.port;
+  }
+  if (up_.exchange(false, std::memory_order_relaxed)) {
+    log_warn("redis: connection lost; reconnecting");
+    reconnects_.fetch_add(1, std::memory_order_relaxed);
+  }
+  retry_.expires_after(backoff_);
+  backoff_ =
+      std::clamp(backoff_ * 2, std::chrono::milliseconds(100), std::chrono::milliseconds(5000));
+  retry_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;  // cancelled by drop_connections(), which connects itself
+    retry_pending_ = false;
+    connect_all();
+  });
+}
+
+// A Redis Cluster node that does not hold the {ringcast} slot answers "MOVED <slot> <ip>:<port>":
+// reconnect there (all keys are in that one slot). True if `r` was such an answer.
+bool redis_bus::follow_moved(const redisReply* r) {
+  if (!r || r->type != REDIS_REPLY_ERROR || !str(r).starts_with("MOVED ")) return false;
+  const std::string_view text = str(r);
+  const auto space = text.rfind(' ');
+  const auto colon = text.rfind(':');
+  std::uint16_t port = 0;
+  if (colon == std::string_view::npos || colon < space ||
+      std::from_chars(text.data() + colon + 1, text.data() + text.size(), port).ec != std::errc{})
+    return false;
+  const std::string host(text.substr(space + 1, colon - space - 1));
+  if (sentinel_ || (host == url_.host && port == url_.port)) {
+    log_warn("redis: {}", text);  // not ours to follow
+    return true;
+  }
+  log_info("redis: the {{ringcast}} slot is on {}:{} (MOVED); reconnecting there", host, port);
+  url_.host = host;
+  url_.port = port;
+  following_moved_ = true;
+  backoff_ = std::chrono::milliseconds(0);
+  asio::post(ctx_, [this] { drop_connections(); });
+  return true;
+}
+
+void redis_bus::load_history() {
+  reader_->command({"XREVRANGE", stream_key, "+", "-", "COUNT", std::to_string(history_)},
+                   [this](const redisReply* r) {
+                     if (follow_moved(r)) return;
+                     if (!r || r->type != REDIS_REPLY_ARRAY) return;  // lost: retried on reconnect
+                     std::vector<message_ptr> retained;
+                     for (std::size_t i = r->elements; i-- > 0;) {
+                       if (auto e = parse_entry(r->element[i])) {
+                         last_entry_ = e->entry_id;
+                         retained.push_back(std::move(e->msg));
+                       }
+                     }
+                     seeded_ = true;
+                     hooks_.seed_history(std::move(retained));
+                     read_stream();
+                   });
+}
+
+void redis_bus::read_stream() {
+  reader_->command({"XREAD", "COUNT", "512", "BLOCK", "2000", "STREAMS", stream_key, last_entry_},
+                   [this](const redisReply* r) {
+                     if (!r) return;  // lost: reading resumes from last_entry_ on reconnect
+                     if (follow_moved(r)) return;
+                     on_entries(r);
+                     read_stream();
+                   });
+}
+
+void redis_bus::on_entries(const redisReply* reply) {
+  if (reply->type != REDIS_REPLY_ARRAY) return;  // nil: BLOCK timed out with nothing new
+  for (std::size_t s = 0; s < reply->elements; ++s) {
+    const redisReply* stream = reply->element[s];
+    if (stream->type != REDIS_REPLY_ARRAY || stream->elements != 2) continue;
+    const redisReply* entries = stream->element[1];
+    for (std::size_t i = 0; i < entries->elements; ++i) {
+      auto e = parse_entry(entries->element[i]);
+      if (!e) continue;
+      last_entry_ = e->entry_id;
+      std::function<void(std::size_t)> counted = [](std::size_t) {};
+      if (auto waiting = awaiting_delivery_.find(e->token); waiting != awaiting_delivery_.end()) {
+        counted = [done = std::move(waiting->second), id = e->msg->id](std::size_t n) {
+          done(receipt{id, n});
+        };
+        awaiting_delivery_.erase(waiting);
+      }
+      hooks_.deliver(std::move(e->msg), std::move(counted));
+    }
+  }
+}
+
+void redis_bus::publish(const publish_request& req,
+                        std::function<void(std::optional<receipt>)> done) {
+  if (!up()) {
+    asio::post(ctx_, [done = std::move(done)] { done(std::nullopt); });
+    return;
+  }
+  const addressee to = addressee_of(req);
+  const std::string ts = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::system_clock::now().time_since_epoch())
+                                            .count());
+  // The reply goes out when this node has read the entry back and delivered it, so that
+  // `recipients` is known; the token finds the waiting reply whichever arrives first.
+  std::string token = fmt::format("{}:{}", node_id_, ++publish_seq_);
+  awaiting_delivery_[token] = std::move(done);
+  commands_->command(
+      {"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(), std::to_string(history_),
+       ts, std::string(name_of(to.to)), to.target, req.data_json, token},
+      [this, token](const redisReply* r) {
+        if (r && r->type != REDIS_REPLY_ERROR) return;
+        if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", str(r));
+        // A master demoted to a replica (a failover we have not heard of yet):
+        // find the master again.
+        if (r && str(r).starts_with("READONLY") && sentinel_)
+          asio::post(ctx_, [this] { drop_connections(); });
+        auto waiting = awaiting_delivery_.find(token);
+        if (waiting == awaiting_delivery_.end()) return;
+        auto fail = std::move(waiting->second);
+        awaiting_delivery_.erase(waiting);
+        fail(std::nullopt);
+      });
+}
+
+void redis_bus::announce_kick(const std::string& user, std::function<void(bool)> done) {
+  if (!up()) {
+    asio::post(ctx_, [done = std::move(done)] { done(false); });
+    return;
+  }
+  commands_->command(
+      {"PUBLISH", control_channel, fmt::format("kick {} {}", node_id_, user)},
+      [done = std::move(done)](const redisReply* r) { done(r && r->type != REDIS_REPLY_ERROR); });
+}
+
+void redis_bus::claim_session(const std::string& key, std::function<void(bool)> done) {
+  if (!up()) {
+    asio::post(ctx_, [done = std::move(done)] { done(false); });
+    return;
+  }
+  const auto expiry = std::chrono::duration_cast<std::chrono::milliseconds>(live_session_record);
+  commands_->command({"EVAL", claim_script, "1", session_prefix + key, node_id_,
+                      std::to_string(expiry.count()), control_channel, key},
+                     [this, done = std::move(done)](const redisReply* r) {
+                       follow_moved(r);
+                       done(r && r->type == REDIS_REPLY_INTEGER && r->integer == 1);
+                     });
+}
+
+void redis_bus::release_session(const std::string& key) {
+  if (!up()) return;  // the record then expires at its live-session bound
+  commands_->command({"EVAL", release_script, "1", session_prefix + key, node_id_,
+                      std::to_string(session_ttl_.count())},
+                     [](const redisReply*) {});
+}
+
+void redis_bus::on_control(const redisReply* r) {
+  // ["message", channel, "<verb> <node> <argument>"]; the subscribe confirmation is skipped.
+  if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 3 || str(r->element[0]) != "message") {
+    return;
+  }
+  const std::string_view payload = str(r->element[2]);
+  const auto first = payload.find(' ');
+  const auto second = payload.find(' ', first + 1);
+  if (first == std::string_view::npos || second == std::string_view::npos) return;
+  const std::string_view verb = payload.substr(0, first);
+  const std::string_view node = payload.substr(first + 1, second - first - 1);
+  std::string argument(payload.substr(second + 1));
+  if (node == node_id_) return;  // our own announcement: already done here
+  if (verb == "kick") hooks_.kick(std::move(argument));
+  if (verb == "claim") hooks_.evict(std::move(argument));
+}
+
+}  // namespace ringcast

@@ -1,0 +1,306 @@
+// A TCP connection that may carry TLS, as one Asio stream type. One type for both keeps the
+// connection classes (and Beast's websocket::stream over them) free of templates, and a
+// connection can move to another event loop with its TLS state: OpenSSL reads and writes the
+// socket itself (as nginx does), so that state lives in the SSL and the kernel, never in buffers
+// tied to an io_context. Asio waits for readiness; every read and write tries OpenSSL first.
+#pragma once
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/compose.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/role.hpp>
+#include <boost/beast/websocket/teardown.hpp>
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "tls_context.hpp"
+
+namespace ringcast {
+
+namespace detail {
+
+// The outcome of one non-blocking OpenSSL call: finished (bytes, or an error), or wait until the
+// socket is readable or writable and call again with the same arguments.
+struct tls_step {
+  enum class next { done, wait_read, wait_write };
+  next then = next::done;
+  std::size_t bytes = 0;
+  boost::system::error_code ec;
+  bool fatal = false;  // OpenSSL forbids a close_notify after this
+};
+
+tls_step tls_read(ssl_st* ssl, void* data, std::size_t size);
+tls_step tls_write(ssl_st* ssl, const void* data, std::size_t size);
+// A server first peeks at the first byte, to tell a plaintext request from a TLS handshake.
+tls_step tls_handshake(ssl_st* ssl, int fd, bool& first_byte_checked);
+
+template <bool WithBytes, class Attempt>
+class tls_op;
+class write_attempt;
+
+// The most plaintext one TLS record carries.
+constexpr std::size_t max_tls_record = 16 * 1024;
+
+}  // namespace detail
+
+class net_stream {
+ public:
+  using socket_type = boost::asio::ip::tcp::socket;
+  using executor_type = socket_type::executor_type;
+
+  explicit net_stream(socket_type socket) : socket_(std::move(socket)) {}
+  // `tls` is a session on this socket's descriptor (tls_context::new_session).
+  net_stream(socket_type socket, tls_session tls);
+
+  executor_type get_executor() noexcept { return socket_.get_executor(); }
+  socket_type& socket() { return socket_; }
+  bool secure() const { return tls_ != nullptr; }
+
+  template <class MutableBuffers, class Token>
+  auto async_read_some(const MutableBuffers& buffers, Token&& token);
+  template <class ConstBuffers, class Token>
+  auto async_write_some(const ConstBuffers& buffers, Token&& token);
+  // TLS only. A server completes with tls_errc::plain_http when plaintext HTTP arrives instead
+  // of a handshake (nothing has been consumed: the socket can still answer it in plain HTTP).
+  template <class Token>
+  auto async_handshake(Token&& token);
+
+  // Reads and writes that never wait and never post, for connections that keep no operation
+  // pending while idle: what the socket takes or gives now, else boost::asio::error::would_block,
+  // after which async_wait_readable / async_wait_writable wait for the readiness that read or
+  // write needs (with TLS a read may need the socket writable, and a write readable).
+  // Read until would_block before waiting: OpenSSL can hold decrypted bytes the socket no longer
+  // signals. Under TLS several buffers go out as one record (up to 16 KiB), and after a
+  // would_block the next write_now must start with the same bytes (OpenSSL finishes the record
+  // it began); more may follow them.
+  std::size_t read_now(boost::asio::mutable_buffer buffer, boost::system::error_code& ec);
+  template <class ConstBuffers>
+  std::size_t write_now(const ConstBuffers& buffers, boost::system::error_code& ec);
+  template <class Handler>
+  void async_wait_readable(Handler&& handler) {
+    socket_.async_wait(read_waits_for_, std::forward<Handler>(handler));
+  }
+  template <class Handler>
+  void async_wait_writable(Handler&& handler) {
+    socket_.async_wait(write_waits_for_, std::forward<Handler>(handler));
+  }
+
+  // TLS: tells the peer the stream ends, if the socket takes the alert now (never waits).
+  void send_close_notify();
+  // Ends our direction of the stream (close_notify first with TLS); reads go on.
+  void shutdown_send();
+  void close();  // send_close_notify(), then shut the socket down both ways and close it
+
+  // The socket became readable while nothing was reading it (a held long-poll): did the peer
+  // send data, hang up, or nothing after all (TLS housekeeping, or a stale readiness report)?
+  enum class readable_state { data, closed, nothing };
+  readable_state probe_readable();
+
+  // For moving to another event loop: the socket leaves its io_context as a bare descriptor.
+  struct detached {
+    int fd = -1;
+    boost::asio::ip::tcp protocol = boost::asio::ip::tcp::v4();
+    tls_session tls;
+  };
+  detached detach(boost::system::error_code& ec);
+  // Closes the descriptor if it cannot be adopted.
+  static std::optional<net_stream> adopt(boost::asio::io_context& ctx, detached d);
+
+  friend void beast_close_socket(net_stream& s) { s.close(); }
+
+ private:
+  template <bool, class>
+  friend class detail::tls_op;
+  friend class detail::write_attempt;
+
+  std::size_t finish_now(const detail::tls_step& step, boost::system::error_code& ec,
+                         socket_type::wait_type& waits_for);
+  std::size_t write_record_now(const boost::asio::const_buffer* parts, std::size_t count,
+                               boost::system::error_code& ec);
+
+  socket_type socket_;
+  tls_session tls_;  // null: plain TCP
+  socket_type::wait_type read_waits_for_ = socket_type::wait_read;
+  socket_type::wait_type write_waits_for_ = socket_type::wait_write;
+  bool tls_failed_ = false;
+  bool close_notified_ = false;
+  bool first_byte_checked_ = false;
+};
+
+namespace detail {
+
+// Retries `attempt` whenever the socket is ready, then completes; a result that is there at once
+// is posted, never delivered inside the initiating call.
+template <bool WithBytes, class Attempt>
+class tls_op {
+ public:
+  tls_op(net_stream& stream, Attempt attempt) : stream_(stream), attempt_(std::move(attempt)) {}
+
+  template <class Self>
+  void operator()(Self& self, boost::system::error_code wait_ec = {}) {
+    using socket = net_stream::socket_type;
+    if (state_ == state::posted) return finish(self);
+    if (wait_ec) {
+      step_ = {tls_step::next::done, 0, wait_ec, false};
+      return finish(self);
+    }
+    step_ = attempt_(stream_);
+    if (step_.fatal) stream_.tls_failed_ = true;
+    if (step_.then != tls_step::next::done) {
+      state_ = state::waiting;
+      stream_.socket_.async_wait(
+          step_.then == tls_step::next::wait_read ? socket::wait_read : socket::wait_write,
+          std::move(self));
+      return;
+    }
+    if (state_ == state::starting) {
+      state_ = state::posted;
+      boost::asio::post(std::move(self));
+      return;
+    }
+    finish(self);
+  }
+
+ private:
+  enum class state { starting, waiting, posted };
+
+  template <class Self>
+  void finish(Self& self) {
+    if constexpr (WithBytes) {
+      self.complete(step_.ec, step_.bytes);
+    } else {
+      self.complete(step_.ec);
+    }
+  }
+
+  net_stream& stream_;
+  Attempt attempt_;
+  state state_ = state::starting;
+  tls_step step_;
+};
+
+template <class MutableBuffers>
+boost::asio::mutable_buffer first_nonempty(const MutableBuffers& buffers) {
+  for (auto it = boost::asio::buffer_sequence_begin(buffers);
+       it != boost::asio::buffer_sequence_end(buffers); ++it) {
+    const boost::asio::mutable_buffer b(*it);
+    if (b.size() > 0) return b;
+  }
+  return {};
+}
+
+// A write of several buffers (a WebSocket frame header and its payload, an SSE event in three
+// parts) is copied into one TLS record rather than sent as one record per buffer.
+class write_attempt {
+ public:
+  template <class ConstBuffers>
+  explicit write_attempt(const ConstBuffers& buffers) {
+    std::size_t parts = 0;
+    for (auto it = boost::asio::buffer_sequence_begin(buffers);
+         it != boost::asio::buffer_sequence_end(buffers); ++it) {
+      const boost::asio::const_buffer b(*it);
+      if (b.size() == 0) continue;
+      if (++parts == 1) single_ = b;
+      if (parts == 2) {
+        gathered_.assign(static_cast<const char*>(single_.data()),
+                         std::min(single_.size(), max_tls_record));
+      }
+      if (parts >= 2 && gathered_.size() < max_tls_record) {
+        gathered_.append(static_cast<const char*>(b.data()),
+                         std::min(b.size(), max_tls_record - gathered_.size()));
+      }
+    }
+  }
+  tls_step operator()(net_stream& s);
+
+ private:
+  boost::asio::const_buffer single_;
+  std::string gathered_;  // empty when there is a single buffer
+};
+
+}  // namespace detail
+
+template <class MutableBuffers, class Token>
+auto net_stream::async_read_some(const MutableBuffers& buffers, Token&& token) {
+  using signature = void(boost::system::error_code, std::size_t);
+  return boost::asio::async_initiate<Token, signature>(
+      [this](auto handler, const MutableBuffers& b) {
+        if (!tls_) {
+          socket_.async_read_some(b, std::move(handler));
+          return;
+        }
+        auto attempt = [buffer = detail::first_nonempty(b)](net_stream& s) {
+          return detail::tls_read(s.tls_.get(), buffer.data(), buffer.size());
+        };
+        boost::asio::async_compose<decltype(handler), signature>(
+            detail::tls_op<true, decltype(attempt)>(*this, std::move(attempt)), handler, socket_);
+      },
+      token, buffers);
+}
+
+template <class ConstBuffers, class Token>
+auto net_stream::async_write_some(const ConstBuffers& buffers, Token&& token) {
+  using signature = void(boost::system::error_code, std::size_t);
+  return boost::asio::async_initiate<Token, signature>(
+      [this](auto handler, const ConstBuffers& b) {
+        if (!tls_) {
+          socket_.async_write_some(b, std::move(handler));
+          return;
+        }
+        boost::asio::async_compose<decltype(handler), signature>(
+            detail::tls_op<true, detail::write_attempt>(*this, detail::write_attempt(b)), handler,
+            socket_);
+      },
+      token, buffers);
+}
+
+template <class Token>
+auto net_stream::async_handshake(Token&& token) {
+  using signature = void(boost::system::error_code);
+  auto attempt = [](net_stream& s) {
+    return detail::tls_handshake(s.tls_.get(), s.socket_.native_handle(), s.first_byte_checked_);
+  };
+  return boost::asio::async_compose<Token, signature>(
+      detail::tls_op<false, decltype(attempt)>(*this, attempt), token, socket_);
+}
+
+template <class ConstBuffers>
+std::size_t net_stream::write_now(const ConstBuffers& buffers, boost::system::error_code& ec) {
+  if (!tls_) {
+    if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
+    const std::size_t n = socket_.write_some(buffers, ec);
+    if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
+      ec = boost::asio::error::would_block;
+      write_waits_for_ = socket_type::wait_write;
+    }
+    return n;
+  }
+  // The first buffers, as many as one record takes (copied into one on the stack, not the heap).
+  std::array<boost::asio::const_buffer, 16> parts;
+  std::size_t count = 0, bytes = 0;
+  for (auto it = boost::asio::buffer_sequence_begin(buffers);
+       it != boost::asio::buffer_sequence_end(buffers) && count < parts.size() &&
+       bytes < detail::max_tls_record;
+       ++it) {
+    const boost::asio::const_buffer b(*it);
+    if (b.size() == 0) continue;
+    parts[count++] = b;
+    bytes += b.size();
+  }
+  return write_record_now(parts.data(), count, ec);
+}
+
+// Beast's WebSocket close ends with a teardown of the stream beneath it, found by name lookup.
+void teardown(boost::beast::role_type role, net_stream& s, boost::system::error_code& ec);
+
+template <class Handler>
+void async_teardown(boost::beast::role_type role, net_stream& s, Handler&& handler) {
+  s.send_close_notify();
+  boost::beast::websocket::async_teardown(role, s.socket(), std::forward<Handler>(handler));
+}
+
+}  // namespace ringcast

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Checks of the test machinery itself, so that a green run cannot mean "nothing ran":
+#  - scripts/test.sh refuses an unknown or empty RINGCAST_TEST_STAGES, and the developer-only
+#    switches (stand-in server, pages from disk, another binary), before it installs or builds;
+#  - every ctest call in the scripts fails when no test matches (--no-tests=error);
+#  - loadtest/server_process.sh's stop_server fails for a server killed by its SIGTERM (143), one
+#    that needs SIGKILL, and one whose log has a sanitizer report, and passes a clean exit 0.
+# Registered with CTest (tests/CMakeLists.txt); takes a few seconds.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d /tmp/ringcast-scripts-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# test.sh STAGES [VAR=VALUE...]: must exit 2 at once, saying why, without running a stage.
+expect_refused() {
+  local stages=$1
+  shift
+  local rc=0
+  env -u RINGCAST_FAKE -u RINGCAST_WEB_ROOT -u RINGCAST_BIN RINGCAST_TEST_STAGES="$stages" "$@" \
+    timeout 20 "$root/scripts/test.sh" >"$work/out" 2>&1 || rc=$?
+  if ((rc != 2)) || ! grep -q '^test.sh: ' "$work/out" || grep -q '^== ' "$work/out"; then
+    fail "test.sh with RINGCAST_TEST_STAGES='$stages' $* exited $rc, expected 2 before any stage:"
+    sed 's/^/  | /' "$work/out" >&2
+  else
+    echo "ok: test.sh refuses RINGCAST_TEST_STAGES='$stages' $*: $(head -n 1 "$work/out")"
+  fi
+}
+expect_refused plian
+expect_refused none
+expect_refused ''
+expect_refused plain,tsna
+expect_refused ,plain
+expect_refused plain RINGCAST_FAKE=1
+expect_refused plain RINGCAST_WEB_ROOT=web
+expect_refused plain RINGCAST_BIN=/bin/true
+
+# .ci/run runs every stage with the real binaries whatever the environment says: a stand-in
+# scripts/test.sh beside a copy of it reports what it was given.
+mkdir -p "$work/ci/.ci" "$work/ci/scripts"
+cp "$root/.ci/run" "$work/ci/.ci/run"
+cat >"$work/ci/scripts/test.sh" <<'SH'
+#!/usr/bin/env bash
+echo "stages=${RINGCAST_TEST_STAGES-unset} fake=${RINGCAST_FAKE-unset} web_root=${RINGCAST_WEB_ROOT-unset} bin=${RINGCAST_BIN-unset} fuzz_seconds=${FUZZ_SECONDS-unset}"
+SH
+chmod +x "$work/ci/scripts/test.sh"
+got=$(RINGCAST_TEST_STAGES=plain RINGCAST_FAKE=1 RINGCAST_WEB_ROOT=web RINGCAST_BIN=/bin/true \
+  FUZZ_SECONDS=1 bash "$work/ci/.ci/run")
+if [[ $got == "stages=unset fake=unset web_root=unset bin=unset fuzz_seconds=unset" ]]; then
+  echo "ok: .ci/run clears the stage list and the developer-only switches"
+else
+  fail ".ci/run passed on: $got"
+fi
+
+# Every line that runs ctest (not a comment) asks it to fail on an empty selection.
+while IFS= read -r hit; do
+  [[ $hit == *--no-tests=error* ]] || fail "ctest without --no-tests=error: $hit"
+done < <(grep -nE '^[^#]*\bctest( |$)' "$root"/scripts/*.sh "$root"/tests/fuzz/run.sh \
+  "$root"/loadtest/*.sh | grep -v 'ctest_checked')
+echo "ok: every ctest call has --no-tests=error"
+
+# A stand-in server for stop_server: prints the "listening on" line, then on SIGTERM does MODE.
+cat >"$work/server" <<'SH'
+#!/usr/bin/env bash
+mode=${!#}  # start_ringcast puts --listen 127.0.0.1:0 first
+case $mode in
+  exit0) trap 'exit 0' TERM ;;
+  die) trap - TERM ;;  # the default action: killed by the signal, status 143
+  hang) trap '' TERM ;;
+  asan) trap 'echo "==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x1" >&2; exit 0' TERM ;;
+  ubsan) trap 'echo "x.cpp:1:2: runtime error: signed integer overflow" >&2; exit 0' TERM ;;
+  tsan) trap 'echo "WARNING: ThreadSanitizer: data race (pid=1)" >&2; exit 0' TERM ;;
+esac
+echo "ringcast: listening on 127.0.0.1:4242 (test stand-in)" >&2
+while :; do sleep 0.05; done
+SH
+chmod +x "$work/server"
+# stop_server's SIGKILL comes after 20 s; the hang case shortens that wait.
+stop_case() {  # stop_case MODE EXPECTED(pass|fail)
+  local mode=$1 expected=$2 rc=0
+  (
+    # shellcheck source=/dev/null
+    source "$root/loadtest/server_process.sh"
+    [[ $mode != hang ]] || RINGCAST_STOP_WAIT_S=1
+    start_ringcast "$work/$mode.log" "$work/server" "$mode" || exit 3
+    [[ $port == 4242 ]] || exit 4
+    stop_server
+  ) >"$work/$mode.out" 2>&1 || rc=$?
+  if [[ $expected == pass && $rc != 0 ]] || [[ $expected == fail && $rc != 1 ]]; then
+    fail "stop_server on a server that does '$mode' at SIGTERM: status $rc, expected to $expected"
+    sed 's/^/  | /' "$work/$mode.out" >&2
+  else
+    echo "ok: stop_server should $expected and does, for '$mode'"
+  fi
+}
+stop_case exit0 pass
+stop_case die fail
+stop_case hang fail
+stop_case asan fail
+stop_case ubsan fail
+stop_case tsan fail
+
+if ((failures)); then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "scripts_test: all checks passed"

@@ -1,0 +1,290 @@
+// The connection classes over real loopback sockets, with every timeout on a simulated clock
+// (test_loop): HTTP keep-alive and the handshake deadline, a held long-poll, SSE, WebSocket, and
+// the hand-off of an admitted connect to its session's loop.
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <poll.h>
+
+#include <gtest/gtest.h>
+
+#include "client_auth.hpp"
+#include "message.hpp"
+#include "test_loop.hpp"
+
+namespace ringcast {
+namespace {
+
+using namespace std::chrono_literals;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+config short_timeouts() {
+  config cfg;
+  cfg.tick = 10ms;
+  cfg.handshake_timeout = 1s;
+  cfg.keepalive_timeout = 2s;
+  cfg.poll_timeout = 3s;
+  cfg.heartbeat = 5s;
+  cfg.idle_timeout = 2s;
+  cfg.session_ttl = 30s;
+  return cfg;
+}
+
+void send(tcp::socket& s, std::string_view text) {
+  asio::write(s, asio::buffer(text));
+}
+
+std::string get(std::string_view target) {
+  return "GET " + std::string(target) + " HTTP/1.1\r\nHost: test\r\n\r\n";
+}
+
+// Asio's blocking reads wait forever; a test that expects bytes waits at most 5 s for them, so a
+// server that stays silent fails the test instead of hanging it.
+bool readable_within_5s(tcp::socket& s) {
+  pollfd p{s.native_handle(), POLLIN, 0};
+  return ::poll(&p, 1, 5000) == 1;
+}
+
+http::response<http::string_body> read_response(tcp::socket& s, beast::flat_buffer& buffer) {
+  http::response<http::string_body> res;
+  if (buffer.size() == 0 && !readable_within_5s(s)) {
+    ADD_FAILURE() << "no response within 5 s";
+    return res;
+  }
+  http::read(s, buffer, res);
+  return res;
+}
+
+// True when the server closed the connection: a read ends with EOF (or a reset).
+bool closed_by_server(tcp::socket& s) {
+  if (!readable_within_5s(s)) return false;
+  char byte;
+  boost::system::error_code ec;
+  s.read_some(asio::buffer(&byte, 1), ec);
+  return ec == asio::error::eof || ec == asio::error::connection_reset;
+}
+
+// Reads until `text` has arrived (or 5 s pass without a byte); returns what was read.
+std::string read_until(tcp::socket& s, std::string_view text) {
+  std::string got;
+  char chunk[1024];
+  while (got.find(text) == std::string::npos && readable_within_5s(s)) {
+    boost::system::error_code ec;
+    const std::size_t n = s.read_some(asio::buffer(chunk), ec);
+    if (ec) break;
+    got.append(chunk, n);
+  }
+  return got;
+}
+
+// A WebSocket read bounded the same way (Beast may hold the frame already, so no poll()).
+void ws_read(beast::websocket::stream<tcp::socket>& ws, beast::flat_buffer& buffer,
+             boost::system::error_code& ec) {
+  auto& io = static_cast<asio::io_context&>(ws.get_executor().context());
+  ec = asio::error::timed_out;
+  ws.async_read(buffer, [&ec](boost::system::error_code e, std::size_t) { ec = e; });
+  io.restart();
+  io.run_for(5s);
+}
+
+message_ptr publish(test::test_loop& loop, std::uint64_t id) {
+  return loop.run([&loop, id] {
+    auto m = make_message(id, 1'700'000'000'000, {}, R"({"n":1})");
+    loop.sessions().publish(m, loop.now());
+    return m;
+  });
+}
+
+// Waits (bounded) until `done` holds on the loop: for effects of a client's own action, such
+// as a hang-up, which the loop sees when the kernel tells it.
+template <class F>
+bool eventually(test::test_loop& loop, F done) {
+  for (int i = 0; i < 2000; ++i) {
+    if (loop.run(done)) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return false;
+}
+
+TEST(HttpConnection, KeepAliveIsAnnouncedAndEndsAtItsTimeout) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, get("/healthz"));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::ok);
+  EXPECT_EQ(res[http::field::keep_alive], "timeout=2");
+  // The client may see the reply before the server has re-armed the connection's deadline.
+  auto waiting_for_next_request = [&] { return loop.idle_connections() == 1; };
+
+  ASSERT_TRUE(eventually(loop, waiting_for_next_request));
+  loop.advance(2s - 10ms);  // one tick short: still open, the next request is served
+  send(c, get("/healthz"));
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::ok);
+
+  ASSERT_TRUE(eventually(loop, waiting_for_next_request));
+  loop.advance(2s + 10ms);  // the keep-alive timeout since that reply, and at most one tick
+  EXPECT_TRUE(closed_by_server(c));
+  // Not reusing a keep-alive connection is no expiration.
+  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().handshake; }), 0u);
+}
+
+TEST(HttpConnection, NoKeepAliveUnderOneSecond) {
+  auto cfg = short_timeouts();
+  cfg.keepalive_timeout = 0ms;
+  test::test_loop loop(cfg);
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, get("/healthz"));
+  auto res = read_response(c, buffer);
+  EXPECT_FALSE(res.keep_alive());
+  EXPECT_EQ(res.count(http::field::keep_alive), 0u);
+  EXPECT_TRUE(closed_by_server(c));
+}
+
+TEST(HttpConnection, HandshakeDeadlineClosesASilentConnectionAndCountsIt) {
+  test::test_loop loop(short_timeouts());
+  auto early = loop.connect();
+  auto silent = loop.connect();
+  ASSERT_TRUE(eventually(loop, [&] { return loop.open_connections() == 2; }));
+  loop.advance(1s - 10ms);
+  beast::flat_buffer buffer;
+  send(early, get("/healthz"));  // within the deadline: served
+  EXPECT_EQ(read_response(early, buffer).result(), http::status::ok);
+
+  loop.advance(20ms);  // past the deadline by at most one tick
+  EXPECT_TRUE(closed_by_server(silent));
+  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().handshake; }), 1u);
+}
+
+TEST(PollConnection, HeldUntilAMessageThenTheConnectionServesTheNextPoll) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, get("/poll?user=u&sid=a"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+
+  const auto m = publish(loop, 41);
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::ok);
+  EXPECT_EQ(res.body(), m->poll_body);
+  EXPECT_EQ(res[http::field::keep_alive], "timeout=2");
+  EXPECT_EQ(loop.run([&] { return loop.sessions().connected_count(); }), 0u);
+
+  // The same connection, back to HTTP: the next poll is held until --poll-timeout.
+  send(c, get("/poll?user=u&sid=a&since=41"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  loop.advance(3s - 10ms);
+  EXPECT_EQ(loop.run([&] { return loop.sessions().connected_count(); }), 1u);
+  loop.advance(20ms);
+  res = read_response(c, buffer);
+  EXPECT_NE(res.body().find(R"("type":"reconnect","reason":"timeout")"), std::string::npos)
+      << res.body();
+  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().poll_timeout; }), 1u);
+}
+
+TEST(PollConnection, AHangUpFreesTheSessionAtOnce) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  send(c, get("/poll?user=u"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  c.close();
+  EXPECT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 0; }));
+}
+
+TEST(SseConnection, HelloThenMessagesThenHeartbeatsOnTheSimulatedClock) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  send(c, get("/sse?user=u"));
+  const std::string head = read_until(c, "event: hello");
+  EXPECT_NE(head.find("Content-Type: text/event-stream"), std::string::npos) << head;
+
+  const auto m = publish(loop, 7);
+  EXPECT_NE(read_until(c, "\n\n").find("id: 7\nevent: message\ndata: " + m->json),
+            std::string::npos);
+  loop.advance(5s + 10ms);  // --heartbeat without traffic
+  EXPECT_NE(read_until(c, ": hb\n\n").find(": hb"), std::string::npos);
+}
+
+TEST(WsConnection, IdleTimeoutOnTheSimulatedClock) {
+  test::test_loop loop(short_timeouts());
+  beast::websocket::stream<tcp::socket> ws(loop.connect());
+  ws.handshake("127.0.0.1", "/ws?user=u&sid=w");
+  beast::flat_buffer buffer;
+  boost::system::error_code ec;
+  ws_read(ws, buffer, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_NE(beast::buffers_to_string(buffer.data()).find(R"("type":"hello")"), std::string::npos);
+  buffer.clear();
+
+  loop.advance(2s - 10ms);
+  ws.write(asio::buffer(std::string_view(R"({"type":"ping"})")));  // activity
+  ws_read(ws, buffer, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(beast::buffers_to_string(buffer.data()), R"({"type":"pong"})");
+  buffer.clear();
+
+  loop.advance(2s - 10ms);
+  loop.advance(20ms);  // --idle-timeout since the ping, and at most one tick
+  ws_read(ws, buffer, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_NE(beast::buffers_to_string(buffer.data()).find(R"("type":"close","reason":"idle")"),
+            std::string::npos);
+  ws_read(ws, buffer, ec);
+  EXPECT_EQ(ec, beast::websocket::error::closed);
+  EXPECT_EQ(ws.reason().code, beast::websocket::close_code::normal);
+}
+
+// A connect read on one loop and served on another is admitted once: the home loop would refuse
+// this token (another secret), so it must not verify it again.
+TEST(Admission, TheHandOffCarriesTheAdmission) {
+  test::test_loop reader(short_timeouts()), home(short_timeouts());
+  reader.set_tokens(std::make_shared<const token_verifier>(
+      std::move(*token_verifier::with_secret("right", false).value)));
+  home.set_tokens(std::make_shared<const token_verifier>(
+      std::move(*token_verifier::with_secret("other", false).value)));
+  reader.set_home([&](std::string_view, std::string_view) -> connection_context& { return home; });
+
+  const auto exp = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count() +
+                   300;
+  auto c = reader.connect();
+  send(c, get("/poll?token=" + mint_hs256("right", "alice", exp)));
+  ASSERT_TRUE(eventually(home, [&] { return home.sessions().connected_count() == 1; }));
+  EXPECT_EQ(reader.run([&] { return reader.sessions().session_count(); }), 0u);
+  EXPECT_EQ(home.claims.load(), 1);  // the Redis claim is made by the session's loop
+  EXPECT_EQ(reader.claims.load(), 0);
+
+  const auto m = publish(home, 9);
+  beast::flat_buffer buffer;
+  EXPECT_EQ(read_response(c, buffer).body(), m->poll_body);
+}
+
+TEST(Admission, RefusedOnTheReadingLoop) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, get("/ws?user=u"));  // no upgrade
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::upgrade_required);
+  send(c, get("/poll?user=bad/name"));
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::bad_request);
+  loop.set_draining(true);
+  send(c, get("/poll?user=u"));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::service_unavailable);
+  EXPECT_FALSE(res.keep_alive());
+  EXPECT_EQ(loop.run([&] { return loop.sessions().session_count(); }), 0u);
+}
+
+}  // namespace
+}  // namespace ringcast

@@ -1,0 +1,66 @@
+#include "test_loop.hpp"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "http_connection.hpp"
+
+namespace ringcast::test {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+test_loop::test_loop(const config& cfg)
+    : cfg_(cfg),
+      settings_(connection_settings::from(cfg)),
+      now_(std::chrono::steady_clock::time_point{} + std::chrono::hours(1)),
+      hub_(cfg_, now_, 0, nullptr),
+      work_(io_.get_executor()),
+      acceptor_(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+  port_ = acceptor_.local_endpoint().port();
+  accept();
+  thread_ = std::thread([this] { io_.run(); });
+}
+
+test_loop::~test_loop() {
+  // Connections still open hold the hub: close everything on the loop, then stop it.
+  run([this] {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    const auto idle = idle_;
+    for (idle_connection* c : idle)
+      c->close_now();
+    hub_.drain(now_);
+  });
+  work_.reset();
+  io_.stop();
+  thread_.join();
+}
+
+void test_loop::accept() {
+  acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+    if (ec) return;
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    http_connection::start(*this, std::move(socket), limit_.try_open());
+    accept();
+  });
+}
+
+void test_loop::advance(std::chrono::milliseconds d) {
+  run([this, d] {
+    now_ += d;
+    hub_.advance(now_);
+  });
+}
+
+tcp::socket test_loop::connect() {
+  tcp::socket s(client_io_);
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_));
+  s.set_option(tcp::no_delay(true));
+  timeval timeout{5, 0};
+  ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  return s;
+}
+
+}  // namespace ringcast::test

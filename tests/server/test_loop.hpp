@@ -1,0 +1,115 @@
+// A connection_context for tests: one io_context on a thread of its own, a hub on a simulated
+// clock that moves only when a test says so, and a listener on 127.0.0.1 whose connections are
+// served by the real http_connection. Tests talk to it with blocking loopback sockets.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+
+#include <atomic>
+#include <functional>
+#include <future>
+#include <memory>
+#include <thread>
+#include <unordered_set>
+
+#include "connection_context.hpp"
+#include "connection_limit.hpp"
+#include "node_operations.hpp"
+
+namespace ringcast::test {
+
+// The admin API's view of the node, for routes a test does not exercise: counts calls.
+class counting_operations final : public node_operations {
+ public:
+  void publish(const publish_request&, boost::asio::any_io_executor,
+               std::function<void(std::optional<publish_receipt>)> done) override {
+    ++publishes;
+    done(publish_receipt{1, 0});
+  }
+  void kick(std::string, boost::asio::any_io_executor,
+            std::function<void(std::size_t)> done) override {
+    done(0);
+  }
+  void snapshot(boost::asio::any_io_executor, std::function<void(server_snapshot)> done) override {
+    done({});
+  }
+  bool healthy() const override { return true; }
+  std::atomic<int> publishes{0};
+};
+
+class test_loop final : public connection_context {
+ public:
+  explicit test_loop(const config& cfg);
+  ~test_loop();
+
+  // connection_context
+  boost::asio::io_context& io() override { return io_; }
+  hub& sessions() override { return hub_; }
+  time_point now() const override { return now_; }
+  const connection_settings& settings() const override { return settings_; }
+  bool draining() const override { return draining_; }
+  std::shared_ptr<const tls_context> tls() const override { return nullptr; }
+  const token_verifier* client_tokens() const override { return tokens_.get(); }
+  connection_context& home_of(std::string_view user, std::string_view sid) override {
+    return home_ ? home_(user, sid) : *this;
+  }
+  void claim_session(const std::string&, const std::string&,
+                     std::function<void(bool)> done) override {
+    ++claims;
+    done(false);
+  }
+  node_operations& operations() override { return operations_; }
+  void add_idle(idle_connection& c) override { idle_.insert(&c); }
+  void remove_idle(idle_connection& c) override { idle_.erase(&c); }
+
+  // Runs `f` on the loop's thread and returns its result.
+  template <class F>
+  auto run(F&& f) {
+    std::packaged_task<decltype(f())()> task(std::forward<F>(f));
+    auto result = task.get_future();
+    boost::asio::post(io_, [&task] { task(); });
+    return result.get();
+  }
+  // Moves the simulated clock forward and runs every timer that is due (on the loop's thread).
+  void advance(std::chrono::milliseconds d);
+
+  std::uint16_t port() const { return port_; }
+  // Connections accepted and not yet closed.
+  std::size_t open_connections() const { return limit_.open(); }
+  // Connections waiting for a request (on the loop's thread only: use run()).
+  std::size_t idle_connections() const { return idle_.size(); }
+  // A blocking client socket connected to the listener, with a 5 s receive timeout.
+  boost::asio::ip::tcp::socket connect();
+
+  void set_tokens(std::shared_ptr<const token_verifier> t) { tokens_ = std::move(t); }
+  void set_home(std::function<connection_context&(std::string_view, std::string_view)> h) {
+    home_ = std::move(h);
+  }
+  void set_draining(bool d) { draining_ = d; }
+  connection_settings& mutable_settings() { return settings_; }
+
+  std::atomic<int> claims{0};
+
+ private:
+  void accept();
+
+  config cfg_;
+  connection_settings settings_;
+  time_point now_;
+  hub hub_;
+  counting_operations operations_;
+  std::shared_ptr<const token_verifier> tokens_;
+  std::function<connection_context&(std::string_view, std::string_view)> home_;
+  std::atomic<bool> draining_{false};
+  std::unordered_set<idle_connection*> idle_;
+  connection_limit limit_{1000};
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::io_context client_io_;  // the tests' blocking sockets live here
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace ringcast::test
