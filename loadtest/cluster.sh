@@ -6,12 +6,32 @@
 #   loadtest/cluster.sh                                  # 3 nodes x 15,000 WebSocket clients
 #   RINGCAST_NODES=2 loadtest/cluster.sh --clients 4000  # any ringcast-load flag overrides
 #
-# Environment: RINGCAST_NODES (3), RINGCAST_THREADS per node (1), RINGCAST_BUILD_DIR (build-perf).
+# ringcast-load's flags replace the defaults below one by one (as in loadtest/run.sh); --targets,
+# --admin-token and --server-pid are set here. Environment: RINGCAST_NODES (3), RINGCAST_THREADS
+# per node (1), RINGCAST_BUILD_DIR (build-perf), RINGCAST_MAX_CONNECTIONS per node (19000).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${RINGCAST_BUILD_DIR:-$root/build-perf}
 nodes=${RINGCAST_NODES:-3}
 threads=${RINGCAST_THREADS:-1}
+max_connections=${RINGCAST_MAX_CONNECTIONS:-19000}
+
+declare -A want=(
+  [--clients]=$((nodes * 15000)) [--mix]=ws [--idle]=100 [--rate]=3000 [--procs]=$nodes
+  [--publish-rate]=2 [--duration]=60s [--warmup]=30s [--settle]=5s [--expect-zero-loss]=
+)
+order=(--clients --mix --idle --rate --procs --publish-rate --duration --warmup --settle
+  --expect-zero-loss)
+reserved=" --target --targets --admin-token --server-pid --server-kind "
+for arg in "$@"; do
+  if [[ $arg == -h || $arg == --help ]]; then
+    # The header comment, up to the first line that is not one.
+    awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
+    exit 0
+  fi
+done
+source "$root/loadtest/flags.sh"
+merge_flags cluster.sh "$@"
 
 if [[ ! -x $build/server/ringcast || ! -x $build/loadtest/ringcast-load ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
@@ -42,7 +62,7 @@ targets=()
 server_pids=()
 for i in $(seq "$nodes"); do
   RINGCAST_ADMIN_TOKEN=$token "$build/server/ringcast" --listen 127.0.0.1:0 --threads "$threads" \
-    --redis "redis://127.0.0.1:$redis_port/0" --max-connections 19000 --idle-timeout 10m \
+    --redis "redis://127.0.0.1:$redis_port/0" --max-connections "$max_connections" --idle-timeout 10m \
     --session-ttl 10m --drain 0 2>"$work/node$i.log" &
   pids+=($!)
   server_pids+=($!)
@@ -60,10 +80,9 @@ echo "cluster.sh: redis :$redis_port, nodes ${targets[*]} (pids ${server_pids[*]
 status=0
 joined=$(IFS=,; echo "${targets[*]}")
 joined_pids=$(IFS=,; echo "${server_pids[*]}")
+echo "cluster.sh: ringcast-load ${load_args[*]}" >&2
 RINGCAST_ADMIN_TOKEN=$token "$build/loadtest/ringcast-load" --targets "$joined" \
-  --server-pid "$joined_pids" --clients $((nodes * 15000)) --mix ws --idle 100 \
-  --rate 3000 --procs "$nodes" --publish-rate 2 --duration 60s --warmup 30s --settle 5s \
-  --expect-zero-loss "$@" || status=$?
+  --server-pid "$joined_pids" "${load_args[@]}" || status=$?
 # Each node must still be up, then exit 0 by itself after SIGTERM with no sanitizer report
 # (stop_server, loadtest/server_process.sh).
 source "$root/loadtest/server_process.sh"

@@ -25,46 +25,16 @@ declare -A want=(
 )
 order=(--clients --mix --rate --churn --idle --ping-interval --publish-rate --duration --warmup
   --settle --procs --expect-zero-loss)
-no_value=" --expect-zero-loss --tls --help -h "
-while (($#)); do
-  arg=$1
-  shift
-  case $arg in
-    --target | --target=* | --targets | --targets=* | --admin-token | --admin-token=* | \
-      --server-pid | --server-pid=* | --server-kind | --server-kind=*)
-      echo "run.sh: $arg is set by this script" >&2
-      exit 2
-      ;;
-    -h | --help)
-      sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-      exit 0
-      ;;
-    --*=*)
-      name=${arg%%=*}
-      [[ -v "want[$name]" ]] || order+=("$name")
-      want[$name]=${arg#*=}
-      ;;
-    --*)
-      [[ -v "want[$arg]" ]] || order+=("$arg")
-      if [[ $no_value == *" $arg "* ]]; then
-        want[$arg]=
-      else
-        (($#)) || { echo "run.sh: $arg needs a value" >&2; exit 2; }
-        want[$arg]=$1
-        shift
-      fi
-      ;;
-    *)
-      echo "run.sh: unexpected argument '$arg' (flags are --name value)" >&2
-      exit 2
-      ;;
-  esac
+reserved=" --target --targets --admin-token --server-pid --server-kind "
+for arg in "$@"; do
+  if [[ $arg == -h || $arg == --help ]]; then
+    # The header comment, up to the first line that is not one.
+    awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
+    exit 0
+  fi
 done
-load_args=()
-for name in "${order[@]}"; do
-  load_args+=("$name")
-  [[ -z ${want[$name]} ]] || load_args+=("${want[$name]}")
-done
+source "$root/loadtest/flags.sh"
+merge_flags run.sh "$@"
 clients=${want[--clients]}
 
 server=$build/server/ringcast

@@ -191,7 +191,16 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    const auto parsed = po::command_line_parser(argc, argv).options(desc).run();
+    // program_options passes stray words through silently: `--server-pid $(pidof ringcast)` with
+    // several servers would measure the first pid and drop the rest.
+    const auto stray = po::collect_unrecognized(parsed.options, po::include_positional);
+    if (!stray.empty())
+      throw flag_error(
+          fmt::format("unexpected argument '{}' (several --server-pid values are "
+                      "written with commas: --server-pid 1,2)",
+                      stray.front()));
+    po::store(parsed, vm);
   } catch (const po::error& e) {
     throw flag_error(e.what());
   }

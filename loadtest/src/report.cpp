@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -130,6 +132,12 @@ json::object make_report(const options& opts, const client_result& r, const run_
                                       r.foreign)
             : 0.0;
     server["cpu_us_per_publish"] = f.published ? cpu * 1e6 / f.published : 0.0;
+    // A --server-pid that is not the server under test (pidof with several servers running)
+    // shows no CPU while messages were delivered: say so instead of reporting 0 per delivery.
+    if (cpu <= 0.0 && r.latency_us.count() > 0)
+      server["warning"] =
+          "the --server-pid processes used no CPU during the run: are they the servers under test? "
+          "(several pids: --server-pid 1,2,3)";
   }
   out["server"] = std::move(server);
 
@@ -171,10 +179,35 @@ std::string human_summary(const json::object& rep) {
   s += fmt::format("  connections peak {}  reconnects {}  churned {}  sessions reused {}\n",
                    conns.at("peak_connected").as_uint64(), conns.at("reconnects").as_uint64(),
                    conns.at("churned").as_uint64(), json::serialize(conns.at("sessions_reused")));
-  s += fmt::format("  expirations {}\n", json::serialize(rep.at("expirations")));
-  s += fmt::format("  server      {}\n", json::serialize(rep.at("server")));
-  s += fmt::format("  errors      {}\n", json::serialize(rep.at("errors")));
+  s += fmt::format("  expirations {}\n", plain_json(rep.at("expirations")));
+  s += fmt::format("  server      {}\n", plain_json(rep.at("server")));
+  s += fmt::format("  errors      {}\n", plain_json(rep.at("errors")));
   return s;
+}
+
+std::string plain_json(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::double_: {
+      const double d = v.get_double();
+      if (!std::isfinite(d) || std::abs(d) >= 1e15) return json::serialize(v);
+      return fmt::format("{}", d);  // shortest round-trip form without an exponent here
+    }
+    case json::kind::array: {
+      std::string out = "[";
+      for (const auto& item : v.get_array())
+        out += (out.size() > 1 ? "," : "") + plain_json(item);
+      return out + "]";
+    }
+    case json::kind::object: {
+      std::string out = "{";
+      for (const auto& [key, item] : v.get_object())
+        out += (out.size() > 1 ? "," : "") + json::serialize(json::string(key)) + ":" +
+               plain_json(item);
+      return out + "}";
+    }
+    default:
+      return json::serialize(v);
+  }
 }
 
 }  // namespace ringcast::load

@@ -32,4 +32,9 @@ boost::json::object make_report(const options& opts, const client_result& r, con
 // The same for a human, on stderr.
 std::string human_summary(const boost::json::object& report);
 
+// JSON text as Boost.JSON writes it, except that numbers with a fraction part of zero or a modest
+// exponent are written plainly: 500 rather than 5E2, 4348.8 rather than 4.3488E3
+// (docs/loadtest.md).
+std::string plain_json(const boost::json::value& v);
+
 }  // namespace ringcast::load

@@ -256,7 +256,7 @@ int run(const options& opts, std::uint64_t nofile_limit) {
   const auto result = c.run();
   const auto report = make_report(opts, result, facts);
   std::cerr << human_summary(report);
-  std::cout << json::serialize(report) << std::endl;
+  std::cout << plain_json(report) << std::endl;
   if (opts.expect_zero_loss && (result.lost > 0 || result.duplicates > 0)) return 1;
   return 0;
 }

@@ -18,15 +18,22 @@ std::string_view trim(std::string_view s) {
   return s.substr(first, s.find_last_not_of(space) - first + 1);
 }
 
-// Reads the whole file; the error says why it could not ("No such file or directory").
-parsed<std::string> slurp(const std::string& path) {
+// Reads the whole file, up to `limit` bytes (so that /dev/zero or a wrong path to a large file
+// is an error, not all of memory); the error says why it could not ("No such file or directory").
+parsed<std::string> slurp(const std::string& path, std::size_t limit) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return parsed<std::string>::fail(fmt::format("{}: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << file.rdbuf();
+  std::string text(limit + 1, '\0');
+  file.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (file.bad()) return parsed<std::string>::fail(fmt::format("{}: cannot read it", path));
-  return parsed<std::string>::ok(text.str());
+  text.resize(static_cast<std::size_t>(file.gcount()));
+  if (text.size() > limit)
+    return parsed<std::string>::fail(fmt::format("{}: larger than {} bytes", path, limit));
+  return parsed<std::string>::ok(std::move(text));
 }
+
+constexpr std::size_t config_limit = 1 << 20;
+constexpr std::size_t secret_limit = 64 << 10;
 
 }  // namespace
 
@@ -88,13 +95,13 @@ parsed<std::vector<config_file_entry>> parse_config_text(
 
 parsed<std::vector<config_file_entry>> read_config_file(
     const std::string& path, const std::function<setting_kind(std::string_view)>& kind_of) {
-  auto text = slurp(path);
+  auto text = slurp(path, config_limit);
   if (!text) return parsed<std::vector<config_file_entry>>::fail(text.error);
   return parse_config_text(*text.value, path, kind_of);
 }
 
 parsed<std::string> read_secret_file(const std::string& path) {
-  auto text = slurp(path);
+  auto text = slurp(path, secret_limit);
   if (!text) return text;
   std::string secret = std::move(*text.value);
   while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r'))

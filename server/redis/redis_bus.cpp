@@ -14,10 +14,13 @@ namespace asio = boost::asio;
 
 namespace {
 
-const std::string stream_key = "ringcast:stream";
-const std::string last_id_key = "ringcast:last_id";
+// Every key carries the hash tag {ringcast}, so that on a Redis Cluster they are all in one slot:
+// the publish script touches two of them, and one slot means one primary to talk to (the bus
+// follows MOVED to it). docs/scaling.md#cluster.
+const std::string stream_key = "{ringcast}:stream";
+const std::string last_id_key = "{ringcast}:last_id";
 const std::string control_channel = "ringcast:control";
-const std::string session_prefix = "ringcast:session:";
+const std::string session_prefix = "{ringcast}:session:";
 
 // While a session has a connection its record must not expire under it; this bounds how long a
 // record outlives a node that died without releasing it.
@@ -122,6 +125,7 @@ redis_bus::redis_bus(asio::io_context& ctx, redis_url url, std::size_t history,
       session_ttl_(session_ttl),
       hooks_(std::move(hooks)),
       node_id_(random_node_id()),
+      given_{url_.host, url_.port},
       retry_(ctx) {}
 
 void redis_bus::start() {
@@ -182,6 +186,7 @@ void redis_bus::connect_to_master() {
   auto on_up = [this] {
     if (!commands_->up() || !reader_->up() || !control_->up()) return;
     up_.store(true, std::memory_order_relaxed);
+    following_moved_ = false;
     backoff_ = std::chrono::milliseconds(100);
     log_info("redis: connected");
     control_->subscribe(control_channel, [this](const redisReply* r) { on_control(r); });
@@ -202,6 +207,12 @@ void redis_bus::connect_to_master() {
 void redis_bus::on_lost() {
   if (retry_pending_) return;
   retry_pending_ = true;
+  // A Cluster primary we were MOVED to is gone (a failover): start again from the address given,
+  // which redirects to the new one.
+  if (!sentinel_ && !following_moved_) {
+    url_.host = given_.host;
+    url_.port = given_.port;
+  }
   if (up_.exchange(false, std::memory_order_relaxed)) {
     log_warn("redis: connection lost; reconnecting");
     reconnects_.fetch_add(1, std::memory_order_relaxed);
@@ -216,9 +227,35 @@ void redis_bus::on_lost() {
   });
 }
 
+// A Redis Cluster node that does not hold the {ringcast} slot answers "MOVED <slot> <ip>:<port>":
+// reconnect there (all keys are in that one slot). True if `r` was such an answer.
+bool redis_bus::follow_moved(const redisReply* r) {
+  if (!r || r->type != REDIS_REPLY_ERROR || !str(r).starts_with("MOVED ")) return false;
+  const std::string_view text = str(r);
+  const auto space = text.rfind(' ');
+  const auto colon = text.rfind(':');
+  std::uint16_t port = 0;
+  if (colon == std::string_view::npos || colon < space ||
+      std::from_chars(text.data() + colon + 1, text.data() + text.size(), port).ec != std::errc{})
+    return false;
+  const std::string host(text.substr(space + 1, colon - space - 1));
+  if (sentinel_ || (host == url_.host && port == url_.port)) {
+    log_warn("redis: {}", text);  // not ours to follow
+    return true;
+  }
+  log_info("redis: the {{ringcast}} slot is on {}:{} (MOVED); reconnecting there", host, port);
+  url_.host = host;
+  url_.port = port;
+  following_moved_ = true;
+  backoff_ = std::chrono::milliseconds(0);
+  asio::post(ctx_, [this] { drop_connections(); });
+  return true;
+}
+
 void redis_bus::load_history() {
   reader_->command({"XREVRANGE", stream_key, "+", "-", "COUNT", std::to_string(history_)},
                    [this](const redisReply* r) {
+                     if (follow_moved(r)) return;
                      if (!r || r->type != REDIS_REPLY_ARRAY) return;  // lost: retried on reconnect
                      std::vector<message_ptr> retained;
                      for (std::size_t i = r->elements; i-- > 0;) {
@@ -237,6 +274,7 @@ void redis_bus::read_stream() {
   reader_->command({"XREAD", "COUNT", "512", "BLOCK", "2000", "STREAMS", stream_key, last_entry_},
                    [this](const redisReply* r) {
                      if (!r) return;  // lost: reading resumes from last_entry_ on reconnect
+                     if (follow_moved(r)) return;
                      on_entries(r);
                      read_stream();
                    });
@@ -283,7 +321,7 @@ void redis_bus::publish(const publish_request& req,
        ts, std::string(name_of(to.to)), to.target, req.data_json, token},
       [this, token](const redisReply* r) {
         if (r && r->type != REDIS_REPLY_ERROR) return;
-        if (r) log_warn("redis: publish failed: {}", str(r));
+        if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", str(r));
         // A master demoted to a replica (a failover we have not heard of yet):
         // find the master again.
         if (r && str(r).starts_with("READONLY") && sentinel_)
@@ -314,7 +352,8 @@ void redis_bus::claim_session(const std::string& key, std::function<void(bool)> 
   const auto expiry = std::chrono::duration_cast<std::chrono::milliseconds>(live_session_record);
   commands_->command({"EVAL", claim_script, "1", session_prefix + key, node_id_,
                       std::to_string(expiry.count()), control_channel, key},
-                     [done = std::move(done)](const redisReply* r) {
+                     [this, done = std::move(done)](const redisReply* r) {
+                       follow_moved(r);
                        done(r && r->type == REDIS_REPLY_INTEGER && r->integer == 1);
                      });
 }

@@ -1,13 +1,15 @@
 // Several ringcast nodes sharing one message stream through Redis (docs/scaling.md).
 //
+//   keys             all under the hash tag {ringcast}, so that a Redis Cluster keeps them in one
+//                    slot (the bus follows MOVED to its primary);
 //   ids and history  a Lua script numbers each publish and appends it to the Stream
-//                    `ringcast:stream` (MAXLEN ~ --history); ids never go backwards, even if Redis
-//                    loses its data (the script takes the larger of last id + 1 and the publishing
-//                    node's clock in microseconds, like the single-node ids).
+//                    `{ringcast}:stream` (MAXLEN ~ --history); ids never go backwards, even if
+//                    Redis loses its data (the script takes the larger of last id + 1 and the
+//                    publishing node's clock in microseconds, like the single-node ids).
 //   fan-out          every node reads the stream with XREAD BLOCK, in stream order = id order,
 //                    and delivers each entry to its own clients; after a lost connection it goes on
 //                    from the last entry it read, so nothing is delivered twice or skipped.
-//   sessions         `ringcast:session:<user/sid>` names the node holding the session (expires
+//   sessions         `{ringcast}:session:<user/sid>` names the node holding the session (expires
 //                    with the session TTL once it has no connection). A connect elsewhere takes the
 //                    session over and tells the old node, over pub/sub `ringcast:control`, to close
 //                    its connection `replaced`.
@@ -74,6 +76,7 @@ class redis_bus {
   void on_lost();
   void on_switch(const redis_endpoint& master);
   void drop_connections();
+  bool follow_moved(const struct redisReply* r);
   void load_history();
   void read_stream();
   void on_entries(const struct redisReply* reply);
@@ -88,6 +91,8 @@ class redis_bus {
 
   std::unique_ptr<redis_connection> commands_, reader_, control_;
   std::unique_ptr<redis_sentinel> sentinel_;  // with sentinel://
+  redis_endpoint given_;                      // the address in --redis (redis://)
+  bool following_moved_ = false;              // reconnecting to the address of a MOVED answer
   boost::asio::steady_timer retry_;
   std::chrono::milliseconds backoff_{100};
   std::atomic<bool> up_{false};

@@ -92,6 +92,17 @@ TEST(Flags, TokenFromEnvironmentUnlessGiven) {
   EXPECT_EQ(parse({"--admin-token", "flag"}, "from-env")->admin_token, "flag");
 }
 
+TEST(Flags, StrayWordsAreErrors) {
+  try {
+    parse({"--server-pid", "100", "200"});
+    FAIL() << "no flag_error";
+  } catch (const flag_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "unexpected argument '200' (several --server-pid values are written with commas: "
+              "--server-pid 1,2)");
+  }
+}
+
 TEST(Flags, HelpReturnsNothing) {
   std::string help;
   const char* argv[] = {"ringcast-load", "--help"};

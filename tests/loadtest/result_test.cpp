@@ -1,5 +1,7 @@
 #include "result.hpp"
 
+#include "report.hpp"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -61,4 +63,11 @@ TEST(Progress, MergeSums) {
 }
 
 }  // namespace
+TEST(PlainJson, NumbersWithoutExponents) {
+  const auto v =
+      boost::json::parse(R"({"a":500.0,"b":[1.5,4348.827553604592,7],"c":"x\"y","d":{}})");
+  EXPECT_EQ(plain_json(v), R"({"a":500,"b":[1.5,4348.827553604592,7],"c":"x\"y","d":{}})");
+  EXPECT_EQ(boost::json::parse(plain_json(v)).at("b").at(1).as_double(), 4348.827553604592);
+}
+
 }  // namespace ringcast::load

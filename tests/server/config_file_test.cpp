@@ -165,6 +165,12 @@ TEST(ConfigFlag, UnknownKeyNamesFileAndLine) {
             "ringcast: " + nested + ":1: 'config' is a command-line flag only\n");
 }
 
+TEST(ConfigFlag, EndlessFileIsRefused) {
+  EXPECT_EQ(run({"--config", "/dev/zero"}).err, "ringcast: /dev/zero: larger than 1048576 bytes\n");
+  EXPECT_EQ(run({"--admin-token-file", "/dev/zero"}).err,
+            "ringcast: --admin-token-file: /dev/zero: larger than 65536 bytes\n");
+}
+
 TEST(ConfigFlag, MissingFileSaysWhy) {
   const run r({"--config", "/nonexistent/ringcast.conf"});
   EXPECT_EQ(r.outcome.exit_status, 2);

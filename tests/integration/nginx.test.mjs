@@ -1,0 +1,102 @@
+// deploy/nginx-3-nodes.conf as shipped (only its ports changed to free ones), run by a real nginx
+// in front of three nodes sharing a real redis-server: a WebSocket and an SSE client through nginx
+// get a publish made through nginx (docs/scaling.md).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { startServer, waitFor } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const which = (cmd) => {
+  try {
+    return execFileSync('sh', ['-c', `PATH="$PATH:/usr/sbin" command -v ${cmd}`], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error(`${cmd} is not installed (scripts/deps.sh test installs it)`);
+  }
+};
+const NGINX = which('nginx');
+const REDIS = which('redis-server');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+const listening = (port, what) => waitFor(() => new Promise((resolve) => {
+  const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+  s.on('error', () => resolve(false));
+}), 5000, what);
+
+let dir;
+let redis;
+let nginx;
+let nodes = [];
+let port;
+const token = `nginx-${process.pid}`;
+
+before(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'ringcast-nginx-'));
+  const redisPort = await freePort();
+  redis = spawn(REDIS, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--dir', dir], { stdio: 'ignore' });
+  await listening(redisPort, 'redis');
+  writeFileSync(path.join(dir, 'admin-token'), `${token}\n`);
+  nodes = await Promise.all([1, 2, 3].map(() => startServer(['--redis', `redis://127.0.0.1:${redisPort}/0`,
+    '--admin-token-file', path.join(dir, 'admin-token')], { tokenVia: 'env' })));
+  port = await freePort();
+  const conf = readFileSync(path.join(here, '../../deploy/nginx-3-nodes.conf'), 'utf8')
+    .replace('server 127.0.0.1:8081 ', `server 127.0.0.1:${nodes[0].port} `)
+    .replace('server 127.0.0.1:8082 ', `server 127.0.0.1:${nodes[1].port} `)
+    .replace('server 127.0.0.1:8083 ', `server 127.0.0.1:${nodes[2].port} `)
+    .replace('listen 8080;', `listen 127.0.0.1:${port};`);
+  for (const n of nodes) assert.ok(conf.includes(`server 127.0.0.1:${n.port} `), 'ports not replaced');
+  assert.ok(conf.includes(`listen 127.0.0.1:${port};`));
+  writeFileSync(path.join(dir, 'nginx.conf'), conf);
+  nginx = spawn(NGINX, ['-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  nginx.log = '';
+  nginx.stderr.setEncoding('utf8').on('data', (c) => { nginx.log += c; });
+  nginx.exited = new Promise((resolve) => nginx.on('exit', resolve));
+  await listening(port, `nginx (${nginx.log})`);
+});
+
+after(async () => {
+  await Promise.all(nodes.map((n) => n.stop()));
+  if (nginx) { nginx.kill('SIGTERM'); await nginx.exited; }
+  if (redis) redis.kill('SIGKILL');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('WebSocket and SSE through nginx get a publish made through nginx', async () => {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?user=via_nginx`);
+  const wsMessages = [];
+  ws.on('message', (m) => wsMessages.push(JSON.parse(m.toString())));
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  let sse = '';
+  const sseReq = http.get(`http://127.0.0.1:${port}/sse?user=via_nginx_sse`, (res) => {
+    assert.equal(res.statusCode, 200);
+    res.setEncoding('utf8').on('data', (c) => { sse += c; });
+  });
+  await waitFor(() => wsMessages.some((m) => m.type === 'hello') && sse.includes('hello'), 3000, 'hellos');
+  const reply = await fetch(`http://127.0.0.1:${port}/admin/publish`, {
+    method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ data: { via: 'nginx' } }),
+  });
+  const body = await reply.text();
+  assert.equal(reply.status, 200, body);
+  const { id } = JSON.parse(body);
+  await waitFor(() => wsMessages.some((m) => m.type === 'message' && m.id === id), 3000, 'ws message');
+  await waitFor(() => sse.includes(`"id":${id}`), 3000, 'sse message');
+  ws.close();
+  sseReq.destroy();
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+});
