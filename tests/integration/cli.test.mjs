@@ -38,6 +38,7 @@ const FLAGS = {
   '--demo': 'switch',
   '--tls-cert': null,
   '--tls-key': null,
+  '--log-level': 'info',
 };
 
 // --help as { flag: default | null | 'switch' }, from Boost.Program_options' layout: an entry
