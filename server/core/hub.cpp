@@ -197,10 +197,6 @@ void hub::evict(std::string_view key, time_point now) {
   drop(s);
 }
 
-void hub::seed_history(const std::vector<message_ptr>& retained) {
-  history_.seed(retained);
-}
-
 void hub::drop(session& s) {
   wheel_.cancel(s);
   set_channels(s, {});

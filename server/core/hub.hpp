@@ -83,7 +83,8 @@ class hub {
   // Another node took the session over: its connection here gets close/replaced, and it is dropped.
   void evict(std::string_view key, time_point now);
   // The history a node starts with in a cluster (oldest first); only before any message arrived.
-  void seed_history(const std::vector<message_ptr>& retained);
+  // `now_ms` (Unix ms) tells which of them are already expired; the others get their timers.
+  void seed_history(const std::vector<message_ptr>& retained, time_point now, std::int64_t now_ms);
   // Called when a session loses its last connection (the multi-node record then starts its TTL).
   void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
 
@@ -122,7 +123,7 @@ class hub {
     hub& owner_;
     message_ptr m_;
   };
-  void expire_later(const message_ptr& m, time_point now);
+  void expire_at(const message_ptr& m, time_point due);
   void expire(expiry& e, time_point now);
   static bool is_expired(const message& m);
   void set_channels(session& s, std::vector<std::string> channels);

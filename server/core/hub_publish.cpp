@@ -71,18 +71,29 @@ std::size_t hub::publish(const message_ptr& m, time_point now) {
   });
   m->recipients.fetch_add(recipients, std::memory_order_relaxed);
   m->delivered.fetch_add(recipients, std::memory_order_relaxed);
-  if (m->expires_ms != 0) expire_later(m, now);
+  // The ttl runs on this loop's wheel from when the message reached the loop: ts_ms and
+  // expires_ms are wall-clock times, the wheel's are steady.
+  if (m->expires_ms != 0) expire_at(m, now + std::chrono::milliseconds(m->expires_ms - m->ts_ms));
   return recipients;
 }
 
-// The ttl runs on this loop's wheel from when the message reached the loop: ts_ms and
-// expires_ms are wall-clock times, the wheel's are steady.
-void hub::expire_later(const message_ptr& m, time_point now) {
+void hub::expire_at(const message_ptr& m, time_point due) {
   auto [it, fresh] = expiring_.try_emplace(m->id, nullptr);
   if (!fresh) return;
   it->second = std::make_unique<expiry>(*this, m);
-  arm(*it->second,
-      now + std::chrono::milliseconds(std::max<std::int64_t>(0, m->expires_ms - m->ts_ms)));
+  arm(*it->second, due);
+}
+
+void hub::seed_history(const std::vector<message_ptr>& retained, time_point now,
+                       std::int64_t now_ms) {
+  history_.seed(retained);
+  for (const auto& m : retained) {
+    if (m->expires_ms == 0) continue;
+    if (m->expires_ms <= now_ms)
+      m->expired.store(true, std::memory_order_relaxed);  // nobody here received it: no notice
+    else
+      expire_at(m, now + std::chrono::milliseconds(m->expires_ms - now_ms));
+  }
 }
 
 void hub::expiry::on_timer(time_point now) {
@@ -96,8 +107,9 @@ void hub::expire(expiry& e, time_point now) {
   if (!m->expired.exchange(true, std::memory_order_relaxed)) ++stats_.messages_expired;
   const message_ptr notice = make_expired_notice(m->id, history_.newest_id());
   for_each_live_addressee(*m, [&](session& s) {
-    ++stats_.expired_notices;
-    deliver(s, notice, now);
+    ++stats_.expired_notices;  // not counted as delivered: that counts messages
+    s.last_sent_ = now;
+    s.conn_->deliver(notice);
   });
 }
 

@@ -251,7 +251,9 @@ void server::start_redis() {
   redis_bus::node_hooks hooks;
   hooks.seed_history = [this](std::vector<message_ptr> retained) {
     for (auto& loop : loops_) {
-      asio::post(loop->io(), [l = loop.get(), retained] { l->sessions().seed_history(retained); });
+      asio::post(loop->io(), [l = loop.get(), retained] {
+        l->sessions().seed_history(retained, l->now(), unix_ms());
+      });
     }
   };
   // The bus calls this from its one thread in stream order, so every loop sees id order.

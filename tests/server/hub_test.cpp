@@ -1051,3 +1051,28 @@ TEST_F(HubTest, FindForgetsWhatLeftHistory) {
 
 }  // namespace
 }  // namespace ringcast
+
+namespace ringcast {
+namespace {
+
+TEST_F(HubTest, SeededHistoryKeepsTheTtlsOfAnotherNode) {
+  const std::int64_t now_ms = 1'700'000'010'000;
+  const auto gone = make_message(1, now_ms - 5'000, {}, "1", now_ms - 1);
+  const auto going = make_message(2, now_ms - 5'000, {}, "2", now_ms + 500);
+  const auto staying = make_message(3, now_ms - 5'000, {}, "3");
+  the_hub().seed_history({gone, going, staying}, now, now_ms);
+  EXPECT_TRUE(gone->expired);
+  fake_subscriber ws(transport::ws);
+  EXPECT_EQ(ids_of(attach(params("alice", "0", {}, 0), ws).backlog), (ids{2, 3}));
+  advance_by(490ms);
+  EXPECT_FALSE(going->expired);
+  advance_by(30ms);
+  EXPECT_TRUE(going->expired);
+  ASSERT_EQ(ws.messages.size(), 1u);  // the notice (the backlog is the connection's to send)
+  EXPECT_EQ(ws.messages[0]->json, R"({"type":"expired","id":2})");
+  fake_subscriber later(transport::ws);
+  EXPECT_EQ(ids_of(attach(params("bob", "0", {}, 0), later).backlog), ids{3});
+}
+
+}  // namespace
+}  // namespace ringcast
