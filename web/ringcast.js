@@ -112,7 +112,7 @@
       if (env) h.envelope(env);
     };
     // The envelope carries its own `type`, so every named event goes through one handler.
-    for (const name of ['hello', 'message', 'reconnect', 'close', 'pong']) {
+    for (const name of ['hello', 'message', 'expired', 'reconnect', 'close', 'pong']) {
       es.addEventListener(name, onEnvelope);
     }
     // `error` is both a server event (it has data) and EventSource's own failure signal (no data).
@@ -181,6 +181,8 @@
       this.base = new URL(o.url ?? global.location.origin + '/');
       this.order = o.transport === 'auto' ? TRANSPORTS : [o.transport];
       this.lastId = o.since ?? null;
+      this.ackedId = null; // the newest id the page showed (ack())
+      this.ackSent = null; // the newest ack written to a WebSocket
       this.state = 'idle';
       this.transport = null;
       this.session = null; // the last `hello`
@@ -221,6 +223,24 @@
       const removed = channels.flat().filter((c) => this.channels.delete(c));
       if (removed.length === 0) return;
       this.channelsChanged({ type: 'unsubscribe', channels: removed });
+    }
+
+    /**
+     * Tells the server the page showed message `id` (it counts in the message's reach). Acks are
+     * cumulative and only a WebSocket can carry them: over SSE or long-poll the newest id waits
+     * and goes out when a WebSocket is open again.
+     */
+    ack(id) {
+      if (typeof id !== 'number' || (this.ackedId !== null && id <= this.ackedId)) return;
+      this.ackedId = id;
+      this.sendAck();
+    }
+
+    sendAck() {
+      if (this.ackedId === null || this.ackSent === this.ackedId) return;
+      if (!this.conn || !this.opened || this.transport !== 'ws') return;
+      this.conn.send({ type: 'ack', id: this.ackedId });
+      this.ackSent = this.ackedId;
     }
 
     /** Sugar for addEventListener that hands the listener `event.detail`. Returns an unsubscriber. */
@@ -331,6 +351,7 @@
       this.everOpened = true;
       this.failures = 0;
       this.setStatus('open', null);
+      this.sendAck();
     }
 
     handleEnvelope(env) {
@@ -349,7 +370,10 @@
         case 'messages': // one long-poll reply
           this.markOpen();
           if (env.gap) this.emit('gap', { transport: this.transport, lastId: this.lastId });
-          for (const message of env.messages || []) this.deliver(message);
+          for (const item of env.messages || []) {
+            if (item.type === 'expired') this.expire(item.id);
+            else this.deliver(item);
+          }
           this.adoptLastId(env.last_id);
           break;
         case 'reconnect':
@@ -364,12 +388,21 @@
           else if (env.reason === 'expired' && this.options.getToken) this.restart('expired', 0);
           else this.restart(env.reason || 'close', this.backoff());
           break;
+        case 'expired':
+          this.expire(env.id);
+          break;
         case 'error':
           this.emit('error', env);
           break;
         default: // pong, and anything a newer server may add
           break;
       }
+    }
+
+    // A promotion passed its ttl: the page takes it down. The server tells every live client the
+    // promotion was addressed to, so an id the page never showed is simply not found there.
+    expire(id) {
+      if (typeof id === 'number') this.emit('expired', { id });
     }
 
     deliver(message) {

@@ -87,7 +87,7 @@ function describe(data) {
 
 function audience(channel) {
   if (channel === '*') return 'everyone';
-  if (channel?.startsWith('user:')) return 'just for you';
+  if (channel?.startsWith('user:') || channel === 'users') return 'just for you';
   return channel;
 }
 
@@ -103,7 +103,8 @@ function showPromotion(message) {
     <strong class="title"></strong>
     <p class="text"></p>
     <code class="code"></code>
-    <pre class="json"></pre>`;
+    <pre class="json"></pre>
+    <p class="countdown" data-testid="countdown" hidden></p>`;
   li.querySelector('.tag').textContent = audience(message.channel);
   li.querySelector('time').dateTime = time.toISOString();
   li.querySelector('time').textContent = time.toLocaleTimeString();
@@ -113,12 +114,37 @@ function showPromotion(message) {
     if (typeof value === 'string') el.textContent = value;
     else el.remove();
   }
+  if (message.expires) startCountdown(li, message.expires);
   const list = $('promotions');
   list.prepend(li);
   while (list.children.length > MAX_SHOWN) list.lastElementChild.remove();
   $('promotions-empty').hidden = true;
   $('promotion-count').textContent = String(Number($('promotion-count').textContent) + 1);
   markDeal(message.channel, d);
+}
+
+// An expiring promotion shows how long it has left; the server's `expired` takes it down (the
+// countdown reaching zero does not: the page's clock may be off, the server's word is final).
+function startCountdown(li, expires) {
+  const el = li.querySelector('.countdown');
+  el.hidden = false;
+  const tick = () => {
+    if (!li.isConnected && li.dataset.shown) return;
+    li.dataset.shown = '1';
+    const left = Math.max(0, Math.ceil((expires - Date.now()) / 1000));
+    const m = Math.floor(left / 60);
+    el.textContent = `ends in ${m > 0 ? `${m}m ` : ''}${left % 60}s`;
+    setTimeout(tick, 250);
+  };
+  tick();
+}
+
+function removePromotion(id) {
+  const li = document.querySelector(`#promotions .promotion[data-id="${id}"]`);
+  if (!li) return;
+  li.remove();
+  $('promotion-count').textContent = String(Math.max(0, Number($('promotion-count').textContent) - 1));
+  if ($('promotions').children.length === 0) $('promotions-empty').hidden = false;
 }
 
 function markDeal(channel, d) {
@@ -164,7 +190,9 @@ client.on('status', showStatus);
 client.on('message', (message) => {
   showPromotion(message);
   $('last-id').textContent = String(message.id);
+  client.ack(message.id); // shown: counts in the promotion's reach
 });
+client.on('expired', ({ id }) => removePromotion(id));
 client.on('gap', () => { $('gap').hidden = false; });
 client.connect();
 // Exposed for debugging from the console and for the browser tests.

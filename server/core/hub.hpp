@@ -2,7 +2,8 @@
 //
 // No networking here: connections reach the hub through `subscriber`, and time is passed in, so
 // the whole session life cycle is unit-tested with a simulated clock (tests/server/hub_test.cpp).
-// Every timeout of docs/protocol.md, "Timeouts and keep-alive" except the handshake is this hub's session node:
+// Every timeout of docs/protocol.md, "Timeouts and keep-alive" except the handshake is this hub's
+// session node:
 //   detached session      -> session TTL
 //   held long-poll        -> poll timeout
 //   WebSocket / SSE       -> the earliest of heartbeat, idle (WebSocket only), max connection age
@@ -60,7 +61,8 @@ class hub {
   void end_connection(session& s, ending why, time_point now);
 
   void activity(session& s, time_point now) { s.last_activity_ = now; }
-  void acknowledge(session& s, std::uint64_t id) { s.acked_id_ = std::max(s.acked_id_, id); }
+  // The client's {"type":"ack","id":N}: recorded, and counted in the message's reach.
+  void acknowledge(session& s, std::uint64_t id);
   // Adds or removes channels; false if the session would exceed the channel limit.
   bool subscribe(session& s, const std::vector<std::string>& channels);
   // False if the connection's client token restricts channels and one of these is not among them.
@@ -68,7 +70,11 @@ class hub {
   void unsubscribe(session& s, const std::vector<std::string>& channels);
 
   // Appends to history and delivers to every live session it is addressed to. Returns how many.
+  // A message with expires_ms gets a timer: when it fires the message is marked expired (no
+  // resume returns it again) and the live sessions it addresses get the `expired` notice.
   std::size_t publish(const message_ptr& m, time_point now);
+  // The message with this id if it is still in history, else null (for its reach).
+  message_ptr find(std::uint64_t id) const;
   // Ends the user's live connections with close/kicked and drops the sessions. Returns how many
   // live connections were closed.
   std::size_t kick(std::string_view user, time_point now);
@@ -77,7 +83,8 @@ class hub {
   // Another node took the session over: its connection here gets close/replaced, and it is dropped.
   void evict(std::string_view key, time_point now);
   // The history a node starts with in a cluster (oldest first); only before any message arrived.
-  void seed_history(const std::vector<message_ptr>& retained);
+  // `now_ms` (Unix ms) tells which of them are already expired; the others get their timers.
+  void seed_history(const std::vector<message_ptr>& retained, time_point now, std::int64_t now_ms);
   // Called when a session loses its last connection (the multi-node record then starts its TTL).
   void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
 
@@ -102,6 +109,23 @@ class hub {
   void detach_now(session& s, time_point now);
   void deliver(session& s, const message_ptr& m, time_point now);
   bool addressed_to(const session& s, const message& m) const;
+  template <class Visit>
+  void for_each_live_addressee(const message& m, Visit&& visit);
+
+  // A message's ttl on this loop's wheel.
+  class expiry final : public timed {
+   public:
+    expiry(hub& owner, message_ptr m) : owner_(owner), m_(std::move(m)) {}
+    void on_timer(time_point now) override;
+
+   private:
+    friend class hub;
+    hub& owner_;
+    message_ptr m_;
+  };
+  void expire_at(const message_ptr& m, time_point due);
+  void expire(expiry& e, time_point now);
+  static bool is_expired(const message& m);
   void set_channels(session& s, std::vector<std::string> channels);
   void drop(session& s);
   std::uint32_t retry_ms_for(ending why);
@@ -119,6 +143,7 @@ class hub {
   std::unordered_map<std::string, std::vector<session*>> by_user_;
   std::unordered_map<std::string, std::unordered_set<session*>> by_channel_;
   std::vector<session*> attached_;  // sessions with a live connection, for broadcasts
+  std::unordered_map<std::uint64_t, std::unique_ptr<expiry>> expiring_;  // by message id
 };
 
 }  // namespace ringcast

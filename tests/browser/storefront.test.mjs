@@ -54,6 +54,31 @@ describe('storefront', () => {
     await page.close();
   });
 
+  for (const transport of ['ws', 'sse', 'poll']) {
+    test(`counts an expiring promotion down and takes it down on expired (${transport})`, async () => {
+      const user = uniqueUser(`ttl-${transport}`);
+      const page = await openStore(browser.context, server.url, { user, transport });
+      const stays = (await server.publish({ users: [user, 'someone-else'], data: { title: 'Stays' } })).id;
+      const { id } = await server.publish({ user, ttl: '3s', data: { title: 'Three seconds only' } });
+      const item = page.locator(`#promotions li[data-id="${id}"]`);
+      await item.waitFor({ timeout: 10000 });
+      assert.match(await item.locator('.countdown').textContent(), /^ends in [123]s$/u);
+      assert.equal(await page.locator(`#promotions li[data-id="${stays}"] .tag`).textContent(), 'just for you');
+      await item.waitFor({ state: 'detached', timeout: 8000 });
+      assert.deepEqual(await ids(page), [stays], 'the expired one is gone, the other stays');
+      if (transport === 'ws') {
+        // The page acknowledged what it showed: the promotion's reach counts it.
+        let reach;
+        for (let i = 0; i < 50 && reach?.acked !== 1; i++) {
+          reach = await server.get(`/admin/messages/${stays}`);
+          if (reach.acked !== 1) await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(reach.acked, 1, JSON.stringify(reach));
+      }
+      await page.close();
+    });
+  }
+
   test('shows data without title, text or code as JSON', async () => {
     const user = uniqueUser('json');
     const page = await openStore(browser.context, server.url, { user });

@@ -131,6 +131,7 @@ function adminApi(url, token, ca) {
     publish: (body) => call('POST', '/admin/publish', body),
     kick: (user) => call('POST', '/admin/kick', { user }),
     stats: () => call('GET', '/admin/stats'),
+    get: (path) => call('GET', path),
   };
 }
 
