@@ -2,7 +2,8 @@
 //
 // No networking here: connections reach the hub through `subscriber`, and time is passed in, so
 // the whole session life cycle is unit-tested with a simulated clock (tests/server/hub_test.cpp).
-// Every timeout of docs/protocol.md, "Timeouts and keep-alive" except the handshake is this hub's session node:
+// Every timeout of docs/protocol.md, "Timeouts and keep-alive" except the handshake is this hub's
+// session node:
 //   detached session      -> session TTL
 //   held long-poll        -> poll timeout
 //   WebSocket / SSE       -> the earliest of heartbeat, idle (WebSocket only), max connection age
@@ -27,6 +28,7 @@
 #include "loop_stats.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "session.hpp"
+#include "session_events.hpp"
 
 namespace ringcast {
 
@@ -80,6 +82,10 @@ class hub {
   void seed_history(const std::vector<message_ptr>& retained);
   // Called when a session loses its last connection (the multi-node record then starts its TTL).
   void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
+  // Adds an observer of sessions going online and offline and of their channels; it must outlive
+  // the hub or be removed by its destructor.
+  void observe(session_events& o) { observers_.push_back(&o); }
+  void unobserve(session_events& o) { std::erase(observers_, &o); }
 
   // Arms (or moves) any timed object of this loop, e.g. a connection's handshake timeout.
   void arm(timed& t, time_point deadline);
@@ -103,7 +109,11 @@ class hub {
   void deliver(session& s, const message_ptr& m, time_point now);
   bool addressed_to(const session& s, const message& m) const;
   void set_channels(session& s, std::vector<std::string> channels);
-  void drop(session& s);
+  void drop(session& s, std::string_view reason);
+  // hub_events.cpp: the session's online state and what its observers are told.
+  void go_online(session& s, bool resumed);
+  void go_offline(session& s, std::string_view reason);
+  void channels_changed(const session& s, const std::vector<std::string>& before);
   std::uint32_t retry_ms_for(ending why);
 
   const config& cfg_;
@@ -111,6 +121,7 @@ class hub {
   history history_;
   std::function<void(time_point)> on_earlier_wake_;
   std::function<void(const session&)> on_detached_;
+  std::vector<session_events*> observers_;
   time_point wake_at_ = time_point::max();
   loop_stats stats_;
   std::minstd_rand rng_;

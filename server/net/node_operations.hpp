@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "admin_request.hpp"
+#include "hook_outbox.hpp"
 #include "loop_stats.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 
@@ -27,12 +28,14 @@ struct loop_snapshot {
   timing_wheel::counters wheel;
   std::uint32_t levels = 0;
   std::vector<std::uint32_t> level0, level1;
+  hook_counters hooks;  // with --hook-url
 };
 
 struct server_snapshot {
   std::vector<loop_snapshot> loops;
   std::chrono::milliseconds tick{0};
   bool clustered = false;  // --redis
+  bool hooks = false;      // --hook-url
   bool redis_up = false;
   std::uint64_t redis_reconnects = 0;
   std::uint64_t published = 0;

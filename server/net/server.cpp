@@ -3,7 +3,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include <algorithm>
 #include <numeric>
+#include <random>
 
 #include "listener.hpp"
 #include "log.hpp"
@@ -49,6 +51,22 @@ server::server(config cfg, node_resources resources)
   for (unsigned i = 0; i < cfg_.threads; ++i) {
     loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, epoch, last_id_));
   }
+  if (cfg_.hook_url) start_hooks();
+}
+
+void server::start_hooks() {
+  std::random_device random;
+  hook_settings_.url = *cfg_.hook_url;
+  hook_settings_.secret = cfg_.hook_secret;
+  hook_settings_.limits = {.batch = cfg_.hook_batch,
+                           .flush = cfg_.hook_flush,
+                           .timeout = cfg_.hook_timeout,
+                           .queue = cfg_.hook_queue};
+  hook_settings_.tls = resources_.hook_tls;
+  hook_settings_.node = fmt::format("{:08x}{:08x}", random(), random());
+  for (auto& loop : loops_)
+    loop->start_hooks(hook_settings_);
+  log_info("event hooks to {} (node {})", cfg_.hook_url->text, hook_settings_.node);
 }
 
 // Connections still pending in the loops hold connection slots (counted here) and the listener
@@ -158,6 +176,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.tick = cfg_.tick;
   base.open_connections = connections_.open();
   base.clustered = bus_ != nullptr;
+  base.hooks = cfg_.hook_url.has_value();
   base.redis_up = bus_ && bus_->up();
   base.redis_reconnects = bus_ ? bus_->reconnects() : 0;
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -178,6 +197,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
         auto l0 = w.occupancy(0), l1 = w.occupancy(1);
         s.level0.assign(l0.begin(), l0.end());
         s.level1.assign(l1.begin(), l1.end());
+        if (loop.hooks()) s.hooks = loop.hooks()->counters();
         return s;
       },
       std::move(origin),
@@ -302,6 +322,7 @@ void server::begin_drain() {
     asio::post(loop->io(), [l = loop.get()] {
       l->sessions().drain(l->now());
       l->close_idle_connections();
+      if (l->hooks()) l->hooks()->flush_all();
     });
   }
   drain_timer_ = std::make_unique<asio::steady_timer>(loops_[0]->io());
@@ -309,12 +330,30 @@ void server::begin_drain() {
 }
 
 // Connections end as soon as their reconnect/shutdown notice is written: stop when they have all
-// gone, and never later than the drain window.
+// gone and every hook event is delivered, and never later than the drain window.
 void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
-  if (connections_.open() == 0 || std::chrono::steady_clock::now() >= deadline) {
+  if (std::chrono::steady_clock::now() >= deadline) {
     drained_.set_value();
     return;
   }
+  if (connections_.open() > 0) return watch_drain_later(deadline);
+  if (!cfg_.hook_url) {
+    drained_.set_value();
+    return;
+  }
+  for_each_loop<char>(
+      [](event_loop& loop) { return static_cast<char>(loop.hooks()->empty()); },
+      loops_[0]->io().get_executor(),
+      [this, deadline](std::vector<char> empty) {
+        if (std::all_of(empty.begin(), empty.end(), [](char e) { return e != 0; })) {
+          drained_.set_value();
+        } else {
+          watch_drain_later(deadline);
+        }
+      });
+}
+
+void server::watch_drain_later(std::chrono::steady_clock::time_point deadline) {
   drain_timer_->expires_after(std::chrono::milliseconds(20));
   drain_timer_->async_wait([this, deadline](boost::system::error_code) { watch_drain(deadline); });
 }

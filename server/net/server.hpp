@@ -61,10 +61,14 @@ class server final : public node {
   event_loop& bus_loop() { return *loops_[0]; }
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
+  void watch_drain_later(std::chrono::steady_clock::time_point deadline);
+  void start_hooks();
   void reload_tls();
 
   config cfg_;
-  node_resources resources_;  // tls is read under tls_mutex_: SIGHUP replaces it
+  node_resources resources_;
+  hook_settings hook_settings_;  // with --hook-url; the loops' hooks refer to it  // tls is read
+                                 // under tls_mutex_: SIGHUP replaces it
   connection_settings connection_settings_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;

@@ -38,6 +38,13 @@ const FLAGS = {
   '--demo': 'switch',
   '--tls-cert': null,
   '--tls-key': null,
+  '--hook-url': null,
+  '--hook-secret': null,
+  '--hook-ca': '/etc/ssl/certs/ca-certificates.crt',
+  '--hook-batch': '100',
+  '--hook-flush': '250ms',
+  '--hook-timeout': '2s',
+  '--hook-queue': '100000',
 };
 
 // --help as { flag: default | null | 'switch' }, from Boost.Program_options' layout: an entry
