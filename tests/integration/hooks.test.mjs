@@ -5,15 +5,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { startServer, sleep, uid, waitFor } from './harness.mjs';
+import https from 'node:https';
+import { makeCertificate, startServer, sleep, uid, waitFor } from './harness.mjs';
 
 // A backend recording every POST: { at, status, body, signature, events }. `answer(req)` returns
-// the status to answer with, or null to never answer.
-async function startBackend(answer) {
+// the status to answer with, or null to never answer. With `tls` ({ certFile, keyFile }): https.
+async function startBackend(answer, tls = null) {
   const requests = [];
   const hanging = new Set();
-  const server = http.createServer((req, res) => {
+  const handler = (req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
@@ -34,10 +36,13 @@ async function startBackend(answer) {
       res.writeHead(record.status, { 'Content-Type': 'text/plain' });
       res.end(record.status === 200 ? 'ok' : 'not now');
     });
-  });
+  };
+  const server = tls
+    ? https.createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, handler)
+    : http.createServer(handler);
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${server.address().port}/events`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${server.address().port}/events`,
     requests,
     accepted: () => requests.filter((r) => r.status === 200).flatMap((r) => r.events),
     async close() {
@@ -192,6 +197,29 @@ test('drain flushes the waiting events, the disconnects included, before exiting
   const types = backend.accepted().filter((e) => e.user === user).map((e) => `${e.type}:${e.reason ?? ''}`);
   assert.deepEqual(types, ['connect:', 'disconnect:shutdown']);
   await backend.close();
+});
+
+test('an https backend is verified against --hook-ca', async () => {
+  const cert = makeCertificate();
+  const backend = await startBackend(() => 200, cert);
+  const trusting = await startServer(['--hook-url', backend.url, '--hook-ca', cert.certFile, '--hook-flush', '50ms']);
+  const other = makeCertificate(); // a CA that did not sign the backend's certificate
+  const distrusting = await startServer(['--hook-url', backend.url, '--hook-ca', other.certFile, '--hook-flush', '50ms']);
+  try {
+    const user = uid('secure');
+    await (await trusting.wsHello({ user, sid: 'a' })).close();
+    await waitFor(() => backend.accepted().some((e) => e.user === user && e.type === 'disconnect'), 5000, 'events over https');
+    const stranger = uid('stranger');
+    await (await distrusting.wsHello({ user: stranger, sid: 'b' })).close();
+    const stats = await distrusting.statsUntil((s) => s.hooks.failed > 0, 5000, 'a POST refused by TLS');
+    assert.equal(stats.hooks.sent, 0);
+    assert.ok(!backend.requests.some((r) => r.events.some((e) => e.user === stranger)));
+    assert.match(distrusting.log, /hook: POST https:\/\/127\.0\.0\.1:\d+\/events TLS handshake failed/u);
+  } finally {
+    await trusting.stop();
+    await distrusting.stop();
+    await backend.close();
+  }
 });
 
 test('hook flags are checked', async () => {
