@@ -4,6 +4,7 @@
 #include <boost/beast/http/field.hpp>
 
 #include "client_auth.hpp"
+#include "presence_api.hpp"
 #include "snapshot_format.hpp"
 
 namespace ringcast {
@@ -56,12 +57,14 @@ void handle_operations(node_operations& node, std::string_view admin_token,
     return;
   }
 
-  const bool known = path == "/admin/publish" || path == "/admin/kick" || path == "/admin/stats";
+  const bool known = path == "/admin/publish" || path == "/admin/kick" || path == "/admin/stats" ||
+                     path == "/admin/presence";
   if (!known)
     return reply(error_response(http_status::not_found, "not_found", "no such path", req));
   if (!authorized(req, admin_token)) {
     return reply(unauthorized_response("Authorization: Bearer <admin token> required", req));
   }
+  if (path == "/admin/presence") return handle_presence(node, origin, req, std::move(reply));
   if (path == "/admin/stats") {
     if (req.method() != http::verb::get) return reply(method_not_allowed(req, "GET"));
     node.snapshot(origin, [req, reply](server_snapshot s) {

@@ -14,6 +14,8 @@
 #include "admin_request.hpp"
 #include "hook_outbox.hpp"
 #include "loop_stats.hpp"
+#include "presence.hpp"
+#include "presence_query.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 
 namespace ringcast {
@@ -60,6 +62,10 @@ class node_operations {
                     std::function<void(std::size_t)> done) = 0;
   virtual void snapshot(boost::asio::any_io_executor origin,
                         std::function<void(server_snapshot)> done) = 0;
+  // Online users and sessions (with --redis: of every live node). `done` runs on `origin`;
+  // nullopt means Redis is unreachable.
+  virtual void presence(const presence_query& q, boost::asio::any_io_executor origin,
+                        std::function<void(std::optional<presence_figures>)> done) = 0;
   // False when this node should not be sent new clients (with --redis: Redis is unreachable).
   virtual bool healthy() const = 0;
 

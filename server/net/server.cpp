@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <numeric>
-#include <random>
 
 #include "listener.hpp"
 #include "log.hpp"
 #include "redis_bus.hpp"
+#include "redis_presence.hpp"
 #include "tls_context.hpp"
 
 namespace ringcast {
@@ -51,28 +51,15 @@ server::server(config cfg, node_resources resources)
   for (unsigned i = 0; i < cfg_.threads; ++i) {
     loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, epoch, last_id_));
   }
+  start_presence();
   if (cfg_.hook_url) start_hooks();
-}
-
-void server::start_hooks() {
-  std::random_device random;
-  hook_settings_.url = *cfg_.hook_url;
-  hook_settings_.secret = cfg_.hook_secret;
-  hook_settings_.limits = {.batch = cfg_.hook_batch,
-                           .flush = cfg_.hook_flush,
-                           .timeout = cfg_.hook_timeout,
-                           .queue = cfg_.hook_queue};
-  hook_settings_.tls = resources_.hook_tls;
-  hook_settings_.node = fmt::format("{:08x}{:08x}", random(), random());
-  for (auto& loop : loops_)
-    loop->start_hooks(hook_settings_);
-  log_info("event hooks to {} (node {})", cfg_.hook_url->text, hook_settings_.node);
 }
 
 // Connections still pending in the loops hold connection slots (counted here) and the listener
 // and the Redis bus live on loop 0: take them down before the loops, the loops before the rest.
 server::~server() {
   listener_.reset();
+  stop_redis_presence();
   bus_.reset();
   drain_timer_.reset();
   loops_.clear();
@@ -298,6 +285,7 @@ void server::start_redis() {
       asio::post(bus_loop().io(), [this, key = s.key()] { bus_->release_session(key); });
     });
   }
+  start_redis_presence();
   asio::post(bus_loop().io(), [this] { bus_->start(); });
 }
 
