@@ -2,6 +2,7 @@
 import { call, token, ApiError } from './admin_api.js';
 import { WheelView } from './wheel.js';
 import { LineChart } from './chart.js';
+import { showTopChannels, TOP_CHANNELS } from './top_channels.js';
 
 const STATS_EVERY_MS = 1000;
 const $ = (id) => document.getElementById(id);
@@ -185,6 +186,8 @@ async function pollStats() {
     setStatsStatus('open', 'live');
     $('error').hidden = true;
     show(stats, Date.now());
+    const presence = await call('GET', `/admin/presence?top=${TOP_CHANNELS}`).catch(() => null);
+    showTopChannels($('top-channels'), presence?.channels ?? null);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       report(err, $('error'));

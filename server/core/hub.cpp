@@ -115,6 +115,7 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
     }
   }
   arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
+  if (!s.online_) go_online(s, r.resumed);
   return r;
 }
 
@@ -130,7 +131,10 @@ std::string hub::hello_for(const attach_result& r) const {
 }
 
 void hub::detach(session& s, const subscriber& conn, time_point now) {
-  if (s.conn_ == &conn) detach_now(s, now);
+  if (s.conn_ != &conn) return;
+  detach_now(s, now);
+  // A long-poll answered, or given up by its client, is followed by the next poll.
+  if (s.transport_ != transport::poll) go_offline(s, "closed");
 }
 
 void hub::detach_now(session& s, time_point now) {
@@ -160,6 +164,10 @@ void hub::end_connection(session& s, ending why, time_point now) {
   subscriber* conn = s.conn_;
   if (!conn) return;
   detach_now(s, now);
+  // A poll answered `timeout` comes straight back; a replaced connection has its successor.
+  const bool goes_on = why == ending::reconnect_timeout || why == ending::reconnect_replaced ||
+                       why == ending::close_replaced;
+  if (!goes_on) go_offline(s, reason_of(why));
   conn->end(make_ending(why, retry_ms_for(why), history_.newest_id()));
 }
 
@@ -174,7 +182,7 @@ std::size_t hub::kick(std::string_view user, time_point now) {
       ++stats_.kicked;
       end_connection(*s, ending::close_kicked, now);
     }
-    drop(*s);
+    drop(*s, "kicked");
   }
   return kicked;
 }
@@ -182,6 +190,8 @@ std::size_t hub::kick(std::string_view user, time_point now) {
 void hub::drain(time_point now) {
   while (!attached_.empty())
     end_connection(*attached_.back(), ending::reconnect_shutdown, now);
+  for (auto& [key, s] : sessions_)
+    go_offline(*s, "shutdown");  // long-poll sessions between two polls
 }
 
 void hub::evict(std::string_view key, time_point now) {
@@ -194,10 +204,11 @@ void hub::evict(std::string_view key, time_point now) {
         s, s.transport_ == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
         now);
   }
-  drop(s);
+  drop(s, "replaced");
 }
 
-void hub::drop(session& s) {
+void hub::drop(session& s, std::string_view reason) {
+  if (s.online_) go_offline(s, reason);  // first: leaving every channel is part of going away
   wheel_.cancel(s);
   set_channels(s, {});
   auto& same_user = by_user_[s.user()];

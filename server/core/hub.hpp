@@ -28,6 +28,7 @@
 #include "loop_stats.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "session.hpp"
+#include "session_events.hpp"
 
 namespace ringcast {
 
@@ -87,6 +88,10 @@ class hub {
   void seed_history(const std::vector<message_ptr>& retained, time_point now, std::int64_t now_ms);
   // Called when a session loses its last connection (the multi-node record then starts its TTL).
   void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
+  // Adds an observer of sessions going online and offline and of their channels; it must outlive
+  // the hub or be removed by its destructor.
+  void observe(session_events& o) { observers_.push_back(&o); }
+  void unobserve(session_events& o) { std::erase(observers_, &o); }
 
   // Arms (or moves) any timed object of this loop, e.g. a connection's handshake timeout.
   void arm(timed& t, time_point deadline);
@@ -127,7 +132,11 @@ class hub {
   void expire(expiry& e, time_point now);
   static bool is_expired(const message& m);
   void set_channels(session& s, std::vector<std::string> channels);
-  void drop(session& s);
+  void drop(session& s, std::string_view reason);
+  // hub_events.cpp: the session's online state and what its observers are told.
+  void go_online(session& s, bool resumed);
+  void go_offline(session& s, std::string_view reason);
+  void channels_changed(const session& s, const std::vector<std::string>& before);
   std::uint32_t retry_ms_for(ending why);
 
   const config& cfg_;
@@ -135,6 +144,7 @@ class hub {
   history history_;
   std::function<void(time_point)> on_earlier_wake_;
   std::function<void(const session&)> on_detached_;
+  std::vector<session_events*> observers_;
   time_point wake_at_ = time_point::max();
   loop_stats stats_;
   std::minstd_rand rng_;

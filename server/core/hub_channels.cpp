@@ -33,14 +33,16 @@ void hub::unsubscribe(session& s, const std::vector<std::string>& channels) {
 }
 
 void hub::set_channels(session& s, std::vector<std::string> channels) {
-  for (const auto& c : s.channels_) {
+  std::vector<std::string> before = std::move(s.channels_);
+  s.channels_ = std::move(channels);
+  for (const auto& c : before) {
     auto it = by_channel_.find(c);
     it->second.erase(&s);
     if (it->second.empty()) by_channel_.erase(it);
   }
-  s.channels_ = std::move(channels);
   for (const auto& c : s.channels_)
     by_channel_[c].insert(&s);
+  if (s.online_) channels_changed(s, before);
 }
 
 }  // namespace ringcast

@@ -38,7 +38,7 @@ void hub::on_session_timer(session& s, time_point now) {
   if (!s.conn_) {
     if (now >= s.detached_at_ + cfg_.session_ttl) {
       ++stats_.session_ttl;
-      drop(s);
+      drop(s, "session_ttl");
     } else {
       arm(s, next_deadline(s));
     }

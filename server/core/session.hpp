@@ -52,6 +52,10 @@ class session final : public timed {
   const std::string& user() const { return user_; }
   const std::string& sid() const { return sid_; }
   std::string key() const { return session_key(user_, sid_); }
+  // The transport of its current (or last) connection, and the channels it listens to.
+  transport kind() const { return transport_; }
+  const std::vector<std::string>& channels() const { return channels_; }
+  bool online() const { return online_; }  // see session_events.hpp
 
  private:
   friend class hub;
@@ -70,6 +74,7 @@ class session final : public timed {
   time_point last_activity_{};           // last client frame or pong (WebSocket)
   time_point last_sent_{};               // last server write (heartbeats are due after it)
   time_point detached_at_{};             // when the last connection ended
+  bool online_ = false;                  // see session_events.hpp
 };
 
 }  // namespace ringcast

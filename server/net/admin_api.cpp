@@ -5,6 +5,7 @@
 
 #include "client_auth.hpp"
 #include "promotion_api.hpp"
+#include "presence_api.hpp"
 #include "snapshot_format.hpp"
 
 namespace ringcast {
@@ -58,7 +59,8 @@ void handle_operations(node_operations& node, std::string_view admin_token,
   }
 
   const bool known = path == "/admin/publish" || path == "/admin/kick" || path == "/admin/stats" ||
-                     is_promotion_path(path);
+                     is_promotion_path(path) ||
+                     path == "/admin/presence";
   if (!known)
     return reply(error_response(http_status::not_found, "not_found", "no such path", req));
   if (!authorized(req, admin_token)) {
@@ -66,6 +68,7 @@ void handle_operations(node_operations& node, std::string_view admin_token,
   }
   if (is_promotion_path(path))
     return handle_promotion_path(node, std::move(origin), path, req, std::move(reply));
+  if (path == "/admin/presence") return handle_presence(node, origin, req, std::move(reply));
   if (path == "/admin/stats") {
     if (req.method() != http::verb::get) return reply(method_not_allowed(req, "GET"));
     node.snapshot(origin, [req, reply](server_snapshot s) {

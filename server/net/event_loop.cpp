@@ -11,6 +11,10 @@ event_loop::event_loop(node& shared, const config& cfg, unsigned index, time_poi
       work_(ctx_.get_executor()),
       timer_(ctx_) {}
 
+void event_loop::start_hooks(const hook_settings& settings) {
+  hooks_ = std::make_unique<loop_hooks>(ctx_, hub_, settings, index_, [this] { return now(); });
+}
+
 void event_loop::start() {
   thread_ = std::thread([this] { ctx_.run(); });
 }

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "connection_context.hpp"
+#include "loop_hooks.hpp"
 #include "node.hpp"
 
 namespace ringcast {
@@ -47,6 +48,10 @@ class event_loop final : public connection_context {
   // Runs the timers that are due by now (the picture of the wheel shows the current tick).
   void catch_up() { on_wake(); }
 
+  // With --hook-url: this loop's session events go to the backend (before start()).
+  void start_hooks(const hook_settings& settings);
+  loop_hooks* hooks() { return hooks_.get(); }
+
   void start();  // runs the io_context on a thread of its own
   void stop() { ctx_.stop(); }
   void join();
@@ -67,6 +72,8 @@ class event_loop final : public connection_context {
   boost::asio::io_context ctx_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   boost::asio::steady_timer timer_;  // the loop's one timer, armed for the wheel's next due tick
+  // After the io_context: it goes first, while the io_context and the hub still exist.
+  std::unique_ptr<loop_hooks> hooks_;
   std::thread thread_;
 };
 

@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "admin_request.hpp"
+#include "hook_outbox.hpp"
 #include "loop_stats.hpp"
+#include "presence.hpp"
+#include "presence_query.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 
 namespace ringcast {
@@ -27,6 +30,7 @@ struct loop_snapshot {
   timing_wheel::counters wheel;
   std::uint32_t levels = 0;
   std::vector<std::uint32_t> level0, level1;
+  hook_counters hooks;  // with --hook-url
 };
 
 struct server_snapshot {
@@ -35,6 +39,7 @@ struct server_snapshot {
   std::vector<loop_snapshot> loops;
   std::chrono::milliseconds tick{0};
   bool clustered = false;  // --redis
+  bool hooks = false;      // --hook-url
   bool redis_up = false;
   std::uint64_t redis_reconnects = 0;
   std::uint64_t published = 0;
@@ -87,6 +92,10 @@ class node_operations {
 
   virtual void snapshot(boost::asio::any_io_executor origin,
                         std::function<void(server_snapshot)> done) = 0;
+  // Online users and sessions (with --redis: of every live node). `done` runs on `origin`;
+  // nullopt means Redis is unreachable.
+  virtual void presence(const presence_query& q, boost::asio::any_io_executor origin,
+                        std::function<void(std::optional<presence_figures>)> done) = 0;
   // False when this node should not be sent new clients (with --redis: Redis is unreachable).
   virtual bool healthy() const = 0;
 

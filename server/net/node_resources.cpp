@@ -25,6 +25,11 @@ parsed<node_resources> build_resources(const config& cfg) {
     if (!tls) return parsed<node_resources>::fail("--tls-cert/--tls-key: " + tls.error);
     r.tls = std::make_shared<const tls_context>(std::move(*tls.value));
   }
+  if (cfg.hook_url && cfg.hook_url->tls) {
+    auto tls = tls_context::for_client(cfg.hook_ca_file);
+    if (!tls) return parsed<node_resources>::fail("--hook-ca: " + tls.error);
+    r.hook_tls = std::make_shared<const tls_context>(std::move(*tls.value));
+  }
   return parsed<node_resources>::ok(std::move(r));
 }
 

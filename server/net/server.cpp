@@ -3,11 +3,13 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include <algorithm>
 #include <numeric>
 
 #include "listener.hpp"
 #include "log.hpp"
 #include "redis_bus.hpp"
+#include "redis_presence.hpp"
 #include "tls_context.hpp"
 #include "wall_clock.hpp"
 
@@ -47,12 +49,15 @@ server::server(config cfg, node_resources resources)
       *loops_[0], cfg_.max_scheduled, [this](const publish_request& req) {
         publish(req, loops_[0]->io().get_executor(), [](std::optional<publish_receipt>) {});
       });
+  start_presence();
+  if (cfg_.hook_url) start_hooks();
 }
 
 // Connections still pending in the loops hold connection slots (counted here) and the listener
 // and the Redis bus live on loop 0: take them down before the loops, the loops before the rest.
 server::~server() {
   listener_.reset();
+  stop_redis_presence();
   bus_.reset();
   drain_timer_.reset();
   promotions_.reset();
@@ -162,6 +167,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.scheduled = promotions_->waiting();
   base.open_connections = connections_.open();
   base.clustered = bus_ != nullptr;
+  base.hooks = cfg_.hook_url.has_value();
   base.redis_up = bus_ && bus_->up();
   base.redis_reconnects = bus_ ? bus_->reconnects() : 0;
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -182,6 +188,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
         auto l0 = w.occupancy(0), l1 = w.occupancy(1);
         s.level0.assign(l0.begin(), l0.end());
         s.level1.assign(l1.begin(), l1.end());
+        if (loop.hooks()) s.hooks = loop.hooks()->counters();
         return s;
       },
       std::move(origin),
@@ -284,6 +291,7 @@ void server::start_redis() {
       asio::post(bus_loop().io(), [this, key = s.key()] { bus_->release_session(key); });
     });
   }
+  start_redis_presence();
   asio::post(bus_loop().io(), [this] { bus_->start(); });
 }
 
@@ -315,6 +323,7 @@ void server::begin_drain() {
     asio::post(loop->io(), [l = loop.get()] {
       l->sessions().drain(l->now());
       l->drain_idle_connections();
+      if (l->hooks()) l->hooks()->flush_all();
     });
   }
   drain_timer_ = std::make_unique<asio::steady_timer>(loops_[0]->io());
@@ -322,12 +331,30 @@ void server::begin_drain() {
 }
 
 // Connections end as soon as their reconnect/shutdown notice is written: stop when they have all
-// gone, and never later than the drain window.
+// gone and every hook event is delivered, and never later than the drain window.
 void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
-  if (connections_.open() == 0 || std::chrono::steady_clock::now() >= deadline) {
+  if (std::chrono::steady_clock::now() >= deadline) {
     drained_.set_value();
     return;
   }
+  if (connections_.open() > 0) return watch_drain_later(deadline);
+  if (!cfg_.hook_url) {
+    drained_.set_value();
+    return;
+  }
+  for_each_loop<char>(
+      [](event_loop& loop) { return static_cast<char>(loop.hooks()->empty()); },
+      loops_[0]->io().get_executor(),
+      [this, deadline](std::vector<char> empty) {
+        if (std::all_of(empty.begin(), empty.end(), [](char e) { return e != 0; })) {
+          drained_.set_value();
+        } else {
+          watch_drain_later(deadline);
+        }
+      });
+}
+
+void server::watch_drain_later(std::chrono::steady_clock::time_point deadline) {
   drain_timer_->expires_after(std::chrono::milliseconds(20));
   drain_timer_->async_wait([this, deadline](boost::system::error_code) { watch_drain(deadline); });
 }

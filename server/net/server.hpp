@@ -25,6 +25,7 @@ namespace ringcast {
 
 class listener;
 class redis_bus;
+class redis_presence;
 
 class server final : public node {
  public:
@@ -67,6 +68,8 @@ class server final : public node {
              std::function<void(std::optional<message_reach>)> done) override {
     promotions_->reach(id, std::move(origin), std::move(done));
   }
+  void presence(const presence_query& q, boost::asio::any_io_executor origin,
+                std::function<void(std::optional<presence_figures>)> done) override;
   bool healthy() const override;
 
  private:
@@ -81,16 +84,25 @@ class server final : public node {
   event_loop& bus_loop() { return *loops_[0]; }
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
+  void watch_drain_later(std::chrono::steady_clock::time_point deadline);
+  void start_hooks();  // server_observers.cpp
+  // server_observers.cpp
+  void start_presence();
+  void start_redis_presence();
+  void stop_redis_presence();
   void reload_tls();
 
   config cfg_;
   node_resources resources_;  // tls is read under tls_mutex_: SIGHUP replaces it
+  hook_settings hook_settings_;  // with --hook-url; the loops' hooks refer to it
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
+  presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
   std::unique_ptr<promotions> promotions_;  // on loop 0
   std::unique_ptr<listener> listener_;
-  std::unique_ptr<redis_bus> bus_;  // on loop 0, with --redis
+  std::unique_ptr<redis_bus> bus_;                  // on loop 0, with --redis
+  std::unique_ptr<redis_presence> redis_presence_;  // with --redis
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;
   std::promise<void> drained_;

@@ -39,6 +39,22 @@ void for_each_expiration(const loop_stats& t, F&& f) {
   }
 }
 
+// The event hooks of every loop: counters summed, the backend up if every loop's last POST was
+// accepted.
+hook_counters hook_totals(const server_snapshot& s) {
+  hook_counters t;
+  for (const auto& l : s.loops) {
+    t.sent += l.hooks.sent;
+    t.batches += l.hooks.batches;
+    t.retried += l.hooks.retried;
+    t.failed += l.hooks.failed;
+    t.dropped += l.hooks.dropped;
+    t.queued += l.hooks.queued;
+    t.backend_up = t.backend_up && l.hooks.backend_up;
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string stats_json(const server_snapshot& s) {
@@ -91,6 +107,16 @@ std::string stats_json(const server_snapshot& s) {
           {"cancelled", w.cancelled},
           {"fired", w.fired},
           {"cascaded", w.cascaded}}}}}};
+  if (s.hooks) {
+    const hook_counters h = hook_totals(s);
+    out["hooks"] = {{"sent", h.sent},
+                    {"batches", h.batches},
+                    {"retried", h.retried},
+                    {"failed", h.failed},
+                    {"dropped", h.dropped},
+                    {"queued", h.queued},
+                    {"backend_up", h.backend_up}};
+  }
   if (s.clustered) {
     out["redis"] = {{"up", s.redis_up}, {"reconnects", s.redis_reconnects}};
   }
@@ -154,6 +180,24 @@ std::string prometheus_text(const server_snapshot& s) {
     sample("ringcast_redis_up", s.redis_up ? 1 : 0);
     family("ringcast_redis_reconnects_total", "counter", "Redis connections lost and retried.");
     sample("ringcast_redis_reconnects_total", s.redis_reconnects);
+  }
+  if (s.hooks) {
+    const hook_counters h = hook_totals(s);
+    family("ringcast_hook_events_sent_total", "counter", "Hook events the backend accepted.");
+    sample("ringcast_hook_events_sent_total", h.sent);
+    family("ringcast_hook_retries_total", "counter", "Hook POSTs repeating a failed one.");
+    sample("ringcast_hook_retries_total", h.retried);
+    family("ringcast_hook_failures_total", "counter",
+           "Hook POSTs answered non-2xx or not within --hook-timeout.");
+    sample("ringcast_hook_failures_total", h.failed);
+    family("ringcast_hook_events_dropped_total", "counter",
+           "Hook events dropped, oldest first, beyond --hook-queue.");
+    sample("ringcast_hook_events_dropped_total", h.dropped);
+    family("ringcast_hook_queue", "gauge", "Hook events waiting, batches in flight included.");
+    sample("ringcast_hook_queue", h.queued);
+    family("ringcast_hook_backend_up", "gauge",
+           "1 when the last hook POST of every loop was accepted.");
+    sample("ringcast_hook_backend_up", h.backend_up ? 1 : 0);
   }
   family("ringcast_uptime_seconds", "gauge", "Seconds since start.");
   sample("ringcast_uptime_seconds", static_cast<double>(s.uptime.count()) / 1000.0);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "http_url.hpp"
 #include "redis_url.hpp"
 
 namespace ringcast {
@@ -68,6 +69,15 @@ struct config {
   bool tls() const { return !tls_cert_file.empty(); }
 
   log_level log = log_level::info;  // --log-level
+  // --hook-url URL: session events POSTed to the shop's backend in batches, retried on failure
+  // (docs/operations.md, "Event hooks"); none: no hooks.
+  std::optional<http_url> hook_url;
+  std::string hook_secret;  // --hook-secret: signs each body (X-Ringcast-Signature)
+  std::string hook_ca_file = "/etc/ssl/certs/ca-certificates.crt";  // --hook-ca: https backends
+  std::size_t hook_batch = 100;      // --hook-batch: events per POST at most
+  ms hook_flush{250};                // --hook-flush: an event waits at most this long for a batch
+  ms hook_timeout{2'000};            // --hook-timeout: a POST not answered by then is retried
+  std::size_t hook_queue = 100'000;  // --hook-queue: events kept per loop; the oldest go beyond
 
   std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
 };

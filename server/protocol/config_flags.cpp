@@ -88,7 +88,22 @@ po::options_description describe_flags() {
       ("tls-key", po::value<std::string>()->value_name("FILE"),
        "the PEM private key of --tls-cert")  //
       ("log-level", text("LEVEL", "info"),
-       "info: every event worth knowing; warn: only what needs attention (SIGHUP applies it)");
+       "info: every event worth knowing; warn: only what needs attention (SIGHUP applies it)")  //
+      ("hook-url", po::value<std::string>()->value_name("URL"),
+       "POST session events (connect, disconnect, subscribe, unsubscribe) to this http:// or "
+       "https:// URL in batches, retried with back-off until accepted (default: none)")  //
+      ("hook-secret", po::value<std::string>()->value_name("SECRET"),
+       "sign every hook body: X-Ringcast-Signature: sha256=<hex HMAC-SHA256 of the body>")  //
+      ("hook-ca", text("FILE", d.hook_ca_file),
+       "PEM certificates an https hook backend is verified against")             //
+      ("hook-batch", number("N", d.hook_batch), "events per hook POST at most")  //
+      ("hook-flush", duration(d.hook_flush),
+       "send a partial batch once its oldest event has waited this long")  //
+      ("hook-timeout", duration(d.hook_timeout),
+       "a hook POST not answered by then counts as failed and is retried")  //
+      ("hook-queue", number("N", d.hook_queue),
+       "hook events kept per event loop while the backend is down; the oldest are dropped "
+       "beyond it");
   return flags;
 }
 

@@ -65,6 +65,13 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"tls-key", text(&config::tls_key_file)},
       {"log-level",
        [](const config& c) { return std::string(c.log == log_level::warn ? "warn" : "info"); }},
+      {"hook-url", [](const config& c) { return c.hook_url ? c.hook_url->text : std::string{}; }},
+      {"hook-secret", text(&config::hook_secret)},
+      {"hook-ca", text(&config::hook_ca_file)},
+      {"hook-batch", number(&config::hook_batch)},
+      {"hook-flush", duration(&config::hook_flush)},
+      {"hook-timeout", duration(&config::hook_timeout)},
+      {"hook-queue", number(&config::hook_queue)},
   };
   std::vector<std::string> changed;
   for (const auto& [name, value] : settings)

@@ -23,6 +23,7 @@
 #include "config_file.hpp"
 #include "config_flags.hpp"
 #include "duration.hpp"
+#include "http_url.hpp"
 #include "redis_url.hpp"
 
 namespace ringcast {
@@ -189,13 +190,33 @@ void resolve_tls(const po::variables_map& vm, config& cfg) {
   }
 }
 
+void resolve_hooks(const po::variables_map& vm, config& cfg) {
+  constexpr auto no_limit = std::numeric_limits<std::size_t>::max();
+  cfg.hook_batch = number_flag(vm, "hook-batch", 1, 10'000);
+  cfg.hook_queue = number_flag(vm, "hook-queue", 1, no_limit);
+  cfg.hook_flush = duration_flag(vm, "hook-flush");
+  cfg.hook_timeout = duration_flag(vm, "hook-timeout");
+  if (vm.count("hook-url")) {
+    auto url = parse_http_url(text_of(vm, "hook-url"));
+    if (!url) bad_flag("hook-url", url.error);
+    cfg.hook_url = std::move(url.value);
+  }
+  cfg.hook_ca_file = text_of(vm, "hook-ca");
+  if (vm.count("hook-secret")) {
+    if (!cfg.hook_url) bad_flag("hook-secret", "needs --hook-url");
+    cfg.hook_secret = text_of(vm, "hook-secret");
+    if (cfg.hook_secret.empty()) bad_flag("hook-secret", "expected a non-empty secret");
+  }
+}
+
 // Timeouts run on the wheel, which cannot measure anything shorter than one tick.
 void check_timeouts(const config& cfg) {
   struct timeout {
     const char* flag;
     config::ms value;
-    bool zero_allowed;  // 0 turns it off (max-connection-age, keep-alive) or makes it immediate
-                        // (drain)
+    bool zero_allowed;    // 0 turns it off (max-connection-age, keep-alive) or makes it immediate
+                          // (drain)
+    bool applies = true;  // the hook timeouts only with --hook-url
   };
   const timeout timeouts[] = {{"poll-timeout", cfg.poll_timeout, false},
                               {"heartbeat", cfg.heartbeat, false},
@@ -204,8 +225,11 @@ void check_timeouts(const config& cfg) {
                               {"handshake-timeout", cfg.handshake_timeout, false},
                               {"keepalive-timeout", cfg.keepalive_timeout, true},
                               {"max-connection-age", cfg.max_connection_age, true},
-                              {"drain", cfg.drain, true}};
+                              {"drain", cfg.drain, true},
+                              {"hook-flush", cfg.hook_flush, false, cfg.hook_url.has_value()},
+                              {"hook-timeout", cfg.hook_timeout, false, cfg.hook_url.has_value()}};
   for (const auto& t : timeouts) {
+    if (!t.applies) continue;
     if (t.value.count() == 0) {
       if (!t.zero_allowed) bad_flag(t.flag, "must be more than 0");
     } else if (t.value < cfg.tick) {
@@ -259,6 +283,7 @@ config build_config(const po::variables_map& vm,
   } else if (level != "info") {
     bad_flag("log-level", fmt::format("expected info or warn, got '{}'", level));
   }
+  resolve_hooks(vm, cfg);
 
   check_timeouts(cfg);
   return cfg;

@@ -364,6 +364,15 @@ void redis_bus::claim_session(const std::string& key, std::function<void(bool)> 
                      });
 }
 
+void redis_bus::command(const std::vector<std::string>& args,
+                        std::function<void(const redisReply*)> done) {
+  if (!up()) {
+    asio::post(ctx_, [done = std::move(done)] { done(nullptr); });
+    return;
+  }
+  commands_->command(args, std::move(done));
+}
+
 void redis_bus::release_session(const std::string& key) {
   if (!up()) return;  // the record then expires at its live-session bound
   commands_->command({"EVAL", release_script, "1", session_prefix + key, node_id_,

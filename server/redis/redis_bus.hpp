@@ -67,6 +67,9 @@ class redis_bus {
   // This node now holds session `key`; `done(existed)`: the session was known to Redis (on this or
   // another node). Unreachable Redis: done(false).
   void claim_session(const std::string& key, std::function<void(bool)> done);
+  // Any command on the bus's connection to the master (presence); done(nullptr) when Redis is
+  // unreachable or the connection is lost before the reply.
+  void command(const std::vector<std::string>& args, std::function<void(const redisReply*)> done);
   // Session `key` lost its last connection here: its record expires with the session TTL.
   void release_session(const std::string& key);
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  launchBrowser, openStore, screenshot, startServer, uniqueUser,
+  fakeSkip, launchBrowser, openStore, screenshot, startServer, uniqueUser,
 } from './support.mjs';
 
 describe('admin page', () => {
@@ -51,6 +51,28 @@ describe('admin page', () => {
       null, { timeout: 10000 });
     // A single node without Redis: its listening address, nothing about a cluster.
     assert.equal(await admin.textContent('#stat-node'), (await server.stats()).node.address);
+  });
+
+  test('lists the top channels by presence, most sessions first', { skip: fakeSkip('presence is the real server\'s') }, async () => {
+    // Four sessions of three users on one channel: more than any brand the shoppers listen to.
+    const flash = uniqueUser('flash-sale');
+    const [u1, u2, u3] = ['a', 'b', 'c'].map((p) => uniqueUser(`fan-${p}`));
+    const fans = [];
+    for (const user of [u1, u1, u2, u3]) { // each tab is a session of its own
+      // WebSockets: Chromium holds at most 6 HTTP connections to a host, and the admin page needs one.
+      fans.push(await openStore(browser.context, server.url, { user, transport: 'ws', channels: [flash] }));
+    }
+    try {
+      await admin.waitForFunction((name) => {
+        const first = document.querySelector('#top-channels li');
+        return first?.dataset.channel === name && /3 users, 4 sessions/.test(first.textContent);
+      }, flash, { timeout: 10000 });
+      // Every brand the three shoppers listen to is listed after it, with its own counts.
+      const items = await admin.$$eval('#top-channels li', (lis) => lis.map((li) => li.textContent));
+      assert.ok(items.length >= 2 && items.length <= 10, JSON.stringify(items));
+    } finally {
+      for (const page of fans) await page.close();
+    }
   });
 
   test('draws the wheel with every connected session', async () => {

@@ -40,6 +40,13 @@ const FLAGS = {
   '--tls-cert': null,
   '--tls-key': null,
   '--log-level': 'info',
+  '--hook-url': null,
+  '--hook-secret': null,
+  '--hook-ca': '/etc/ssl/certs/ca-certificates.crt',
+  '--hook-batch': '100',
+  '--hook-flush': '250ms',
+  '--hook-timeout': '2s',
+  '--hook-queue': '100000',
 };
 
 // --help as { flag: default | null | 'switch' }, from Boost.Program_options' layout: an entry

@@ -34,6 +34,10 @@ class counting_operations final : public node_operations {
   void snapshot(boost::asio::any_io_executor, std::function<void(server_snapshot)> done) override {
     done({});
   }
+  void presence(const presence_query&, boost::asio::any_io_executor,
+                std::function<void(std::optional<presence_figures>)> done) override {
+    done(presence_figures{});
+  }
   bool healthy() const override { return true; }
   std::atomic<int> publishes{0};
 };

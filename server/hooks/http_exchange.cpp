@@ -1,0 +1,154 @@
+#include "http_exchange.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+
+#include <fmt/format.h>
+
+#include "net_stream.hpp"
+
+namespace ringcast {
+namespace {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using boost::system::error_code;
+using tcp = asio::ip::tcp;
+
+class exchange final : public http_exchange, public std::enable_shared_from_this<exchange> {
+ public:
+  exchange(asio::io_context& io, const http_url& url, std::shared_ptr<const tls_context> tls,
+           std::size_t max_body, handler done)
+      : io_(io),
+        url_(url),
+        tls_(std::move(tls)),
+        resolver_(io),
+        stream_(tcp::socket(io)),
+        max_body_(max_body),
+        done_(std::move(done)) {
+    parser_.body_limit(max_body);
+    parser_.header_limit(16 * 1024);
+  }
+
+  void start(std::string body, std::vector<header> headers) {
+    request_.method(http::verb::post);
+    request_.target(url_.target);
+    request_.set(http::field::host, url_.port == (url_.tls ? 443 : 80)
+                                        ? url_.host
+                                        : fmt::format("{}:{}", url_.host, url_.port));
+    request_.set(http::field::user_agent, "ringcast");
+    request_.set(http::field::content_type, "application/json");
+    for (auto& [name, value] : headers)
+      request_.set(name, value);
+    request_.body() = std::move(body);
+    request_.keep_alive(false);
+    request_.prepare_payload();
+    if (url_.tls && !tls_) return fail("https needs a TLS client context");
+    resolver_.async_resolve(
+        url_.host, std::to_string(url_.port),
+        [self = shared_from_this()](error_code ec, tcp::resolver::results_type r) {
+          self->on_resolved(ec, std::move(r));
+        });
+  }
+
+  void cancel() override {
+    if (finished_) return;
+    cancelled_ = true;
+    resolver_.cancel();
+    error_code ignored;
+    stream_.socket().close(ignored);
+    // Whatever was pending completes with an error and reports `cancelled`; if nothing was
+    // (between two steps), the next step sees cancelled_.
+  }
+
+ private:
+  void on_resolved(error_code ec, tcp::resolver::results_type results) {
+    if (cancelled_) return fail("cancelled");
+    if (ec) return fail("cannot resolve " + url_.host + ": " + ec.message());
+    asio::async_connect(stream_.socket(), results,
+                        [self = shared_from_this()](error_code cec, const tcp::endpoint&) {
+                          self->on_connected(cec);
+                        });
+  }
+
+  void on_connected(error_code ec) {
+    if (cancelled_) return fail("cancelled");
+    if (ec) return fail("connect failed: " + ec.message());
+    error_code ignored;
+    stream_.socket().set_option(tcp::no_delay(true), ignored);
+    if (!url_.tls) return send();
+    auto session = tls_->new_session(stream_.socket().native_handle(), url_.host);
+    if (!session) return fail("cannot start TLS");
+    stream_ = net_stream(std::move(stream_.socket()), std::move(session));
+    stream_.async_handshake([self = shared_from_this()](error_code hec) {
+      if (self->cancelled_) return self->fail("cancelled");
+      if (hec) return self->fail("TLS handshake failed: " + hec.message());
+      self->send();
+    });
+  }
+
+  void send() {
+    http::async_write(stream_, request_, [self = shared_from_this()](error_code ec, std::size_t) {
+      if (self->cancelled_) return self->fail("cancelled");
+      if (ec) return self->fail("write failed: " + ec.message());
+      http::async_read(self->stream_, self->buffer_, self->parser_,
+                       [self](error_code rec, std::size_t) { self->on_read(rec); });
+    });
+  }
+
+  void on_read(error_code ec) {
+    if (cancelled_) return fail("cancelled");
+    if (ec == http::error::body_limit)
+      return fail(fmt::format("answer body over {} bytes", max_body_));
+    if (ec) return fail("no answer: " + ec.message());
+    auto& response = parser_.get();
+    http_answer a;
+    a.status = response.result_int();
+    a.content_type = std::string(response[http::field::content_type]);
+    a.body = std::move(response.body());
+    finish(std::move(a));
+  }
+
+  void fail(std::string why) {
+    http_answer a;
+    a.failure = std::move(why);
+    finish(std::move(a));
+  }
+
+  void finish(http_answer a) {
+    if (finished_) return;
+    finished_ = true;
+    error_code ignored;
+    stream_.socket().close(ignored);
+    asio::post(io_, [done = std::move(done_), a = std::move(a)]() mutable { done(std::move(a)); });
+  }
+
+  asio::io_context& io_;
+  http_url url_;
+  std::shared_ptr<const tls_context> tls_;
+  tcp::resolver resolver_;
+  net_stream stream_;
+  boost::beast::flat_buffer buffer_;
+  http::request<http::string_body> request_;
+  http::response_parser<http::string_body> parser_;
+  std::size_t max_body_;
+  handler done_;
+  bool cancelled_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<http_exchange> http_exchange::post(asio::io_context& io, const http_url& url,
+                                                   std::shared_ptr<const tls_context> tls,
+                                                   std::string body, std::vector<header> headers,
+                                                   std::size_t max_answer_body, handler done) {
+  auto x = std::make_shared<exchange>(io, url, std::move(tls), max_answer_body, std::move(done));
+  x->start(std::move(body), std::move(headers));
+  return x;
+}
+
+}  // namespace ringcast

@@ -1,0 +1,193 @@
+// The hub's session events (core/session_events.hpp) on a simulated clock, and the JSON the hook
+// writer makes of them (hooks/hook_events.hpp).
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <boost/json.hpp>
+
+#include "hook_events.hpp"
+#include "hub.hpp"
+
+namespace ringcast {
+namespace {
+
+using namespace std::chrono_literals;
+using time_point = hub::time_point;
+
+class quiet_subscriber final : public subscriber {
+ public:
+  explicit quiet_subscriber(transport kind) : kind_(kind) {}
+  transport kind() const override { return kind_; }
+  void deliver(const message_ptr&) override {}
+  void heartbeat() override {}
+  void end(const ending_notice& n) override { endings.push_back(n.why); }
+  std::vector<ending> endings;
+
+ private:
+  transport kind_;
+};
+
+// Every event as one line: "connect alice/0 resumed=0 [news]", "disconnect alice/0 closed", …
+class recorder final : public session_events {
+ public:
+  void on_connect(const session& s, bool resumed) override {
+    lines.push_back("connect " + s.key() + " resumed=" + std::to_string(resumed) +
+                    list(s.channels()));
+  }
+  void on_disconnect(const session& s, std::string_view reason) override {
+    lines.push_back("disconnect " + s.key() + " " + std::string(reason));
+  }
+  void on_subscribe(const session& s, const std::vector<std::string>& c) override {
+    lines.push_back("subscribe " + s.key() + list(c));
+  }
+  void on_unsubscribe(const session& s, const std::vector<std::string>& c) override {
+    lines.push_back("unsubscribe " + s.key() + list(c));
+  }
+  static std::string list(const std::vector<std::string>& c) {
+    std::string out = " [";
+    for (std::size_t i = 0; i < c.size(); ++i)
+      out += (i ? "," : "") + c[i];
+    return out + "]";
+  }
+  std::vector<std::string> lines;
+};
+
+client_params params(std::string user, std::string sid, std::vector<std::string> channels = {}) {
+  client_params p;
+  p.user = std::move(user);
+  p.sid = std::move(sid);
+  p.channels = std::move(channels);
+  return p;
+}
+
+class SessionEventsTest : public ::testing::Test {
+ protected:
+  SessionEventsTest() {
+    cfg.tick = 10ms;
+    cfg.heartbeat = 10s;
+    cfg.idle_timeout = 30s;
+    cfg.session_ttl = 5s;
+    cfg.poll_timeout = 2s;
+    h = std::make_unique<hub>(cfg, now, 0, [](time_point) {});
+    h->observe(events);
+  }
+  void advance_by(std::chrono::milliseconds d) {
+    const time_point end = now + d;
+    while (now < end) {
+      now += cfg.tick;
+      h->advance(now);
+    }
+  }
+  config cfg;
+  time_point now = time_point{} + 1h;
+  recorder events;
+  std::unique_ptr<hub> h;
+};
+
+TEST_F(SessionEventsTest, AWebSocketConnectsSubscribesAndDisconnects) {
+  quiet_subscriber ws(transport::ws);
+  auto r = h->attach(params("alice", "0", {"news"}), ws, now);
+  ASSERT_TRUE(h->subscribe(*r.s, {"news", "sport"}));  // news it already has
+  h->unsubscribe(*r.s, {"news", "weather"});           // weather it never had
+  h->detach(*r.s, ws, now);
+  EXPECT_EQ(events.lines, (std::vector<std::string>{
+                              "connect alice/0 resumed=0 [news]", "subscribe alice/0 [sport]",
+                              "unsubscribe alice/0 [news]", "disconnect alice/0 closed"}));
+  // Back within the TTL: online again, resumed.
+  quiet_subscriber again(transport::ws);
+  h->attach(params("alice", "0", {"sport"}), again, now);
+  EXPECT_EQ(events.lines.back(), "connect alice/0 resumed=1 [sport]");
+}
+
+TEST_F(SessionEventsTest, AReplacedConnectionKeepsTheSessionOnline) {
+  quiet_subscriber first(transport::ws), second(transport::sse);
+  h->attach(params("alice", "0", {"a"}), first, now);
+  h->attach(params("alice", "0", {"b"}), second, now);
+  EXPECT_EQ(first.endings, (std::vector<ending>{ending::close_replaced}));
+  // No disconnect, no second connect: the channels it changed are told as such.
+  EXPECT_EQ(events.lines,
+            (std::vector<std::string>{"connect alice/0 resumed=0 [a]", "unsubscribe alice/0 [a]",
+                                      "subscribe alice/0 [b]"}));
+}
+
+TEST_F(SessionEventsTest, ALongPollSessionStaysOnlineBetweenPollsUntilItsTtl) {
+  for (int poll = 0; poll < 3; ++poll) {
+    quiet_subscriber p(transport::poll);
+    auto r = h->attach(params("bob", "t", {"x"}), p, now);
+    advance_by(cfg.poll_timeout);  // answered reconnect/timeout
+    EXPECT_EQ(p.endings, (std::vector<ending>{ending::reconnect_timeout}));
+    advance_by(100ms);
+    (void)r;
+  }
+  EXPECT_EQ(events.lines, (std::vector<std::string>{"connect bob/t resumed=0 [x]"}));
+  advance_by(cfg.session_ttl + cfg.tick);
+  EXPECT_EQ(events.lines.back(), "disconnect bob/t session_ttl");
+  EXPECT_EQ(events.lines.size(), 2u);
+}
+
+TEST_F(SessionEventsTest, EndingsTheServerDecidesAreTheReason) {
+  quiet_subscriber a(transport::ws), b(transport::poll);
+  h->attach(params("carol", "1"), a, now);
+  auto rb = h->attach(params("carol", "2"), b, now);
+  h->detach(*rb.s, b, now);  // between polls: still online
+  EXPECT_EQ(h->kick("carol", now), 1u);
+  std::sort(events.lines.begin(), events.lines.end());
+  EXPECT_EQ(events.lines, (std::vector<std::string>{
+                              "connect carol/1 resumed=0 []", "connect carol/2 resumed=0 []",
+                              "disconnect carol/1 kicked", "disconnect carol/2 kicked"}));
+}
+
+TEST_F(SessionEventsTest, DrainTakesEverySessionOffline) {
+  quiet_subscriber a(transport::sse), b(transport::poll);
+  h->attach(params("dave", "1"), a, now);
+  auto rb = h->attach(params("dave", "2"), b, now);
+  h->detach(*rb.s, b, now);
+  h->drain(now);
+  std::sort(events.lines.begin(), events.lines.end());
+  EXPECT_EQ(events.lines[2], "disconnect dave/1 shutdown");
+  EXPECT_EQ(events.lines[3], "disconnect dave/2 shutdown");
+  advance_by(cfg.session_ttl + cfg.tick);  // the poll session's TTL: no second disconnect
+  EXPECT_EQ(events.lines.size(), 4u);
+}
+
+// The writer's JSON, read back from the outbox's queue.
+class null_sender final : public hook_sender {
+ public:
+  void post(std::string, std::function<void(bool)>) override {}
+  void abort() override {}
+};
+
+TEST_F(SessionEventsTest, TheHookWriterMakesOneJsonObjectPerEventWithUniqueIds) {
+  null_sender sender;
+  hook_outbox out(*h, sender, {.batch = 1000, .flush = 10s, .timeout = 2s, .queue = 1000},
+                  retry_backoff(1), [this] { return now; });
+  hook_event_writer writer(out, "node1", 3, [] { return std::int64_t{1'700'000'000'123}; });
+  h->observe(writer);
+  quiet_subscriber ws(transport::ws);
+  auto r = h->attach(params("eve", "s", {"c1"}), ws, now);
+  h->subscribe(*r.s, {"c2"});
+  h->unsubscribe(*r.s, {"c1"});
+  h->end_connection(*r.s, ending::close_idle, now);
+  h->unobserve(writer);
+
+  ASSERT_EQ(out.queue().size(), 4u);
+  std::vector<boost::json::object> e;
+  for (const auto& text : out.queue())
+    e.push_back(boost::json::parse(text).as_object());
+  EXPECT_EQ(e[0], boost::json::parse(R"({"event_id":"node1-3-1","type":"connect",
+      "ts":1700000000123,"user":"eve","session":"eve/s","transport":"ws","resumed":false,
+      "channels":["c1"],"node":"node1"})"));
+  EXPECT_EQ(e[1].at("type"), "subscribe");
+  EXPECT_EQ(e[1].at("channels"), boost::json::parse(R"(["c2"])"));
+  EXPECT_EQ(e[2].at("type"), "unsubscribe");
+  EXPECT_EQ(e[2].at("channels"), boost::json::parse(R"(["c1"])"));
+  EXPECT_EQ(e[3].at("type"), "disconnect");
+  EXPECT_EQ(e[3].at("reason"), "idle");
+  EXPECT_EQ(e[3].at("event_id"), "node1-3-4");
+}
+
+}  // namespace
+}  // namespace ringcast
