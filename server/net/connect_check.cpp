@@ -43,6 +43,12 @@ void check_with_backend(connection_context& ctx, connect_gate& gate, admission a
   gate.ask(q, [&ctx, held, done = std::move(done)](connect_verdict v) {
     admission& a = *held;
     const auto& settings = ctx.settings();
+    // The drain began while the backend was asked: the loop has told its clients to go already.
+    if (ctx.draining()) {
+      a.request.keep_alive(false);
+      return done(error_response(http_status::service_unavailable, "overloaded",
+                                 "server is draining", a.request));
+    }
     switch (v.what) {
       case connect_verdict::kind::admit:
         if (v.changes.user) a.params.user = std::move(*v.changes.user);

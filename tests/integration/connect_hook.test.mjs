@@ -5,7 +5,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import { startServer, uid } from './harness.mjs';
+import { startServer, uid, waitFor } from './harness.mjs';
 
 const asked = []; // every request body the backend received
 const backend = http.createServer((req, res) => {
@@ -106,6 +106,19 @@ test('no answer in time, or a 5xx: 503 with Retry-After, or admitted with --conn
     await srv.stop();
     await lenient.stop();
   }
+});
+
+test('a connect whose answer comes after the drain began is refused, not admitted', async () => {
+  const srv = await startServer(['--connect-hook', HOOK, '--connect-hook-fallback', 'allow', '--hook-timeout', '1s', '--drain', '3s']);
+  const user = uid('slow-');
+  const pending = srv.wsRefused({ user });
+  await waitFor(() => asked.some((q) => q.user === user), 3000, 'the backend asked');
+  const exit = srv.signalAndWait('SIGTERM', 8000);
+  const r = await pending;
+  assert.equal(r.status, 503);
+  assert.equal(r.json.error, 'overloaded');
+  assert.equal((await exit).code, 0);
+  srv.stopped = true;
 });
 
 test('bad backend answers are refused with a log line and a counter, even with fallback allow', async () => {
