@@ -1,5 +1,7 @@
 #include "connection_context.hpp"
 
+#include <algorithm>
+
 namespace ringcast {
 
 connection_settings connection_settings::from(const config& cfg) {
@@ -12,6 +14,9 @@ connection_settings connection_settings::from(const config& cfg) {
   s.web_root = cfg.web_root;
   s.admin_token = cfg.admin_token;
   if (cfg.demo) s.demo_secret = cfg.client_secret;
+  s.connect_hook_fallback_allow = cfg.connect_hook_fallback_allow;
+  s.connect_retry_after = std::max(std::chrono::seconds(1),
+                                   std::chrono::ceil<std::chrono::seconds>(cfg.reconnect_delay));
   return s;
 }
 

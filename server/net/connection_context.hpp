@@ -18,6 +18,7 @@
 
 namespace ringcast {
 
+class connect_gate;
 class node_operations;
 class tls_context;
 class token_verifier;
@@ -32,6 +33,8 @@ struct connection_settings {
   std::string web_root;     // empty: the embedded pages
   std::string admin_token;  // Bearer token of /admin/*
   std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
+  bool connect_hook_fallback_allow = false;     // admit when the connect hook does not answer
+  std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer
 
   static connection_settings from(const config& cfg);
 };
@@ -68,6 +71,8 @@ class connection_context {
   virtual void claim_session(const std::string& user, const std::string& sid,
                              std::function<void(bool)> done) = 0;
   virtual node_operations& operations() = 0;
+  // With --connect-hook: asks the backend about each connect before admitting it; else null.
+  virtual connect_gate* connect_hook() = 0;
   virtual void add_idle(idle_connection& c) = 0;
   virtual void remove_idle(idle_connection& c) = 0;
 

@@ -15,6 +15,10 @@ void event_loop::start_hooks(const hook_settings& settings) {
   hooks_ = std::make_unique<loop_hooks>(ctx_, hub_, settings, index_, [this] { return now(); });
 }
 
+void event_loop::start_connect_hook(const connect_hook_settings& settings) {
+  gate_ = std::make_unique<connect_gate>(ctx_, hub_, settings, [this] { return now(); });
+}
+
 void event_loop::start() {
   thread_ = std::thread([this] { ctx_.run(); });
 }

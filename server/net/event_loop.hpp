@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "connect_gate.hpp"
 #include "connection_context.hpp"
 #include "loop_hooks.hpp"
 #include "node.hpp"
@@ -37,6 +38,7 @@ class event_loop final : public connection_context {
     node_.claim_session(user, sid, *this, std::move(done));
   }
   node_operations& operations() override { return node_; }
+  connect_gate* connect_hook() override { return gate_.get(); }
   void add_idle(idle_connection& c) override { idle_.insert(&c); }
   void remove_idle(idle_connection& c) override { idle_.erase(&c); }
 
@@ -51,6 +53,8 @@ class event_loop final : public connection_context {
   // With --hook-url: this loop's session events go to the backend (before start()).
   void start_hooks(const hook_settings& settings);
   loop_hooks* hooks() { return hooks_.get(); }
+  // With --connect-hook (before start()).
+  void start_connect_hook(const connect_hook_settings& settings);
 
   void start();  // runs the io_context on a thread of its own
   void stop() { ctx_.stop(); }
@@ -74,6 +78,7 @@ class event_loop final : public connection_context {
   boost::asio::steady_timer timer_;  // the loop's one timer, armed for the wheel's next due tick
   // After the io_context: it goes first, while the io_context and the hub still exist.
   std::unique_ptr<loop_hooks> hooks_;
+  std::unique_ptr<connect_gate> gate_;
   std::thread thread_;
 };
 

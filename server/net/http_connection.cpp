@@ -7,6 +7,7 @@
 #include "admin_api.hpp"
 #include "client_start.hpp"
 #include "client_token_http.hpp"
+#include "connect_check.hpp"
 #include "log.hpp"
 #include "tls_context.hpp"
 #include "web_routes.hpp"
@@ -210,13 +211,15 @@ void http_connection::handle(http_request req) {
   const std::string_view path = path_of(req.target());
   if (const auto endpoint = client_endpoint_of(path)) {
     auto outcome = admit(std::move(req), *endpoint, ctx_);
-    if (auto* refusal = std::get_if<http_response>(&outcome)) {
-      reply(std::move(*refusal));
-      return;
-    }
-    closing_ = true;  // the stream now belongs to the client's transport
-    start_client(ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_)},
-                 std::get<admission>(std::move(outcome)), &http_connection::resume);
+    connect_gate* gate = ctx_.connect_hook();
+    if (!gate || std::holds_alternative<http_response>(outcome)) return proceed(std::move(outcome));
+    boost::system::error_code ec;
+    const auto peer = stream_.socket().remote_endpoint(ec);
+    check_with_backend(ctx_, *gate, std::get<admission>(std::move(outcome)),
+                       ec ? std::string() : peer.address().to_string(),
+                       [self = shared_from_this()](std::variant<admission, http_response> v) {
+                         self->proceed(std::move(v));
+                       });
     return;
   }
   const auto& settings = ctx_.settings();
@@ -231,6 +234,16 @@ void http_connection::handle(http_request req) {
     return;
   }
   reply(serve_page(req, settings.web_root));
+}
+
+void http_connection::proceed(std::variant<admission, http_response> outcome) {
+  if (auto* refusal = std::get_if<http_response>(&outcome)) {
+    reply(std::move(*refusal));
+    return;
+  }
+  closing_ = true;  // the stream now belongs to the client's transport
+  start_client(ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_)},
+               std::get<admission>(std::move(outcome)), &http_connection::resume);
 }
 
 void http_connection::reply(http_response res) {

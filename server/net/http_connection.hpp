@@ -9,7 +9,9 @@
 
 #include <memory>
 #include <optional>
+#include <variant>
 
+#include "admission.hpp"
 #include "connection_parts.hpp"
 #include "http_reply.hpp"
 
@@ -45,6 +47,8 @@ class http_connection final : public timed,
   void read_request();
   void on_read(boost::system::error_code ec);
   void handle(http_request req);
+  // The admission (start the client) or the refusal (reply), after the connect hook if any.
+  void proceed(std::variant<admission, http_response> outcome);
   void reply(http_response res);
   void close();
   // Bytes of a request (not of the TLS handshake) have arrived on this connection's current wait.

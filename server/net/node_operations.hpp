@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "admin_request.hpp"
+#include "connect_gate.hpp"
 #include "hook_outbox.hpp"
 #include "loop_stats.hpp"
 #include "presence.hpp"
@@ -30,7 +31,8 @@ struct loop_snapshot {
   timing_wheel::counters wheel;
   std::uint32_t levels = 0;
   std::vector<std::uint32_t> level0, level1;
-  hook_counters hooks;  // with --hook-url
+  hook_counters hooks;                 // with --hook-url
+  connect_hook_counters connect_hook;  // with --connect-hook
 };
 
 struct server_snapshot {
@@ -38,8 +40,9 @@ struct server_snapshot {
   std::string node_id;  // with --redis, the node's id in the cluster
   std::vector<loop_snapshot> loops;
   std::chrono::milliseconds tick{0};
-  bool clustered = false;  // --redis
-  bool hooks = false;      // --hook-url
+  bool clustered = false;     // --redis
+  bool hooks = false;         // --hook-url
+  bool connect_hook = false;  // --connect-hook
   bool redis_up = false;
   std::uint64_t redis_reconnects = 0;
   std::uint64_t published = 0;

@@ -25,7 +25,7 @@ parsed<node_resources> build_resources(const config& cfg) {
     if (!tls) return parsed<node_resources>::fail("--tls-cert/--tls-key: " + tls.error);
     r.tls = std::make_shared<const tls_context>(std::move(*tls.value));
   }
-  if (cfg.hook_url && cfg.hook_url->tls) {
+  if ((cfg.hook_url && cfg.hook_url->tls) || (cfg.connect_hook && cfg.connect_hook->tls)) {
     auto tls = tls_context::for_client(cfg.hook_ca_file);
     if (!tls) return parsed<node_resources>::fail("--hook-ca: " + tls.error);
     r.hook_tls = std::make_shared<const tls_context>(std::move(*tls.value));

@@ -15,7 +15,7 @@ class token_verifier;
 struct node_resources {
   std::shared_ptr<const token_verifier> client_tokens;  // null: the client endpoints are open
   std::shared_ptr<const tls_context> tls;               // null: plaintext
-  std::shared_ptr<const tls_context> hook_tls;          // https hooks: verifies the backend
+  std::shared_ptr<const tls_context> hook_tls;  // https hooks (both kinds): verifies the backend
 };
 
 // Verifies the client key and reads the TLS certificate and key. The error is one line naming

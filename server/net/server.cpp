@@ -51,6 +51,7 @@ server::server(config cfg, node_resources resources)
       });
   start_presence();
   if (cfg_.hook_url) start_hooks();
+  if (cfg_.connect_hook) start_connect_hook();
 }
 
 // Connections still pending in the loops hold connection slots (counted here) and the listener
@@ -168,6 +169,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.open_connections = connections_.open();
   base.clustered = bus_ != nullptr;
   base.hooks = cfg_.hook_url.has_value();
+  base.connect_hook = cfg_.connect_hook.has_value();
   base.redis_up = bus_ && bus_->up();
   base.redis_reconnects = bus_ ? bus_->reconnects() : 0;
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -189,6 +191,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
         s.level0.assign(l0.begin(), l0.end());
         s.level1.assign(l1.begin(), l1.end());
         if (loop.hooks()) s.hooks = loop.hooks()->counters();
+        if (loop.connect_hook()) s.connect_hook = loop.connect_hook()->counters();
         return s;
       },
       std::move(origin),

@@ -85,7 +85,8 @@ class server final : public node {
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void watch_drain_later(std::chrono::steady_clock::time_point deadline);
-  void start_hooks();  // server_observers.cpp
+  void start_hooks();         // server_observers.cpp
+  void start_connect_hook();  // server_observers.cpp
   // server_observers.cpp
   void start_presence();
   void start_redis_presence();
@@ -94,7 +95,8 @@ class server final : public node {
 
   config cfg_;
   node_resources resources_;  // tls is read under tls_mutex_: SIGHUP replaces it
-  hook_settings hook_settings_;  // with --hook-url; the loops' hooks refer to it
+  hook_settings hook_settings_;                  // with --hook-url; the loops' hooks refer to it
+  connect_hook_settings connect_hook_settings_;  // with --connect-hook; the loops' gates too
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
   presence_counts presence_;  // every loop's hub reports to it: it outlives them

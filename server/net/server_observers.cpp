@@ -41,6 +41,14 @@ void server::start_hooks() {
   log_info("event hooks to {} (node {})", cfg_.hook_url->text, hook_settings_.node);
 }
 
+void server::start_connect_hook() {
+  connect_hook_settings_ = {*cfg_.connect_hook, cfg_.hook_timeout, resources_.hook_tls};
+  for (auto& loop : loops_)
+    loop->start_connect_hook(connect_hook_settings_);
+  log_info("connect hook: {} decides who is admitted (fallback: {})", cfg_.connect_hook->text,
+           cfg_.connect_hook_fallback_allow ? "allow" : "deny");
+}
+
 // Before the loops go: a connection they still hold may end and report to it.
 void server::stop_redis_presence() {
   if (!redis_presence_) return;

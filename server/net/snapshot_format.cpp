@@ -55,6 +55,17 @@ hook_counters hook_totals(const server_snapshot& s) {
   return t;
 }
 
+connect_hook_counters connect_hook_totals(const server_snapshot& s) {
+  connect_hook_counters t;
+  for (const auto& l : s.loops) {
+    t.admitted += l.connect_hook.admitted;
+    t.refused += l.connect_hook.refused;
+    t.unavailable += l.connect_hook.unavailable;
+    t.bad_answers += l.connect_hook.bad_answers;
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string stats_json(const server_snapshot& s) {
@@ -116,6 +127,13 @@ std::string stats_json(const server_snapshot& s) {
                     {"dropped", h.dropped},
                     {"queued", h.queued},
                     {"backend_up", h.backend_up}};
+  }
+  if (s.connect_hook) {
+    const connect_hook_counters c = connect_hook_totals(s);
+    out["connect_hook"] = {{"admitted", c.admitted},
+                           {"refused", c.refused},
+                           {"unavailable", c.unavailable},
+                           {"bad_answers", c.bad_answers}};
   }
   if (s.clustered) {
     out["redis"] = {{"up", s.redis_up}, {"reconnects", s.redis_reconnects}};
@@ -198,6 +216,16 @@ std::string prometheus_text(const server_snapshot& s) {
     family("ringcast_hook_backend_up", "gauge",
            "1 when the last hook POST of every loop was accepted.");
     sample("ringcast_hook_backend_up", h.backend_up ? 1 : 0);
+  }
+  if (s.connect_hook) {
+    const connect_hook_counters c = connect_hook_totals(s);
+    family("ringcast_connect_hook_total", "counter",
+           "Connects put to the connect hook, by its verdict (unavailable: no answer in time or a "
+           "5xx; bad_answer: refused, the answer made no sense).");
+    sample("ringcast_connect_hook_total", c.admitted, R"({outcome="admitted"})");
+    sample("ringcast_connect_hook_total", c.refused, R"({outcome="refused"})");
+    sample("ringcast_connect_hook_total", c.unavailable, R"({outcome="unavailable"})");
+    sample("ringcast_connect_hook_total", c.bad_answers, R"({outcome="bad_answer"})");
   }
   family("ringcast_uptime_seconds", "gauge", "Seconds since start.");
   sample("ringcast_uptime_seconds", static_cast<double>(s.uptime.count()) / 1000.0);

@@ -79,6 +79,11 @@ struct config {
   ms hook_timeout{2'000};            // --hook-timeout: a POST not answered by then is retried
   std::size_t hook_queue = 100'000;  // --hook-queue: events kept per loop; the oldest go beyond
 
+  // --connect-hook URL: the backend admits each connect first (docs/protocol.md, "Connect hook");
+  // --connect-hook-fallback allow admits when it does not answer (default: refuse with 503).
+  std::optional<http_url> connect_hook;
+  bool connect_hook_fallback_allow = false;
+
   std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
 };
 

@@ -101,6 +101,12 @@ po::options_description describe_flags() {
        "send a partial batch once its oldest event has waited this long")  //
       ("hook-timeout", duration(d.hook_timeout),
        "a hook POST not answered by then counts as failed and is retried")  //
+      ("connect-hook", po::value<std::string>()->value_name("URL"),
+       "ask this http:// or https:// URL before admitting each client: 200 admits (the answer "
+       "may set user and channels), 403 refuses (default: none)")  //
+      ("connect-hook-fallback", text("MODE", "deny"),
+       "deny or allow: when the connect hook does not answer within --hook-timeout, deny "
+       "the client (503 + Retry-After) or allow it")  //
       ("hook-queue", number("N", d.hook_queue),
        "hook events kept per event loop while the backend is down; the oldest are dropped "
        "beyond it");

@@ -72,6 +72,12 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"hook-flush", duration(&config::hook_flush)},
       {"hook-timeout", duration(&config::hook_timeout)},
       {"hook-queue", number(&config::hook_queue)},
+      {"connect-hook",
+       [](const config& c) { return c.connect_hook ? c.connect_hook->text : std::string{}; }},
+      {"connect-hook-fallback",
+       [](const config& c) {
+         return std::string(c.connect_hook_fallback_allow ? "allow" : "deny");
+       }},
   };
   std::vector<std::string> changed;
   for (const auto& [name, value] : settings)

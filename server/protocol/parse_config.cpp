@@ -202,6 +202,15 @@ void resolve_hooks(const po::variables_map& vm, config& cfg) {
     cfg.hook_url = std::move(url.value);
   }
   cfg.hook_ca_file = text_of(vm, "hook-ca");
+  if (vm.count("connect-hook")) {
+    auto url = parse_http_url(text_of(vm, "connect-hook"));
+    if (!url) bad_flag("connect-hook", url.error);
+    cfg.connect_hook = std::move(url.value);
+  }
+  const std::string& fallback = text_of(vm, "connect-hook-fallback");
+  if (fallback != "deny" && fallback != "allow")
+    bad_flag("connect-hook-fallback", "expected deny or allow, got '" + fallback + "'");
+  cfg.connect_hook_fallback_allow = fallback == "allow";
   if (vm.count("hook-secret")) {
     if (!cfg.hook_url) bad_flag("hook-secret", "needs --hook-url");
     cfg.hook_secret = text_of(vm, "hook-secret");
@@ -227,7 +236,8 @@ void check_timeouts(const config& cfg) {
                               {"max-connection-age", cfg.max_connection_age, true},
                               {"drain", cfg.drain, true},
                               {"hook-flush", cfg.hook_flush, false, cfg.hook_url.has_value()},
-                              {"hook-timeout", cfg.hook_timeout, false, cfg.hook_url.has_value()}};
+                              {"hook-timeout", cfg.hook_timeout, false,
+                               cfg.hook_url.has_value() || cfg.connect_hook.has_value()}};
   for (const auto& t : timeouts) {
     if (!t.applies) continue;
     if (t.value.count() == 0) {

@@ -43,6 +43,8 @@ const FLAGS = {
   '--hook-url': null,
   '--hook-secret': null,
   '--hook-ca': '/etc/ssl/certs/ca-certificates.crt',
+  '--connect-hook': null,
+  '--connect-hook-fallback': 'deny',
   '--hook-batch': '100',
   '--hook-flush': '250ms',
   '--hook-timeout': '2s',

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
+#include "connect_answer.hpp"
 #include "hook_outbox.hpp"
 #include "hook_signature.hpp"
 #include "http_url.hpp"
@@ -69,6 +70,27 @@ TEST(HttpUrl, ParsesHttpAndHttps) {
   for (const char* bad : {"", "shop.example/x", "ftp://shop.example/", "http://", "http://h:0/",
                           "http://h:70000/", "http://u:p@h/", "http://h/#f"}) {
     EXPECT_FALSE(parse_http_url(bad)) << bad;
+  }
+}
+
+TEST(ConnectAnswer, TakesUserAndChannelsAndRefusesAnythingElse) {
+  auto empty = parse_connect_answer("{}");
+  ASSERT_TRUE(empty) << empty.error;
+  EXPECT_FALSE(empty.value->user);
+  EXPECT_FALSE(empty.value->channels);
+  auto both = parse_connect_answer(R"({"user":"u2","channels":["vip","news","vip"],"x":1})");
+  ASSERT_TRUE(both) << both.error;
+  EXPECT_EQ(*both.value->user, "u2");
+  EXPECT_EQ(*both.value->channels, (std::vector<std::string>{"vip", "news"}));
+  std::string many = R"({"channels":[)";
+  for (int i = 0; i < 33; ++i)
+    many += (i ? ",\"c" : "\"c") + std::to_string(i) + "\"";
+  many += "]}";
+  for (const std::string& bad :
+       std::vector<std::string>{"", "not json", "[]", "\"u\"", R"({"user":5})", R"({"user":""})",
+                                R"({"user":"has space"})", R"({"channels":"vip"})",
+                                R"({"channels":[1]})", R"({"channels":["a/b"]})", many}) {
+    EXPECT_FALSE(parse_connect_answer(bad)) << bad;
   }
 }
 

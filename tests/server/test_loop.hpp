@@ -80,6 +80,7 @@ class test_loop final : public connection_context {
     done(false);
   }
   node_operations& operations() override { return operations_; }
+  connect_gate* connect_hook() override { return nullptr; }
   void add_idle(idle_connection& c) override { idle_.insert(&c); }
   void remove_idle(idle_connection& c) override { idle_.erase(&c); }
 

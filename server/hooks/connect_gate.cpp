@@ -1,0 +1,112 @@
+#include "connect_gate.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "log.hpp"
+
+namespace ringcast {
+namespace {
+
+// An admission answer is a user and at most 32 channel names: far below this.
+constexpr std::size_t max_answer_body = 16 * 1024;
+
+std::string body_of(const connect_question& q) {
+  return boost::json::serialize(
+      boost::json::object{{"user", q.user},
+                          {"session", q.sid},
+                          {"transport", q.transport},
+                          {"remote_addr", q.remote_addr},
+                          {"headers", {{"cookie", q.cookie}, {"user-agent", q.user_agent}}}});
+}
+
+}  // namespace
+
+class connect_gate::pending final : public timed {
+ public:
+  pending(connect_gate& gate, std::function<void(connect_verdict)> done)
+      : gate_(gate), done_(std::move(done)) {}
+  void on_timer(time_point) override {
+    log_warn("connect hook: POST {} not answered within {} ms", gate_.settings_.url.text,
+             gate_.settings_.timeout.count());
+    gate_.settle(*this, {connect_verdict::kind::unavailable, {}});
+  }
+  std::list<std::shared_ptr<pending>>::iterator self;
+  std::shared_ptr<http_exchange> exchange;
+
+ private:
+  friend class connect_gate;
+  connect_gate& gate_;
+  std::function<void(connect_verdict)> done_;
+};
+
+connect_gate::connect_gate(boost::asio::io_context& io, hub& timers,
+                           const connect_hook_settings& settings, clock_fn now)
+    : io_(io), timers_(timers), settings_(settings), now_(std::move(now)) {}
+
+connect_gate::~connect_gate() {
+  for (auto& p : pending_) {
+    timers_.disarm(*p);
+    if (p->exchange) p->exchange->cancel();
+  }
+}
+
+void connect_gate::ask(const connect_question& q, std::function<void(connect_verdict)> done) {
+  pending_.push_back(std::make_shared<pending>(*this, std::move(done)));
+  pending& p = *pending_.back();
+  p.self = std::prev(pending_.end());
+  timers_.arm(p, now_() + settings_.timeout);
+  // The answer counts only while `p` still waits (not timed out, the gate not destroyed).
+  p.exchange = http_exchange::post(
+      io_, settings_.url, settings_.tls, body_of(q), {}, max_answer_body,
+      [this, waiting = std::weak_ptr<pending>(pending_.back())](http_answer a) {
+        const auto still = waiting.lock();
+        if (!still) return;
+        pending* raw = still.get();
+        connect_verdict v;
+        if (a.status == 200) {
+          auto answer = parse_connect_answer(a.body);
+          if (answer) {
+            v = {connect_verdict::kind::admit, std::move(*answer.value)};
+          } else {
+            log_warn("connect hook: bad answer from {}: {}", settings_.url.text, answer.error);
+            v.what = connect_verdict::kind::bad_answer;
+          }
+        } else if (a.status == 403) {
+          v.what = connect_verdict::kind::refuse;
+        } else if (a.status == 0 || a.status >= 500) {
+          log_warn("connect hook: POST {} {}", settings_.url.text,
+                   a.status ? fmt::format("answered {}", a.status) : a.failure);
+          v.what = a.failure.starts_with("answer body over") ? connect_verdict::kind::bad_answer
+                                                             : connect_verdict::kind::unavailable;
+        } else {
+          log_warn("connect hook: bad answer from {}: status {}", settings_.url.text, a.status);
+          v.what = connect_verdict::kind::bad_answer;
+        }
+        settle(*raw, std::move(v));
+      });
+}
+
+void connect_gate::settle(pending& p, connect_verdict v) {
+  timers_.disarm(p);
+  switch (v.what) {
+    case connect_verdict::kind::admit:
+      ++counters_.admitted;
+      break;
+    case connect_verdict::kind::refuse:
+      ++counters_.refused;
+      break;
+    case connect_verdict::kind::unavailable:
+      ++counters_.unavailable;
+      break;
+    case connect_verdict::kind::bad_answer:
+      ++counters_.bad_answers;
+      break;
+  }
+  auto done = std::move(p.done_);
+  if (p.exchange) p.exchange->cancel();  // after a timeout; harmless once answered
+  pending_.erase(p.self);                // p lives on only while its answer callback runs
+  done(std::move(v));
+}
+
+}  // namespace ringcast
