@@ -3,6 +3,7 @@ import { call, token, ApiError } from './admin_api.js';
 import { WheelView } from './wheel.js';
 import { LineChart } from './chart.js';
 import { showTopChannels, TOP_CHANNELS } from './top_channels.js';
+import { refreshPromotions, watchReach, whenAndHowLong } from './admin_promotions.js';
 
 const STATS_EVERY_MS = 1000;
 const $ = (id) => document.getElementById(id);
@@ -69,7 +70,7 @@ $('publish-audience').addEventListener('change', () => {
   const audience = $('publish-audience').value;
   $('publish-target-label').hidden = audience === 'broadcast';
   $('publish-target').required = audience !== 'broadcast';
-  $('publish-target').placeholder = audience === 'user' ? 'alice' : 'gree';
+  $('publish-target').placeholder = { user: 'alice', users: 'alice, bob, carol' }[audience] ?? 'gree';
 });
 
 $('publish-form').addEventListener('submit', async (event) => {
@@ -82,12 +83,19 @@ $('publish-form').addEventListener('submit', async (event) => {
     report(`The data is not valid JSON: ${err.message}`, result);
     return;
   }
-  const body = { data };
+  const body = { data, ...whenAndHowLong() };
   const audience = $('publish-audience').value;
-  if (audience !== 'broadcast') body[audience] = $('publish-target').value.trim();
+  if (audience === 'users') body.users = $('publish-target').value.split(/[\s,]+/u).filter(Boolean);
+  else if (audience !== 'broadcast') body[audience] = $('publish-target').value.trim();
   try {
     const reply = await call('POST', '/admin/publish', body);
+    if (reply.scheduled) {
+      succeed(result, `Scheduled ${reply.scheduled} for ${new Date(reply.at).toLocaleString()}.`);
+      refreshPromotions();
+      return;
+    }
     succeed(result, `Published #${reply.id} to ${reply.recipients} live session(s).`);
+    watchReach(reply.id);
   } catch (err) {
     report(err, result);
   }

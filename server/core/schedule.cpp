@@ -14,8 +14,8 @@ schedule::schedule(std::size_t limit, arm_fn arm, disarm_fn disarm, publish_fn p
       publish_(std::move(publish)) {}
 
 schedule::~schedule() {
-  for (auto& e : slots_) {
-    if (e.armed()) disarm_(e);
+  for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
+    if (at(slot).armed()) disarm_(at(slot));
   }
 }
 
@@ -32,10 +32,11 @@ std::optional<std::string> schedule::add(std::int64_t at_ms, time_point due,
     slot = free_.back();
     free_.pop_back();
   } else {
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back(*this);
+    slot = slots_used_++;
+    if (slot % chunk_size == 0) chunks_.push_back(std::make_unique<entry[]>(chunk_size));
   }
-  entry& e = slots_[slot];
+  entry& e = at(slot);
+  e.owner_ = this;
   e.tag = slot;
   e.at_ms = at_ms;
   e.request_json = std::move(request_json);
@@ -53,8 +54,8 @@ schedule::entry* schedule::find(std::string_view id) {
     return ec == std::errc{} && end == text.data() + text.size() && !text.empty();
   };
   if (!parse(id.substr(0, dash), generation) || !parse(id.substr(dash + 1), slot)) return nullptr;
-  if (slot >= slots_.size()) return nullptr;
-  entry& e = slots_[slot];
+  if (slot >= slots_used_) return nullptr;
+  entry& e = at(slot);
   // Also refuses a non-canonical spelling (leading zeros) of a live id: ids are compared as issued.
   if (!e.armed() || e.generation != generation || id_of(slot, generation) != id) return nullptr;
   return &e;
@@ -88,8 +89,8 @@ void schedule::fire(entry& e) {
 std::vector<schedule::waiting_view> schedule::list() const {
   std::vector<const entry*> waiting;
   waiting.reserve(size_);
-  for (const auto& e : slots_) {
-    if (e.armed()) waiting.push_back(&e);
+  for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
+    if (at(slot).armed()) waiting.push_back(&at(slot));
   }
   // Slots are reused, so the order of addition is not the slot order: `at` is the order asked for.
   std::stable_sort(waiting.begin(), waiting.end(),

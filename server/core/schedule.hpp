@@ -1,16 +1,17 @@
 // Promotions waiting to be published (docs/protocol.md, "Scheduled publish"): each waits on its
 // loop's timing wheel, not on a timer of its own, and is handed to `publish` when it comes due.
 //
-// Entries live in a slab (a deque, so they never move) reused through a free list: a waiting
-// promotion costs its wheel node, its time, its slot's generation and the posted request, and no
-// allocation of its own beyond the request's text. A schedule id names a slot and its
+// Entries live in a slab of fixed chunks (so they never move) reused through a free list: a
+// waiting promotion costs its wheel node, its time, its slot's generation and the posted request
+// (96 bytes), and no allocation of its own beyond a request too long for std::string's inline
+// buffer. bench/promotion_bench.cpp measures it. A schedule id names a slot and its
 // generation, so an id whose slot has since been reused is unknown, not a different promotion.
 // Used from one event loop only.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,15 +53,18 @@ class schedule {
 
  private:
   struct entry final : timed {
-    explicit entry(schedule& owner) : owner_(&owner) {}
     void on_timer(time_point now) override;
-    schedule* owner_;
+    schedule* owner_ = nullptr;
     std::int64_t at_ms = 0;
     std::uint32_t generation = 0;  // bumped when the slot is freed
     std::string request_json;      // empty: the slot is free
   };
   static std::string id_of(std::uint32_t slot, std::uint32_t generation);
   entry* find(std::string_view id);
+  entry& at(std::uint32_t slot) { return chunks_[slot / chunk_size][slot % chunk_size]; }
+  const entry& at(std::uint32_t slot) const {
+    return chunks_[slot / chunk_size][slot % chunk_size];
+  }
   void release(entry& e);
   void fire(entry& e);
 
@@ -68,7 +72,10 @@ class schedule {
   arm_fn arm_;
   disarm_fn disarm_;
   publish_fn publish_;
-  std::deque<entry> slots_;
+  // One allocation per 1,024 entries: a deque's 512-byte blocks would add ~4 bytes per entry.
+  static constexpr std::uint32_t chunk_size = 1024;
+  std::vector<std::unique_ptr<entry[]>> chunks_;
+  std::uint32_t slots_used_ = 0;  // slots ever handed out
   std::vector<std::uint32_t> free_;
   std::size_t size_ = 0;
 };

@@ -4,6 +4,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>

@@ -97,6 +97,51 @@ describe('admin page', () => {
     assert.ok(Number(last.drawn.tick) > 0);
   });
 
+  const noPromotions = { skip: fakeSkip('the stand-in has no users, ttl, schedule or reach') };
+  test('publishes to a list of users for a while, and shows its reach live', noPromotions, async () => {
+    const [ws, sse] = shoppers;
+    await admin.selectOption('#publish-audience', 'users');
+    await admin.fill('#publish-target', `${ws.user}, ${sse.user}`);
+    await admin.fill('#publish-ttl', '1h');
+    await admin.fill('#publish-data', JSON.stringify({ title: 'For two shoppers' }));
+    await admin.click('[data-testid="publish-submit"]');
+    await admin.waitForFunction(() => /Published #\d+ to 2 live/.test(document.querySelector('#publish-result').textContent));
+    const id = (await admin.textContent('#publish-result')).match(/#(\d+)/)[1];
+    for (const { page } of [ws, sse]) {
+      await page.locator(`#promotions li[data-id="${id}"] .countdown`).waitFor();
+    }
+    // The WebSocket shopper acknowledges what it shows (SSE cannot): the reach row says so.
+    const row = admin.locator(`#reach tr[data-id="${id}"]`);
+    await admin.waitForFunction((i) => document.querySelector(`#reach tr[data-id="${i}"] [data-testid="acked"]`)?.textContent === '1',
+      id, { timeout: 10000 });
+    assert.equal(await row.locator('[data-testid="delivered"]').textContent(), '2');
+    await admin.fill('#publish-ttl', '');
+  });
+
+  test('schedules a promotion, lists it, and cancels it', noPromotions, async () => {
+    await admin.selectOption('#publish-audience', 'broadcast');
+    const inAnHour = await admin.evaluate(() => {
+      const d = new Date(Date.now() + 3600_000);
+      d.setMinutes(d.getMinutes() - d.getTimezoneOffset()); // datetime-local wants local time
+      return d.toISOString().slice(0, 19);
+    });
+    await admin.fill('#publish-at', inAnHour);
+    await admin.fill('#publish-data', JSON.stringify({ title: 'Tomorrow\'s sale' }));
+    await admin.click('[data-testid="publish-submit"]');
+    await admin.waitForFunction(() => /^Scheduled \S+ for /.test(document.querySelector('#publish-result').textContent),
+      null, { timeout: 5000 }).catch(async (e) => { throw new Error(`${e.message}: ${await admin.textContent('#publish-result')}`); });
+    const id = (await admin.textContent('#publish-result')).split(' ')[1];
+    const row = admin.locator(`#scheduled tr[data-scheduled="${id}"]`);
+    await row.waitFor();
+    assert.equal(await row.locator('td').nth(1).textContent(), 'everyone');
+    await row.locator('[data-testid="cancel-scheduled"]').click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal(await admin.textContent('#scheduled-result'), `Cancelled ${id}.`);
+    const listed = await server.get('/admin/scheduled');
+    assert.deepEqual(listed.scheduled, []);
+    await admin.fill('#publish-at', '');
+  });
+
   test('publishes a promotion to one user, and the storefront shows it', async () => {
     const { user, page } = shoppers[0];
     await admin.selectOption('#publish-audience', 'user');

@@ -55,7 +55,8 @@ describe('storefront', () => {
   });
 
   for (const transport of ['ws', 'sse', 'poll']) {
-    test(`counts an expiring promotion down and takes it down on expired (${transport})`, async () => {
+    test(`counts an expiring promotion down and takes it down on expired (${transport})`,
+      { skip: fakeSkip('the stand-in has no ttl, users or reach') }, async () => {
       const user = uniqueUser(`ttl-${transport}`);
       const page = await openStore(browser.context, server.url, { user, transport });
       const stays = (await server.publish({ users: [user, 'someone-else'], data: { title: 'Stays' } })).id;

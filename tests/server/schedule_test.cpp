@@ -1,6 +1,7 @@
 #include "schedule.hpp"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,31 @@ TEST_F(ScheduleTest, DestroyingDisarmsWhatWaits) {
   s.add(1, epoch + 1s, "a");
   EXPECT_EQ(wheel.size(), 1u);
   sched.reset();
+  EXPECT_EQ(wheel.size(), 0u);
+}
+
+}  // namespace
+}  // namespace ringcast
+
+namespace ringcast {
+namespace {
+
+TEST_F(ScheduleTest, OneDueInATickMayCancelAnotherOfTheSameTick) {
+  std::optional<std::string> a, b;
+  sched = std::make_unique<schedule>(
+      10, [this](timed& t, time_point due) { wheel.schedule(t, due); },
+      [this](timed& t) { wheel.cancel(t); },
+      [&](const std::string& request) {
+        published.push_back({now, request});
+        // Whichever fires first cancels the other, which is still waiting in the same tick.
+        EXPECT_TRUE(sched->cancel(request == "a" ? *b : *a));
+      });
+  a = sched->add(1, epoch + 101ms, "a");
+  b = sched->add(1, epoch + 102ms, "b");  // the same 10 ms tick
+  ASSERT_TRUE(a && b);
+  advance_to(epoch + 1s);
+  EXPECT_EQ(published.size(), 1u);
+  EXPECT_EQ(sched->size(), 0u);
   EXPECT_EQ(wheel.size(), 0u);
 }
 

@@ -1,0 +1,117 @@
+// The admin page's promotions: when and for how long a publish runs, the scheduled publishes
+// waiting (with cancel), and the reach of the promotions published from this page, kept live.
+import { call, token } from './admin_api.js';
+
+const REFRESH_EVERY_MS = 1000;
+const MAX_WATCHED = 10; // the most recent promotions whose reach is shown
+const $ = (id) => document.getElementById(id);
+const watched = []; // ids, newest first
+
+/** The "at" and "ttl" fields of a publish, from the form (empty fields: none). */
+export function whenAndHowLong() {
+  const fields = {};
+  const at = $('publish-at').value;
+  if (at) fields.at = new Date(at).getTime(); // datetime-local is the browser's local time
+  const ttl = $('publish-ttl').value.trim();
+  if (ttl) fields.ttl = ttl;
+  return fields;
+}
+
+/** Shows the reach of message `id` from now on. */
+export function watchReach(id) {
+  watched.unshift(id);
+  watched.length = Math.min(watched.length, MAX_WATCHED);
+  refreshPromotions();
+}
+
+function cell(row, text) {
+  const td = document.createElement('td');
+  td.textContent = text; // textContent: the data comes from outside
+  row.append(td);
+  return td;
+}
+
+function audienceOf(request) {
+  if (request.users) return `users: ${request.users.join(', ')}`;
+  if (request.user) return `user: ${request.user}`;
+  if (request.channel) return `channel: ${request.channel}`;
+  return 'everyone';
+}
+
+async function cancel(id) {
+  try {
+    await call('DELETE', `/admin/scheduled/${encodeURIComponent(id)}`);
+    $('scheduled-result').textContent = `Cancelled ${id}.`;
+    $('scheduled-result').classList.remove('error');
+  } catch (err) {
+    $('scheduled-result').textContent = `${err.code}: ${err.message}`;
+    $('scheduled-result').classList.add('error');
+  }
+  refreshPromotions();
+}
+
+let shownScheduled = null;
+function showScheduled(list) {
+  // Redrawn only when it changed: a row must not be replaced under a pointer about to click Cancel.
+  const key = JSON.stringify(list);
+  if (key === shownScheduled) return;
+  shownScheduled = key;
+  const body = $('scheduled').querySelector('tbody');
+  body.replaceChildren();
+  for (const s of list) {
+    const row = document.createElement('tr');
+    row.dataset.scheduled = s.scheduled;
+    cell(row, new Date(s.at).toLocaleString());
+    cell(row, audienceOf(s.request));
+    cell(row, JSON.stringify(s.request.data)).className = 'data';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Cancel';
+    button.dataset.testid = 'cancel-scheduled';
+    button.addEventListener('click', () => cancel(s.scheduled));
+    cell(row, '').append(button);
+    body.append(row);
+  }
+  $('scheduled').hidden = list.length === 0;
+  $('scheduled-empty').hidden = list.length > 0;
+}
+
+async function showReach() {
+  const rows = await Promise.all(watched.map((id) =>
+    call('GET', `/admin/messages/${id}`).catch(() => ({ id, gone: true }))));
+  const body = $('reach').querySelector('tbody');
+  body.replaceChildren();
+  for (const r of rows) {
+    const row = document.createElement('tr');
+    row.dataset.id = r.id;
+    cell(row, `#${r.id}`);
+    if (r.gone) {
+      cell(row, 'no longer in history').colSpan = 4;
+    } else {
+      cell(row, String(r.recipients));
+      cell(row, String(r.delivered)).dataset.testid = 'delivered';
+      cell(row, String(r.acked)).dataset.testid = 'acked';
+      cell(row, r.expired ? 'expired' : '');
+    }
+    body.append(row);
+  }
+  $('reach').hidden = rows.length === 0;
+  $('reach-empty').hidden = rows.length > 0;
+}
+
+let timer = null;
+/** Reads the schedule and the reach again now, then every second. */
+export async function refreshPromotions() {
+  clearTimeout(timer);
+  if (token.get()) {
+    try {
+      showScheduled((await call('GET', '/admin/scheduled')).scheduled);
+      await showReach();
+    } catch {
+      // The stats panel reports an unreachable server or a wrong token; try again later.
+    }
+  }
+  timer = setTimeout(refreshPromotions, REFRESH_EVERY_MS);
+}
+
+refreshPromotions();
