@@ -46,7 +46,7 @@ std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_
 }
 
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                         std::string_view data_json) {
+                         std::string_view data_json, std::chrono::milliseconds spread) {
   auto m = std::make_shared<message>();
   m->id = id;
   m->ts_ms = ts_ms;
@@ -56,8 +56,12 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                             : to.to == audience::user    ? "user:" + to.target
                                                          : to.target;
   m->target = std::move(to.target);
-  m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{},"data":{}}})", id,
-                        label, ts_ms, data_json);
+  m->spread = spread;
+  // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
+  const std::string paced =
+      spread.count() > 0 ? fmt::format(R"(,"spread_ms":{})", spread.count()) : std::string();
+  m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{}{},"data":{}}})", id,
+                        label, ts_ms, paced, data_json);
   m->sse_prefix = fmt::format("id: {}\nevent: message\ndata: ", id);
   m->ws_header = ws::text_frame_header(m->json.size());
   // Every held poll answered with this message gets these same bytes.

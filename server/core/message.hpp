@@ -1,6 +1,7 @@
 // A published message: serialized once, shared immutably by every queue it is put on.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,7 +35,8 @@ struct message {
   std::string json;        // the whole {"type":"message",...} envelope
   std::string sse_prefix;  // "id: <id>\nevent: message\ndata: " (the event: prefix + json + "\n\n")
   std::string poll_body;   // a long-poll reply carrying just this message
-  ws::frame_header ws_header;  // of the WebSocket text frame whose payload is `json`
+  ws::frame_header ws_header;           // of the WebSocket text frame whose payload is `json`
+  std::chrono::milliseconds spread{0};  // > 0: paced, each session at its turn (core/pacing.hpp)
 };
 
 using message_ptr = std::shared_ptr<const message>;
@@ -44,7 +46,9 @@ std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_
                           bool gap);
 
 // Builds the envelope around `data_json` (already valid, compact JSON).
+// `spread` > 0 makes it a paced message; its envelope then carries "spread_ms".
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                         std::string_view data_json);
+                         std::string_view data_json,
+                         std::chrono::milliseconds spread = std::chrono::milliseconds{0});
 
 }  // namespace ringcast

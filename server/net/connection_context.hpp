@@ -28,8 +28,9 @@ struct connection_settings {
   std::chrono::milliseconds keepalive_timeout{10'000};  // idle between requests; 0: no keep-alive
   std::size_t max_body = 64 * 1024;
   std::size_t max_queue = 1024;
-  std::string web_root;     // empty: the embedded pages
-  std::string admin_token;  // Bearer token of /admin/*
+  std::chrono::milliseconds max_spread{600'000};  // of a paced publish
+  std::string web_root;                           // empty: the embedded pages
+  std::string admin_token;                        // Bearer token of /admin/*
   std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
 
   static connection_settings from(const config& cfg);

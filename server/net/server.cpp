@@ -131,7 +131,7 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   const std::uint64_t id = ++last_id_;
   ++published_;
   // Posted to every loop under the lock: each loop sees the messages in id order.
-  deliver_everywhere(make_message(id, unix_ms(), addressee_of(req), req.data_json),
+  deliver_everywhere(make_message(id, unix_ms(), addressee_of(req), req.data_json, req.spread),
                      std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
                        done(publish_receipt{id, recipients});
                      });

@@ -8,6 +8,7 @@
 #include <boost/json/value.hpp>
 
 #include "client_params.hpp"
+#include "duration.hpp"
 
 namespace ringcast {
 namespace {
@@ -47,9 +48,25 @@ bool numbers_finite(const boost::json::value& v) {
   return true;
 }
 
+// "spread": absent is 0; otherwise a duration string no longer than `max_spread`.
+parsed<std::chrono::milliseconds> spread_field(const boost::json::object& object,
+                                               std::chrono::milliseconds max_spread) {
+  using result = parsed<std::chrono::milliseconds>;
+  const auto* field = object.if_contains("spread");
+  if (!field) return result::ok(std::chrono::milliseconds{0});
+  const auto* text = field->if_string();
+  if (!text) return result::fail(R"(spread: a duration string such as "30s", "500ms" or "0")");
+  auto spread = parse_duration(*text);
+  if (!spread) return result::fail("spread: " + spread.error);
+  if (*spread.value > max_spread)
+    return result::fail("spread: at most " + format_duration(max_spread) + " (--max-spread)");
+  return spread;
+}
+
 }  // namespace
 
-parsed<publish_request> parse_publish_request(std::string_view body) {
+parsed<publish_request> parse_publish_request(std::string_view body,
+                                              std::chrono::milliseconds max_spread) {
   using result = parsed<publish_request>;
   auto object = json_object(body);
   if (!object) return result::fail(std::move(object.error));
@@ -62,9 +79,11 @@ parsed<publish_request> parse_publish_request(std::string_view body) {
   auto user = identifier_field(*object.value, "user");
   if (!user) return result::fail(std::move(user.error));
   if (*channel.value && *user.value) return result::fail("give channel or user, not both");
+  auto spread = spread_field(*object.value, max_spread);
+  if (!spread) return result::fail(std::move(spread.error));
 
   return result::ok(publish_request{boost::json::serialize(*data), std::move(*channel.value),
-                                    std::move(*user.value)});
+                                    std::move(*user.value), *spread.value});
 }
 
 parsed<kick_request> parse_kick_request(std::string_view body) {
