@@ -41,6 +41,8 @@ hub::~hub() {
   pacing_index_.clear();
   for (auto& [key, s] : sessions_)
     wheel_.cancel(*s);
+  for (auto& [id, e] : expiring_)
+    wheel_.cancel(*e);
 }
 
 void hub::arm(timed& t, time_point deadline) {
@@ -111,6 +113,8 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
     const auto span = history_.after(*params.since);
     r.gap = span.gap;
     r.backlog = resume_backlog(s, *params.since, span, new_here);
+    for (const auto& m : r.backlog)
+      m->delivered.fetch_add(1, std::memory_order_relaxed);
   }
   arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
   return r;
@@ -163,126 +167,6 @@ void hub::end_connection(session& s, ending why, time_point now) {
   conn->end(make_ending(why, retry_ms_for(why), history_.newest_id()));
 }
 
-std::uint32_t hub::retry_ms_for(ending why) {
-  const auto delay = static_cast<std::uint32_t>(cfg_.reconnect_delay.count());
-  auto uniform = [this](std::uint32_t lo, std::uint32_t hi) {
-    return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng_);
-  };
-  switch (why) {
-    case ending::reconnect_timeout:
-      return uniform(0, delay / 4);  // a poll comes straight back
-    case ending::reconnect_shutdown:
-      return uniform(0, static_cast<std::uint32_t>(cfg_.drain.count()));
-    case ending::reconnect_replaced:
-    case ending::reconnect_rebalance:
-      return uniform(delay / 2, delay + delay / 2);
-    default:
-      return 0;
-  }
-}
-
-hub::time_point hub::next_deadline(const session& s) const {
-  if (!s.conn_) return s.detached_at_ + cfg_.session_ttl;
-  if (s.transport_ == transport::poll)
-    return std::min(s.attached_at_ + cfg_.poll_timeout, s.token_expires_);
-  time_point due = std::min(s.last_sent_ + cfg_.heartbeat, s.token_expires_);
-  if (s.transport_ == transport::ws) due = std::min(due, s.last_activity_ + cfg_.idle_timeout);
-  if (cfg_.max_connection_age.count() > 0) {
-    due = std::min(due, s.attached_at_ + cfg_.max_connection_age);
-  }
-  return due;
-}
-
-void hub::on_session_timer(session& s, time_point now) {
-  if (!s.conn_) {
-    if (now >= s.detached_at_ + cfg_.session_ttl) {
-      ++stats_.session_ttl;
-      drop(s);
-    } else {
-      arm(s, next_deadline(s));
-    }
-    return;
-  }
-  if (now >= s.token_expires_) {
-    ++stats_.expired;
-    end_connection(s, ending::close_expired, now);
-    return;
-  }
-  const transport kind = s.transport_;
-  if (kind == transport::poll) {
-    ++stats_.poll_timeout;
-    end_connection(s, ending::reconnect_timeout, now);
-    return;
-  }
-  if (kind == transport::ws && now >= s.last_activity_ + cfg_.idle_timeout) {
-    ++stats_.idle;
-    end_connection(s, ending::close_idle, now);
-    return;
-  }
-  if (cfg_.max_connection_age.count() > 0 && now >= s.attached_at_ + cfg_.max_connection_age) {
-    ++stats_.max_age;
-    end_connection(s, ending::reconnect_rebalance, now);
-    return;
-  }
-  if (now >= s.last_sent_ + cfg_.heartbeat) {
-    s.last_sent_ = now;
-    s.conn_->heartbeat();
-  } else {
-    ++stats_.moves_activity;  // nothing due: activity or traffic pushed the deadline later
-  }
-  arm(s, next_deadline(s));
-}
-
-bool hub::addressed_to(const session& s, const message& m) const {
-  switch (m.to) {
-    case audience::broadcast:
-      return true;
-    case audience::user:
-      return s.user() == m.target;
-    case audience::channel:
-      return std::find(s.channels_.begin(), s.channels_.end(), m.target) != s.channels_.end();
-  }
-  return false;
-}
-
-void hub::deliver(session& s, const message_ptr& m, time_point now) {
-  s.last_sent_ = now;
-  ++stats_.delivered;
-  s.conn_->deliver(m);
-}
-
-std::size_t hub::publish(const message_ptr& m, time_point now) {
-  if (m->spread.count() > 0) return publish_paced(m, now);
-  history_.append(m);
-  std::size_t recipients = 0;
-  auto deliver_if_live = [&](session* s) {
-    if (!s->conn_) return;
-    ++recipients;
-    deliver(*s, m, now);
-  };
-  switch (m->to) {
-    case audience::broadcast:
-      // Backwards: a subscriber that detaches while being delivered to (a long-poll answering,
-      // a slow consumer closing) swap-removes itself with an element already visited.
-      for (std::size_t i = attached_.size(); i-- > 0;)
-        deliver_if_live(attached_[i]);
-      break;
-    case audience::channel:
-      if (auto it = by_channel_.find(m->target); it != by_channel_.end()) {
-        for (session* s : it->second)
-          deliver_if_live(s);
-      }
-      break;
-    case audience::user:
-      if (auto it = by_user_.find(m->target); it != by_user_.end()) {
-        for (session* s : it->second)
-          deliver_if_live(s);
-      }
-      break;
-  }
-  return recipients;
-}
-
 std::size_t hub::kick(std::string_view user, time_point now) {
   auto it = by_user_.find(std::string(user));
   if (it == by_user_.end()) return 0;
@@ -315,10 +199,6 @@ void hub::evict(std::string_view key, time_point now) {
         now);
   }
   drop(s);
-}
-
-void hub::seed_history(const std::vector<message_ptr>& retained) {
-  history_.seed(retained);
 }
 
 void hub::drop(session& s) {

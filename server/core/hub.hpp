@@ -64,7 +64,8 @@ class hub {
   void end_connection(session& s, ending why, time_point now);
 
   void activity(session& s, time_point now) { s.last_activity_ = now; }
-  void acknowledge(session& s, std::uint64_t id) { s.acked_id_ = std::max(s.acked_id_, id); }
+  // The client's {"type":"ack","id":N}: recorded, and counted in the message's reach.
+  void acknowledge(session& s, std::uint64_t id);
   // Adds or removes channels; false if the session would exceed the channel limit.
   bool subscribe(session& s, const std::vector<std::string>& channels);
   // False if the connection's client token restricts channels and one of these is not among them.
@@ -72,8 +73,11 @@ class hub {
   void unsubscribe(session& s, const std::vector<std::string>& channels);
 
   // Appends to history and delivers to every live session it is addressed to. Returns how many.
-  // A paced message (spread > 0) returns how many are live now; each gets it at its turn.
+  // A message with expires_ms gets a timer: when it fires the message is marked expired (no
+  // resume returns it again) and the live sessions it addresses get the `expired` notice.
   std::size_t publish(const message_ptr& m, time_point now);
+  // The message with this id if it is still in history, else null (for its reach).
+  message_ptr find(std::uint64_t id) const;
   // Ends the user's live connections with close/kicked and drops the sessions. Returns how many
   // live connections were closed.
   std::size_t kick(std::string_view user, time_point now);
@@ -82,7 +86,8 @@ class hub {
   // Another node took the session over: its connection here gets close/replaced, and it is dropped.
   void evict(std::string_view key, time_point now);
   // The history a node starts with in a cluster (oldest first); only before any message arrived.
-  void seed_history(const std::vector<message_ptr>& retained);
+  // `now_ms` (Unix ms) tells which of them are already expired; the others get their timers.
+  void seed_history(const std::vector<message_ptr>& retained, time_point now, std::int64_t now_ms);
   // Called when a session loses its last connection (the multi-node record then starts its TTL).
   void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
 
@@ -108,12 +113,28 @@ class hub {
   void detach_now(session& s, time_point now);
   void deliver(session& s, const message_ptr& m, time_point now);
   bool addressed_to(const session& s, const message& m) const;
+  template <class Visit>
+  void for_each_live_addressee(const message& m, Visit&& visit);
+
+  // A message's ttl on this loop's wheel.
+  class expiry final : public timed {
+   public:
+    expiry(hub& owner, message_ptr m) : owner_(owner), m_(std::move(m)) {}
+    void on_timer(time_point now) override;
+
+   private:
+    friend class hub;
+    hub& owner_;
+    message_ptr m_;
+  };
+  void expire_at(const message_ptr& m, time_point due);
+  void expire(expiry& e, time_point now);
+  static bool is_expired(const message& m);
   void set_channels(session& s, std::vector<std::string> channels);
   void drop(session& s);
   std::uint32_t retry_ms_for(ending why);
-  // Paced delivery (hub_pacing.cpp).
-  std::size_t publish_paced(const message_ptr& m, time_point now);
-  std::size_t live_audience(const message& m) const;
+  // Paced delivery (hub_pacing.cpp): a message with a spread reaches each session at its turn.
+  void publish_paced(const message_ptr& m, time_point now);
   void walk_pacing(time_point now);
   bool paced_for(const session& s, const message& m) const;
   std::vector<message_ptr> resume_backlog(const session& s, std::uint64_t since,
@@ -152,6 +173,7 @@ class hub {
   std::unordered_map<std::string, std::vector<session*>> by_user_;
   std::unordered_map<std::string, std::unordered_set<session*>> by_channel_;
   std::vector<session*> attached_;  // sessions with a live connection, for broadcasts
+  std::unordered_map<std::uint64_t, std::unique_ptr<expiry>> expiring_;  // by message id
 
   pacing::paced_log paced_;
   pacing_index pacing_index_;  // after sessions_: unlinked before they are destroyed

@@ -9,33 +9,15 @@
 
 namespace ringcast {
 
-std::size_t hub::publish_paced(const message_ptr& m, time_point now) {
-  history_.append(m);
+// `m` is in history and its live audience counted (hub::publish).
+void hub::publish_paced(const message_ptr& m, time_point now) {
   paced_.add(m, now);
-  const std::size_t live = live_audience(*m);
   walk_pacing(now);  // the sessions whose offset is 0 get it now
-  return live;
 }
 
-std::size_t hub::live_audience(const message& m) const {
-  auto live = [](const session* s) { return s->conn_ != nullptr; };
-  switch (m.to) {
-    case audience::broadcast:
-      return attached_.size();
-    case audience::channel:
-      if (auto it = by_channel_.find(m.target); it != by_channel_.end())
-        return static_cast<std::size_t>(std::count_if(it->second.begin(), it->second.end(), live));
-      return 0;
-    case audience::user:
-      if (auto it = by_user_.find(m.target); it != by_user_.end())
-        return static_cast<std::size_t>(std::count_if(it->second.begin(), it->second.end(), live));
-      return 0;
-  }
-  return 0;
-}
-
+// An expired message (its ttl passed within the window) reaches nobody whose turn is later.
 bool hub::paced_for(const session& s, const message& m) const {
-  return m.id > s.start_id_ && addressed_to(s, m);
+  return m.id > s.start_id_ && addressed_to(s, m) && !is_expired(m);
 }
 
 // Walks every paced message in flight up to `now`, in two steps: first the turns that came are
@@ -61,6 +43,8 @@ void hub::walk_pacing(time_point now) {
     s->last_sent_ = now;
     stats_.delivered += batch.size();
     stats_.paced_delivered += batch.size();
+    for (const auto& m : batch)
+      m->delivered.fetch_add(1, std::memory_order_relaxed);
     s->conn_->deliver_many(batch);
   }
   turns_.clear();
@@ -90,7 +74,8 @@ std::vector<message_ptr> hub::resume_backlog(const session& s, std::uint64_t sin
   }
   for (auto it = span.begin; it != span.end; ++it) {
     const message& m = **it;
-    if (!addressed_to(s, m)) continue;
+    // An expired message is skipped, but it is no gap: the client missed nothing it should see.
+    if (!addressed_to(s, m) || is_expired(m)) continue;
     if (m.spread.count() > 0) {
       const auto* p = paced_.find(m.id);
       if (p && p->due_for(s.place_) > walked) continue;

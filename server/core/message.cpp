@@ -1,6 +1,9 @@
 #include "message.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace ringcast {
 
@@ -12,12 +15,15 @@ std::string_view name_of(audience a) {
       return "channel";
     case audience::user:
       return "user";
+    case audience::users:
+      return "users";
   }
   return "broadcast";
 }
 
 std::optional<audience> audience_named(std::string_view name) {
-  for (const audience a : {audience::broadcast, audience::channel, audience::user}) {
+  for (const audience a :
+       {audience::broadcast, audience::channel, audience::user, audience::users}) {
     if (name_of(a) == name) return a;
   }
   return std::nullopt;
@@ -25,6 +31,7 @@ std::optional<audience> audience_named(std::string_view name) {
 
 addressee addressee_of(const publish_request& req) {
   if (req.user) return {audience::user, *req.user};
+  if (req.users) return {audience::users, fmt::format("{}", fmt::join(*req.users, ","))};
   if (req.channel) return {audience::channel, *req.channel};
   return {};
 }
@@ -45,28 +52,74 @@ std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_
   return out;
 }
 
+bool message::addressed_to_user(std::string_view user) const {
+  return std::binary_search(users.begin(), users.end(), user);
+}
+
+namespace {
+
+// The envelope's "channel": "*", the channel, "user:<id>", or "users" for a list of users.
+// Identifiers are restricted to [A-Za-z0-9_.:@-], so the label needs no JSON escaping.
+std::string channel_label(const addressee& to) {
+  switch (to.to) {
+    case audience::broadcast:
+      return "*";
+    case audience::user:
+      return "user:" + to.target;
+    case audience::users:
+      return "users";
+    case audience::channel:
+      break;
+  }
+  return to.target;
+}
+
+std::vector<std::string> split_users(std::string_view list) {
+  std::vector<std::string> users;
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    users.emplace_back(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  std::sort(users.begin(), users.end());
+  return users;
+}
+
+}  // namespace
+
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                         std::string_view data_json, std::chrono::milliseconds spread) {
+                         std::string_view data_json, std::int64_t expires_ms,
+                         std::chrono::milliseconds spread) {
   auto m = std::make_shared<message>();
   m->id = id;
   m->ts_ms = ts_ms;
   m->to = to.to;
-  // Identifiers are restricted to [A-Za-z0-9_.:@-], so the channel label needs no JSON escaping.
-  const std::string label = to.to == audience::broadcast ? "*"
-                            : to.to == audience::user    ? "user:" + to.target
-                                                         : to.target;
+  m->expires_ms = expires_ms;
+  const std::string label = channel_label(to);
+  if (to.to == audience::users) m->users = split_users(to.target);
   m->target = std::move(to.target);
   m->spread = spread;
+  std::string extra = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
   // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
-  const std::string paced =
-      spread.count() > 0 ? fmt::format(R"(,"spread_ms":{})", spread.count()) : std::string();
+  if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());
   m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{}{},"data":{}}})", id,
-                        label, ts_ms, paced, data_json);
+                        label, ts_ms, extra, data_json);
   m->sse_prefix = fmt::format("id: {}\nevent: message\ndata: ", id);
   m->ws_header = ws::text_frame_header(m->json.size());
   // Every held poll answered with this message gets these same bytes.
   m->poll_body =
       fmt::format(R"({{"type":"messages","messages":[{}],"last_id":{},"gap":false}})", m->json, id);
+  return m;
+}
+
+message_ptr make_expired_notice(std::uint64_t id, std::uint64_t last_id) {
+  auto m = std::make_shared<message>();
+  m->id = id;
+  m->json = fmt::format(R"({{"type":"expired","id":{}}})", id);
+  m->sse_prefix = "event: expired\ndata: ";
+  m->ws_header = ws::text_frame_header(m->json.size());
+  m->poll_body = fmt::format(R"({{"type":"messages","messages":[{}],"last_id":{},"gap":false}})",
+                             m->json, last_id);
   return m;
 }
 

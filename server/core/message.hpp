@@ -1,6 +1,7 @@
 // A published message: serialized once, shared immutably by every queue it is put on.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -14,13 +15,13 @@
 
 namespace ringcast {
 
-enum class audience : std::uint8_t { broadcast, channel, user };
-// "broadcast", "channel", "user": as the Redis stream records them.
+enum class audience : std::uint8_t { broadcast, channel, user, users };
+// "broadcast", "channel", "user", "users": as the Redis stream records them.
 std::string_view name_of(audience a);
 std::optional<audience> audience_named(std::string_view name);
 
 // Whom a publish request addresses: the audience and its channel name or user id (empty for a
-// broadcast).
+// broadcast; for a list of users, the sorted ids joined by ',', which no identifier contains).
 struct addressee {
   audience to = audience::broadcast;
   std::string target;
@@ -31,12 +32,22 @@ struct message {
   std::uint64_t id = 0;
   std::int64_t ts_ms = 0;  // publish time, Unix milliseconds
   audience to = audience::broadcast;
-  std::string target;      // channel name or user id; empty for a broadcast
-  std::string json;        // the whole {"type":"message",...} envelope
+  std::string target;              // channel name or user id; empty for a broadcast
+  std::vector<std::string> users;  // audience::users: the ids of `target`, sorted
+  std::int64_t expires_ms = 0;     // Unix ms after which it is expired ("ttl"); 0: never
+  std::string json;                // the whole {"type":"message",...} envelope
   std::string sse_prefix;  // "id: <id>\nevent: message\ndata: " (the event: prefix + json + "\n\n")
   std::string poll_body;   // a long-poll reply carrying just this message
   ws::frame_header ws_header;           // of the WebSocket text frame whose payload is `json`
   std::chrono::milliseconds spread{0};  // > 0: paced, each session at its turn (core/pacing.hpp)
+
+  // Reach (GET /admin/messages/<id>), counted by every loop that holds the message.
+  mutable std::atomic<std::uint64_t> recipients{0};  // live sessions at publish
+  mutable std::atomic<std::uint64_t> delivered{0};   // queued to a client (live or on resume)
+  mutable std::atomic<std::uint64_t> acked{0};       // a client's ack named this id
+  mutable std::atomic<bool> expired{false};          // its ttl passed (set by the first loop)
+
+  bool addressed_to_user(std::string_view user) const;  // audience::users only
 };
 
 using message_ptr = std::shared_ptr<const message>;
@@ -45,10 +56,14 @@ using message_ptr = std::shared_ptr<const message>;
 std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_t last_id,
                           bool gap);
 
-// Builds the envelope around `data_json` (already valid, compact JSON).
-// `spread` > 0 makes it a paced message; its envelope then carries "spread_ms".
+// Builds the envelope around `data_json` (already valid, compact JSON). With `expires_ms` the
+// envelope carries "expires" (Unix ms), so a page can count down.
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                         std::string_view data_json,
+                         std::string_view data_json, std::int64_t expires_ms = 0,
                          std::chrono::milliseconds spread = std::chrono::milliseconds{0});
+
+// {"type":"expired","id":N} for WebSocket and SSE (event: expired, no id: line, so Last-Event-ID
+// does not move); a held long-poll is answered with it in `messages`, with `last_id`.
+message_ptr make_expired_notice(std::uint64_t id, std::uint64_t last_id);
 
 }  // namespace ringcast

@@ -5,6 +5,7 @@
 
 #include "client_auth.hpp"
 #include "connection_context.hpp"
+#include "promotion_api.hpp"
 #include "snapshot_format.hpp"
 
 namespace ringcast {
@@ -57,12 +58,15 @@ void handle_operations(node_operations& node, const connection_settings& setting
     return;
   }
 
-  const bool known = path == "/admin/publish" || path == "/admin/kick" || path == "/admin/stats";
+  const bool known = path == "/admin/publish" || path == "/admin/kick" || path == "/admin/stats" ||
+                     is_promotion_path(path);
   if (!known)
     return reply(error_response(http_status::not_found, "not_found", "no such path", req));
   if (!authorized(req, settings.admin_token)) {
     return reply(unauthorized_response("Authorization: Bearer <admin token> required", req));
   }
+  if (is_promotion_path(path))
+    return handle_promotion_path(node, std::move(origin), path, req, std::move(reply));
   if (path == "/admin/stats") {
     if (req.method() != http::verb::get) return reply(method_not_allowed(req, "GET"));
     node.snapshot(origin, [req, reply](server_snapshot s) {
@@ -75,6 +79,7 @@ void handle_operations(node_operations& node, const connection_settings& setting
     auto body = parse_publish_request(req.body(), settings.max_spread);
     if (!body)
       return reply(error_response(http_status::bad_request, "bad_request", body.error, req));
+    if (schedule_if_later(node, origin, *body.value, req, reply)) return;
     node.publish(
         *body.value, origin, [req, reply](std::optional<node_operations::publish_receipt> r) {
           if (!r) {

@@ -22,6 +22,7 @@ struct loop_snapshot {
   loop_stats stats;
   std::size_t sessions = 0;
   std::size_t connected = 0;
+  std::size_t paced_in_flight = 0;  // paced messages whose window is still open on this loop
   std::uint64_t tick = 0;
   std::size_t armed = 0;
   timing_wheel::counters wheel;
@@ -37,6 +38,7 @@ struct server_snapshot {
   std::uint64_t redis_reconnects = 0;
   std::uint64_t published = 0;
   std::uint64_t last_id = 0;
+  std::size_t scheduled = 0;  // promotions waiting on this node
   std::size_t open_connections = 0;
   std::chrono::milliseconds uptime{0};
 };
@@ -55,6 +57,34 @@ class node_operations {
   // Closes the user's live connections (close/kicked) on every node; `done(closed here)`.
   virtual void kick(std::string user, boost::asio::any_io_executor origin,
                     std::function<void(std::size_t)> done) = 0;
+
+  // Promotions (docs/protocol.md, "Scheduled publish" and "Reach"). Every `done` runs on `origin`.
+  struct scheduled_promotion {
+    std::string id;
+    std::int64_t at_ms;
+    std::string request_json;  // the request as posted
+  };
+  // Waits `request_json` (a valid publish request) until `at_ms`; done(id), or nullopt when
+  // --max-scheduled promotions already wait.
+  virtual void schedule_publish(std::string request_json, std::int64_t at_ms,
+                                boost::asio::any_io_executor origin,
+                                std::function<void(std::optional<std::string>)> done) = 0;
+  virtual void list_scheduled(boost::asio::any_io_executor origin,
+                              std::function<void(std::vector<scheduled_promotion>)> done) = 0;
+  // done(true) if it was waiting and now will not be published.
+  virtual void cancel_scheduled(std::string id, boost::asio::any_io_executor origin,
+                                std::function<void(bool)> done) = 0;
+  struct message_reach {
+    std::uint64_t id;
+    std::int64_t published_ms;
+    std::uint64_t recipients, delivered, acked;
+    bool expired;
+    std::chrono::milliseconds spread{0};  // of a paced publish: delivered rises over it
+  };
+  // nullopt: the message is not (or no longer) in history.
+  virtual void reach(std::uint64_t id, boost::asio::any_io_executor origin,
+                     std::function<void(std::optional<message_reach>)> done) = 0;
+
   virtual void snapshot(boost::asio::any_io_executor origin,
                         std::function<void(server_snapshot)> done) = 0;
   // False when this node should not be sent new clients (with --redis: Redis is unreachable).

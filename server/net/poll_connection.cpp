@@ -74,7 +74,7 @@ void poll_connection::abandon() {
 }
 
 void poll_connection::deliver(const message_ptr& m) {
-  if (m->id >= since_) {
+  if (m->spread.count() == 0 || m->id >= since_) {
     session* s = std::exchange(held_, nullptr);
     ctx_.sessions().detach(*s, *this, ctx_.now());
     reply(m->poll_body, m);

@@ -9,18 +9,13 @@
 #include "log.hpp"
 #include "redis_bus.hpp"
 #include "tls_context.hpp"
+#include "wall_clock.hpp"
 
 namespace ringcast {
 
 namespace asio = boost::asio;
 
 namespace {
-
-std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Ids continue across restarts: a run starts from the Unix time in microseconds, so an id from
 // an earlier run is always below this run's floor and a resume from it reports a gap.
@@ -49,6 +44,10 @@ server::server(config cfg, node_resources resources)
   for (unsigned i = 0; i < cfg_.threads; ++i) {
     loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, epoch, last_id_));
   }
+  promotions_ = std::make_unique<promotions>(
+      *loops_[0], cfg_.max_scheduled, [this](const publish_request& req) {
+        publish(req, loops_[0]->io().get_executor(), [](std::optional<publish_receipt>) {});
+      });
 }
 
 // Connections still pending in the loops hold connection slots (counted here) and the listener
@@ -57,6 +56,7 @@ server::~server() {
   listener_.reset();
   bus_.reset();
   drain_timer_.reset();
+  promotions_.reset();
   loops_.clear();
 }
 
@@ -130,11 +130,14 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   std::lock_guard lock(sequencer_);
   const std::uint64_t id = ++last_id_;
   ++published_;
+  const std::int64_t now_ms = unix_ms();
+  const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
   // Posted to every loop under the lock: each loop sees the messages in id order.
-  deliver_everywhere(make_message(id, unix_ms(), addressee_of(req), req.data_json, req.spread),
-                     std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
-                       done(publish_receipt{id, recipients});
-                     });
+  deliver_everywhere(
+      make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms, req.spread),
+      std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
+        done(publish_receipt{id, recipients});
+      });
 }
 
 void server::kick(std::string user, boost::asio::any_io_executor origin,
@@ -156,6 +159,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
     base.last_id = last_id_;
   }
   base.tick = cfg_.tick;
+  base.scheduled = promotions_->waiting();
   base.open_connections = connections_.open();
   base.clustered = bus_ != nullptr;
   base.redis_up = bus_ && bus_->up();
@@ -171,6 +175,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
         s.stats = h.stats();
         s.sessions = h.session_count();
         s.connected = h.connected_count();
+        s.paced_in_flight = h.paced_in_flight();
         s.tick = w.current_tick();
         s.armed = w.size();
         s.wheel = w.stats();
@@ -248,7 +253,9 @@ void server::start_redis() {
   redis_bus::node_hooks hooks;
   hooks.seed_history = [this](std::vector<message_ptr> retained) {
     for (auto& loop : loops_) {
-      asio::post(loop->io(), [l = loop.get(), retained] { l->sessions().seed_history(retained); });
+      asio::post(loop->io(), [l = loop.get(), retained] {
+        l->sessions().seed_history(retained, l->now(), unix_ms());
+      });
     }
   };
   // The bus calls this from its one thread in stream order, so every loop sees id order.

@@ -19,6 +19,7 @@
 #include "event_loop.hpp"
 #include "node.hpp"
 #include "node_resources.hpp"
+#include "promotions.hpp"
 
 namespace ringcast {
 
@@ -47,6 +48,23 @@ class server final : public node {
             std::function<void(std::size_t)> done) override;
   void snapshot(boost::asio::any_io_executor origin,
                 std::function<void(server_snapshot)> done) override;
+  void schedule_publish(std::string request_json, std::int64_t at_ms,
+                        boost::asio::any_io_executor origin,
+                        std::function<void(std::optional<std::string>)> done) override {
+    promotions_->add(std::move(request_json), at_ms, std::move(origin), std::move(done));
+  }
+  void list_scheduled(boost::asio::any_io_executor origin,
+                      std::function<void(std::vector<scheduled_promotion>)> done) override {
+    promotions_->list(std::move(origin), std::move(done));
+  }
+  void cancel_scheduled(std::string id, boost::asio::any_io_executor origin,
+                        std::function<void(bool)> done) override {
+    promotions_->cancel(std::move(id), std::move(origin), std::move(done));
+  }
+  void reach(std::uint64_t id, boost::asio::any_io_executor origin,
+             std::function<void(std::optional<message_reach>)> done) override {
+    promotions_->reach(id, std::move(origin), std::move(done));
+  }
   bool healthy() const override;
 
  private:
@@ -69,6 +87,7 @@ class server final : public node {
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
   std::vector<std::unique_ptr<event_loop>> loops_;
+  std::unique_ptr<promotions> promotions_;  // on loop 0
   std::unique_ptr<listener> listener_;
   std::unique_ptr<redis_bus> bus_;  // on loop 0, with --redis
   std::atomic<bool> draining_{false};

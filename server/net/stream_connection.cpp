@@ -60,7 +60,7 @@ void stream_connection::deliver(const message_ptr& m) {
 }
 
 void stream_connection::queue_message(message_ptr m) {
-  if (m->id < highest_id_) {
+  if (m->spread.count() > 0 && m->id < highest_id_) {
     if (std::string unnumbered = unnumbered_frame(*m); !unnumbered.empty()) {
       queue_.push_back({nullptr, std::move(unnumbered)});
       return;

@@ -48,6 +48,51 @@ bool numbers_finite(const boost::json::value& v) {
   return true;
 }
 
+// "users": an array of 1-1000 identifiers, returned sorted without duplicates.
+parsed<std::optional<std::vector<std::string>>> users_field(const boost::json::object& object) {
+  using result = parsed<std::optional<std::vector<std::string>>>;
+  const auto* field = object.if_contains("users");
+  if (!field) return result::ok(std::nullopt);
+  const auto* array = field->if_array();
+  if (!array || array->empty() || array->size() > max_users_per_publish)
+    return result::fail("users: an array of 1-1000 user ids");
+  std::vector<std::string> users;
+  users.reserve(array->size());
+  for (const auto& item : *array) {
+    const auto* text = item.if_string();
+    if (!text || !valid_identifier(*text))
+      return result::fail("users: each " + std::string{identifier_rule});
+    users.emplace_back(*text);
+  }
+  std::sort(users.begin(), users.end());
+  users.erase(std::unique(users.begin(), users.end()), users.end());
+  return result::ok(std::move(users));
+}
+
+// A duration field ("90s", "500ms", "2m"): more than zero and within max_publish_horizon.
+parsed<std::optional<std::chrono::milliseconds>> duration_field(const boost::json::object& object,
+                                                                std::string_view key) {
+  using result = parsed<std::optional<std::chrono::milliseconds>>;
+  const auto* field = object.if_contains(key);
+  if (!field) return result::ok(std::nullopt);
+  const auto* text = field->if_string();
+  if (!text) return result::fail(std::string{key} + ": a duration string like \"90s\" or \"2h\"");
+  auto d = parse_duration(*text);
+  if (!d) return result::fail(std::string{key} + ": " + d.error);
+  if (*d.value > max_publish_horizon) return result::fail(std::string{key} + ": at most 366 days");
+  return result::ok(*d.value);
+}
+
+// "at": an integer number of milliseconds since the Unix epoch (1.7e12 written as a float is
+// refused too: a fraction of a millisecond would be silently dropped).
+parsed<std::optional<std::int64_t>> at_field(const boost::json::object& object) {
+  using result = parsed<std::optional<std::int64_t>>;
+  const auto* field = object.if_contains("at");
+  if (!field) return result::ok(std::nullopt);
+  if (const auto* i = field->if_int64(); i && *i >= 0) return result::ok(*i);
+  return result::fail("at: an integer, milliseconds since the Unix epoch");
+}
+
 // "spread": absent is 0; otherwise a duration string no longer than `max_spread`.
 parsed<std::chrono::milliseconds> spread_field(const boost::json::object& object,
                                                std::chrono::milliseconds max_spread) {
@@ -78,12 +123,37 @@ parsed<publish_request> parse_publish_request(std::string_view body,
   if (!channel) return result::fail(std::move(channel.error));
   auto user = identifier_field(*object.value, "user");
   if (!user) return result::fail(std::move(user.error));
-  if (*channel.value && *user.value) return result::fail("give channel or user, not both");
+  auto users = users_field(*object.value);
+  if (!users) return result::fail(std::move(users.error));
+  if (int{channel.value->has_value()} + int{user.value->has_value()} +
+          int{users.value->has_value()} >
+      1)
+    return result::fail("give one of channel, user and users");
+  auto at = at_field(*object.value);
+  if (!at) return result::fail(std::move(at.error));
+  auto delay = duration_field(*object.value, "delay");
+  if (!delay) return result::fail(std::move(delay.error));
+  if (*at.value && *delay.value) return result::fail("give at or delay, not both");
+  auto ttl = duration_field(*object.value, "ttl");
+  if (!ttl) return result::fail(std::move(ttl.error));
+  if (*ttl.value && ttl.value->value().count() == 0) return result::fail("ttl: more than 0");
   auto spread = spread_field(*object.value, max_spread);
   if (!spread) return result::fail(std::move(spread.error));
 
   return result::ok(publish_request{boost::json::serialize(*data), std::move(*channel.value),
-                                    std::move(*user.value), *spread.value});
+                                    std::move(*user.value), std::move(*users.value), *at.value,
+                                    *delay.value, *ttl.value, *spread.value});
+}
+
+parsed<std::optional<std::int64_t>> publish_time(const publish_request& req, std::int64_t now_ms) {
+  using result = parsed<std::optional<std::int64_t>>;
+  std::int64_t when = now_ms;
+  if (req.at_ms) when = *req.at_ms;
+  if (req.delay) when = now_ms + req.delay->count();
+  if (when <= now_ms) return result::ok(std::nullopt);
+  if (when - now_ms > max_publish_horizon.count())
+    return result::fail("at: at most 366 days from now");
+  return result::ok(when);
 }
 
 parsed<kick_request> parse_kick_request(std::string_view body) {

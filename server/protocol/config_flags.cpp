@@ -61,6 +61,8 @@ po::options_description describe_flags() {
       ("max-body", number("BYTES", d.max_body), "largest admin request body accepted")  //
       ("max-connections", number("N", d.max_connections),
        "open TCP connections beyond which new ones get 503 overloaded")  //
+      ("max-scheduled", number("N", d.max_scheduled),
+       "scheduled publishes that may wait at once; more get 429 too_many")  //
       ("admin-token", po::value<std::string>()->value_name("TOKEN"),
        "bearer token for the admin API (default: $RINGCAST_ADMIN_TOKEN, else a random one, "
        "logged at start-up)")  //

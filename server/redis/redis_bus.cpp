@@ -26,14 +26,16 @@ const std::string session_prefix = "{ringcast}:session:";
 // record outlives a node that died without releasing it.
 constexpr std::chrono::hours live_session_record{24};
 
-// KEYS: last id, stream. ARGV: node clock (µs), maxlen, ts, to, target, data, token, spread (ms).
+// KEYS: last id, stream. ARGV: node clock (µs), maxlen, ts, to, target, data, token, expires
+// (Unix ms, 0: none), spread (ms, 0: none); a node of an earlier version ignores these two fields.
 // Lua numbers are doubles: ids stay exact below 2^53 (the year 2255 in microseconds).
 constexpr const char* publish_script = R"lua(
 local last = tonumber(redis.call('GET', KEYS[1]) or '0')
 local id = string.format('%.0f', math.max(last + 1, tonumber(ARGV[1])))
 redis.call('SET', KEYS[1], id)
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'id', id, 'ts', ARGV[3], 'to', ARGV[4],
-           'target', ARGV[5], 'data', ARGV[6], 'token', ARGV[7], 'spread', ARGV[8])
+           'target', ARGV[5], 'data', ARGV[6], 'token', ARGV[7], 'expires', ARGV[8],
+           'spread', ARGV[9])
 return id
 )lua";
 
@@ -89,7 +91,7 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
   if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return std::nullopt;
   const redisReply* fields = e->element[1];
   if (fields->type != REDIS_REPLY_ARRAY) return std::nullopt;
-  std::optional<std::uint64_t> id, ts, spread_ms;
+  std::optional<std::uint64_t> id, ts, expires, spread_ms;
   std::string_view to, target, data, token;
   for (std::size_t i = 0; i + 1 < fields->elements; i += 2) {
     const std::string_view name = str(fields->element[i]);
@@ -106,6 +108,8 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
       data = value;
     else if (name == "token")
       token = value;
+    else if (name == "expires")
+      expires = to_u64(value);
     else if (name == "spread")  // absent in entries of versions without paced publish: 0
       spread_ms = to_u64(value);
   }
@@ -114,6 +118,7 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
       std::string(str(e->element[0])),
       make_message(*id, static_cast<std::int64_t>(*ts),
                    {audience_named(to).value_or(audience::broadcast), std::string(target)}, data,
+                   static_cast<std::int64_t>(expires.value_or(0)),
                    std::chrono::milliseconds(spread_ms.value_or(0))),
       std::string(token)};
 }
@@ -312,16 +317,18 @@ void redis_bus::publish(const publish_request& req,
     return;
   }
   const addressee to = addressee_of(req);
-  const std::string ts = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                            std::chrono::system_clock::now().time_since_epoch())
-                                            .count());
+  const std::int64_t ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+  const std::string ts = std::to_string(ts_ms);
+  const std::string expires = std::to_string(req.ttl ? ts_ms + req.ttl->count() : 0);
   // The reply goes out when this node has read the entry back and delivered it, so that
   // `recipients` is known; the token finds the waiting reply whichever arrives first.
   std::string token = fmt::format("{}:{}", node_id_, ++publish_seq_);
   awaiting_delivery_[token] = std::move(done);
   commands_->command({"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(),
                       std::to_string(history_), ts, std::string(name_of(to.to)), to.target,
-                      req.data_json, token, std::to_string(req.spread.count())},
+                      req.data_json, token, expires, std::to_string(req.spread.count())},
                      [this, token](const redisReply* r) {
                        if (r && r->type != REDIS_REPLY_ERROR) return;
                        if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", str(r));

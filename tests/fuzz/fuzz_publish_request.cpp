@@ -1,4 +1,4 @@
-// parse_publish_request on any admin body. A success has a valid channel or user (not both) and
+// parse_publish_request on any admin body. A success has at most one valid audience and
 // data that clients can take: the data JSON holds no CR or LF (it goes on one SSE `data:` line),
 // and it and the message envelope built around it are valid JSON (so valid UTF-8 for a WebSocket
 // text frame) carrying the body's own data value.
@@ -63,7 +63,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const ringcast::publish_request& r = *parsed.value;
-  FUZZ_CHECK(!(r.channel && r.user));
+  FUZZ_CHECK(int{r.channel.has_value()} + int{r.user.has_value()} + int{r.users.has_value()} <= 1);
+  if (r.users) {
+    FUZZ_CHECK(!r.users->empty() && r.users->size() <= ringcast::max_users_per_publish);
+    for (const auto& u : *r.users)
+      FUZZ_CHECK(ringcast::valid_identifier(u));
+  }
+  FUZZ_CHECK(!(r.at_ms && r.delay));
   if (r.channel) FUZZ_CHECK(ringcast::valid_identifier(*r.channel));
   if (r.user) FUZZ_CHECK(ringcast::valid_identifier(*r.user));
   FUZZ_CHECK(r.data_json.find_first_of("\r\n") == std::string::npos);

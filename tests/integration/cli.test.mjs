@@ -28,6 +28,7 @@ const FLAGS = {
   '--max-queue': '1024',
   '--max-body': '65536',
   '--max-connections': '20000',
+  '--max-scheduled': '100000',
   '--admin-token': null,
   '--admin-token-file': null,
   '--web-root': null,

@@ -176,3 +176,22 @@ test('redis killed and restarted: 503 meanwhile, nothing acknowledged lost, noth
   assert.match(metrics, /ringcast_redis_up 1/);
   assert.match(metrics, /ringcast_redis_reconnects_total [1-9]/);
 });
+
+test('promotions across nodes: a list of users and a ttl published on one node hold on every node', async () => {
+  const [a, b, c] = nodes;
+  const [u1, u2, u3] = [uid('pl1'), uid('pl2'), uid('pl3')];
+  const c1 = await b.wsHello({ user: u1 });
+  const c2 = await c.sseHello({ user: u2 });
+  const c3 = await c.wsHello({ user: u3 });
+  const r = await a.publish({ users: [u1, u2], data: 'sale', ttl: '800ms' });
+  const m = await c1.next((x) => x.type === 'message' && x.id === r.id);
+  assert.equal(m.channel, 'users');
+  assert.equal(m.expires, m.ts + 800);
+  assert.equal((await c2.next('message')).json.id, r.id);
+  await c3.none('message', 300);
+  assert.equal((await c1.next('expired', 3000)).id, r.id);
+  assert.equal((await c2.next('expired', 3000)).json.id, r.id);
+  const resumed = await c.wsHello({ user: u1, sid: 'again', since: r.id - 1 });
+  assert.equal(resumed.hello.gap, false);
+  await resumed.none('message', 300);
+});

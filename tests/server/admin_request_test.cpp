@@ -86,7 +86,76 @@ TEST(ParsePublishRequest, ChannelOrUser) {
   EXPECT_EQ(to_user.user, "alice@example.com");
   EXPECT_EQ(to_user.channel, std::nullopt);
   EXPECT_EQ(publish_error(R"({"data":1,"channel":"a","user":"b"})"),
-            "give channel or user, not both");
+            "give one of channel, user and users");
+}
+
+TEST(ParsePublishRequest, UsersAreSortedWithoutDuplicates) {
+  const auto r = publish_ok(R"({"data":1,"users":["carol","alice","bob","alice"]})");
+  ASSERT_TRUE(r.users);
+  EXPECT_EQ(*r.users, (std::vector<std::string>{"alice", "bob", "carol"}));
+  EXPECT_EQ(r.user, std::nullopt);
+  EXPECT_EQ(r.channel, std::nullopt);
+}
+
+TEST(ParsePublishRequest, UsersErrors) {
+  const std::string list_rule = "users: an array of 1-1000 user ids";
+  EXPECT_EQ(publish_error(R"({"data":1,"users":[]})"), list_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"users":"alice"})"), list_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"users":null})"), list_rule);
+  std::string thousand = R"({"data":1,"users":[)";
+  for (int i = 0; i < 1000; ++i)
+    thousand += (i ? ",\"u" : "\"u") + std::to_string(i) + "\"";
+  EXPECT_EQ(publish_ok(thousand + "]}").users->size(), 1000u);
+  EXPECT_EQ(publish_error(thousand + R"(,"u1000"]})"), list_rule);
+  const std::string each_rule = "users: each 1-64 characters of [A-Za-z0-9_.:@-]";
+  EXPECT_EQ(publish_error(R"({"data":1,"users":["a",""]})"), each_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"users":["a",7]})"), each_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"users":["a b"]})"), each_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"users":["a"],"user":"b"})"),
+            "give one of channel, user and users");
+  EXPECT_EQ(publish_error(R"({"data":1,"users":["a"],"channel":"b"})"),
+            "give one of channel, user and users");
+}
+
+TEST(ParsePublishRequest, AtDelayAndTtl) {
+  const auto at = publish_ok(R"({"data":1,"at":1800000000000})");
+  EXPECT_EQ(at.at_ms, 1'800'000'000'000);
+  EXPECT_EQ(at.delay, std::nullopt);
+  const auto delay = publish_ok(R"({"data":1,"delay":"90s","ttl":"2h"})");
+  EXPECT_EQ(delay.delay, std::chrono::milliseconds{90'000});
+  EXPECT_EQ(delay.ttl, std::chrono::milliseconds{7'200'000});
+  EXPECT_EQ(delay.at_ms, std::nullopt);
+  EXPECT_EQ(publish_ok(R"({"data":1})").ttl, std::nullopt);
+}
+
+TEST(ParsePublishRequest, AtDelayAndTtlErrors) {
+  const std::string at_rule = "at: an integer, milliseconds since the Unix epoch";
+  EXPECT_EQ(publish_error(R"({"data":1,"at":-1})"), at_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"at":1.8e12})"), at_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"at":"1800000000000"})"), at_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"at":18446744073709551615})"), at_rule);
+  EXPECT_EQ(publish_error(R"({"data":1,"at":1,"delay":"1s"})"), "give at or delay, not both");
+  EXPECT_EQ(publish_error(R"({"data":1,"delay":90})"),
+            R"(delay: a duration string like "90s" or "2h")");
+  EXPECT_EQ(publish_error(R"({"data":1,"delay":"soon"})"),
+            "delay: expected a duration like 25, 25s, 500ms or 2m, got 'soon'");
+  EXPECT_EQ(publish_error(R"({"data":1,"delay":"8785h"})"), "delay: at most 366 days");
+  EXPECT_EQ(publish_error(R"({"data":1,"ttl":"0"})"), "ttl: more than 0");
+  EXPECT_EQ(publish_error(R"({"data":1,"ttl":"9999999h"})"), "ttl: at most 366 days");
+}
+
+TEST(PublishTime, NowPastFutureAndTooFar) {
+  const std::int64_t now = 1'800'000'000'000;
+  auto when = [&](std::string_view body) { return publish_time(publish_ok(body), now); };
+  EXPECT_EQ(*when(R"({"data":1})").value, std::nullopt);
+  EXPECT_EQ(*when(R"({"data":1,"at":1})").value, std::nullopt);              // past: at once
+  EXPECT_EQ(*when(R"({"data":1,"at":1800000000000})").value, std::nullopt);  // now: at once
+  EXPECT_EQ(*when(R"({"data":1,"at":1800000000001})").value, now + 1);
+  EXPECT_EQ(*when(R"({"data":1,"delay":"90s"})").value, now + 90'000);
+  EXPECT_EQ(*when(R"({"data":1,"delay":"0"})").value, std::nullopt);
+  const auto too_far = when(R"({"data":1,"at":9000000000000000})");
+  EXPECT_FALSE(too_far);
+  EXPECT_EQ(too_far.error, "at: at most 366 days from now");
 }
 
 TEST(ParsePublishRequest, Errors) {

@@ -80,7 +80,7 @@ class HubPacingTest : public ::testing::Test {
   }
   message_ptr make(std::chrono::milliseconds spread) {
     const std::uint64_t id = ++last_id;
-    return make_message(id, 1'700'000'000'000, {}, std::to_string(id), spread);
+    return make_message(id, 1'700'000'000'000, {}, std::to_string(id), 0, spread);
   }
   std::uint64_t publish(std::chrono::milliseconds spread = 0ms) {
     auto m = make(spread);

@@ -944,3 +944,135 @@ TEST_F(HubTest, AdvanceReturnsTheNextDueInstantAndEarlierArmsWakeTheLoop) {
 
 }  // namespace
 }  // namespace ringcast
+
+namespace ringcast {
+namespace {
+
+// ---- a list of users, expiry, reach ------------------------------------------------------------
+
+TEST_F(HubTest, AListOfUsersReachesEachListedUsersSessionsOnce) {
+  fake_subscriber alice1(transport::ws), alice2(transport::sse), bob(transport::ws),
+      carol(transport::ws);
+  attach(params("alice", "1"), alice1);
+  attach(params("alice", "2"), alice2);
+  attach(params("bob"), bob);
+  attach(params("carol"), carol);
+  EXPECT_EQ(publish(audience::users, "alice,bob,nobody"), 3u);
+  EXPECT_EQ(alice1.ids(), ids{1});
+  EXPECT_EQ(alice2.ids(), ids{1});
+  EXPECT_EQ(bob.ids(), ids{1});
+  EXPECT_TRUE(carol.messages.empty());
+  EXPECT_NE(alice1.messages[0]->json.find(R"("channel":"users")"), std::string::npos);
+}
+
+TEST_F(HubTest, AListOfUsersIsResumedOnlyByListedUsers) {
+  publish(audience::users, "alice,bob");  // 1
+  fake_subscriber alice(transport::ws), carol(transport::ws);
+  EXPECT_EQ(ids_of(attach(params("alice", "0", {}, 0), alice).backlog), ids{1});
+  EXPECT_TRUE(attach(params("carol", "0", {}, 0), carol).backlog.empty());
+  EXPECT_TRUE(attach(params("ali", "0", {}, 0), carol).backlog.empty());  // no prefix matching
+}
+
+TEST_F(HubTest, AnExpiredMessageIsNotResumedAndLiveClientsAreTold) {
+  fake_subscriber ws(transport::ws), other(transport::ws);
+  attach(params("alice"), ws);
+  attach(params("bob", "0", {"sport"}), other);
+  const message_ptr sale =
+      make_message(++last_id, 1'700'000'000'000, {audience::broadcast, ""}, "1", 1'700'000'002'000);
+  EXPECT_NE(sale->json.find(R"("expires":1700000002000)"), std::string::npos);
+  the_hub().publish(sale, now);
+  const message_ptr news = make_message(++last_id, 1'700'000'000'000, {audience::channel, "news"},
+                                        "2", 1'700'000'000'500);
+  the_hub().publish(news, now);  // addressed to nobody live: no notice for it
+  advance_to(epoch + 1990ms);
+  EXPECT_FALSE(sale->expired);
+  EXPECT_EQ(ws.ids(), ids{1});
+  advance_to(epoch + 2010ms);  // never early, at most one tick late
+  EXPECT_TRUE(sale->expired);
+  EXPECT_TRUE(news->expired);
+  ASSERT_EQ(ws.messages.size(), 2u);
+  EXPECT_EQ(ws.messages[1]->json, R"({"type":"expired","id":1})");
+  EXPECT_EQ(ws.messages[1]->sse_prefix, "event: expired\ndata: ");
+  EXPECT_EQ(parse_object(ws.messages[1]->poll_body)["last_id"], 2);
+  ASSERT_EQ(other.messages.size(), 2u);  // the broadcast's notice only
+  EXPECT_EQ(the_hub().stats().messages_expired, 2u);
+  EXPECT_EQ(the_hub().stats().expired_notices, 2u);
+
+  // Resume and long-poll never return it; it is not a gap either.
+  fake_subscriber later(transport::poll);
+  const auto r = attach(params("carol", "0", {"news"}, 0), later);
+  EXPECT_TRUE(r.backlog.empty());
+  EXPECT_FALSE(r.gap);
+  EXPECT_EQ(r.last_id, 2u);
+}
+
+TEST_F(HubTest, ExpiryDuringAStalledLoopStillNotifiesOnce) {
+  fake_subscriber ws(transport::ws);
+  attach(params("alice"), ws);
+  the_hub().publish(make_message(++last_id, 1'000, {audience::user, "alice"}, "1", 1'300), now);
+  jump_to(epoch + 10s);
+  ASSERT_EQ(ws.messages.size(), 2u);
+  EXPECT_EQ(ws.messages[1]->json, R"({"type":"expired","id":1})");
+  advance_by(1s);
+  EXPECT_EQ(ws.messages.size(), 2u);
+}
+
+TEST_F(HubTest, ReachCountsRecipientsDeliveriesAndAcks) {
+  fake_subscriber a(transport::ws), b(transport::ws);
+  const auto ra = attach(params("alice"), a);
+  attach(params("bob"), b);
+  publish();  // 1
+  const message_ptr m = the_hub().find(1);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->recipients, 2u);
+  EXPECT_EQ(m->delivered, 2u);
+  EXPECT_EQ(m->acked, 0u);
+  the_hub().acknowledge(*ra.s, 1);
+  the_hub().acknowledge(*ra.s, 1);  // a repeat counts once
+  EXPECT_EQ(m->acked, 1u);
+  EXPECT_EQ(the_hub().stats().acked, 1u);
+  fake_subscriber c(transport::poll);
+  attach(params("carol", "0", {}, 0), c);  // resumed: delivered again, not a new recipient
+  EXPECT_EQ(m->recipients, 2u);
+  EXPECT_EQ(m->delivered, 3u);
+  EXPECT_EQ(the_hub().find(2), nullptr);
+  EXPECT_EQ(the_hub().find(0), nullptr);
+}
+
+TEST_F(HubTest, FindForgetsWhatLeftHistory) {
+  cfg.history = 2;
+  publish();
+  publish();
+  publish();
+  EXPECT_EQ(the_hub().find(1), nullptr);
+  EXPECT_NE(the_hub().find(2), nullptr);
+  EXPECT_NE(the_hub().find(3), nullptr);
+}
+
+}  // namespace
+}  // namespace ringcast
+
+namespace ringcast {
+namespace {
+
+TEST_F(HubTest, SeededHistoryKeepsTheTtlsOfAnotherNode) {
+  const std::int64_t now_ms = 1'700'000'010'000;
+  const auto gone = make_message(1, now_ms - 5'000, {}, "1", now_ms - 1);
+  const auto going = make_message(2, now_ms - 5'000, {}, "2", now_ms + 500);
+  const auto staying = make_message(3, now_ms - 5'000, {}, "3");
+  the_hub().seed_history({gone, going, staying}, now, now_ms);
+  EXPECT_TRUE(gone->expired);
+  fake_subscriber ws(transport::ws);
+  EXPECT_EQ(ids_of(attach(params("alice", "0", {}, 0), ws).backlog), (ids{2, 3}));
+  advance_by(490ms);
+  EXPECT_FALSE(going->expired);
+  advance_by(30ms);
+  EXPECT_TRUE(going->expired);
+  ASSERT_EQ(ws.messages.size(), 1u);  // the notice (the backlog is the connection's to send)
+  EXPECT_EQ(ws.messages[0]->json, R"({"type":"expired","id":2})");
+  fake_subscriber later(transport::ws);
+  EXPECT_EQ(ids_of(attach(params("bob", "0", {}, 0), later).backlog), ids{3});
+}
+
+}  // namespace
+}  // namespace ringcast

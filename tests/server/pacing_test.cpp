@@ -85,7 +85,7 @@ TEST(Pacing, OffsetsAreUniformOverMessagesForOneSession) {
 // The log walks each message once over the whole ring, in ranges that follow on without gap or
 // overlap, and the message settles when its window has passed.
 TEST(Pacing, LogWalksTheRingOnceAndSettles) {
-  auto m = make_message(9, 0, {}, "1", 2000ms);
+  auto m = make_message(9, 0, {}, "1", 0, 2000ms);
   paced_log log;
   const time_point start = time_point{} + 1h;
   log.add(m, start);

@@ -31,6 +31,22 @@ class counting_operations final : public node_operations {
             std::function<void(std::size_t)> done) override {
     done(0);
   }
+  void schedule_publish(std::string, std::int64_t, boost::asio::any_io_executor,
+                        std::function<void(std::optional<std::string>)> done) override {
+    done(std::nullopt);
+  }
+  void list_scheduled(boost::asio::any_io_executor,
+                      std::function<void(std::vector<scheduled_promotion>)> done) override {
+    done({});
+  }
+  void cancel_scheduled(std::string, boost::asio::any_io_executor,
+                        std::function<void(bool)> done) override {
+    done(false);
+  }
+  void reach(std::uint64_t, boost::asio::any_io_executor,
+             std::function<void(std::optional<message_reach>)> done) override {
+    done(std::nullopt);
+  }
   void snapshot(boost::asio::any_io_executor, std::function<void(server_snapshot)> done) override {
     done({});
   }

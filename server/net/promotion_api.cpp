@@ -1,0 +1,145 @@
+#include "promotion_api.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+#include <boost/beast/http/field.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "duration.hpp"
+#include "wall_clock.hpp"
+
+namespace ringcast {
+
+namespace http = boost::beast::http;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view scheduled_path = "/admin/scheduled";
+constexpr std::string_view scheduled_prefix = "/admin/scheduled/";
+constexpr std::string_view messages_prefix = "/admin/messages/";
+
+http_response wrong_method(const http_request& req, std::string_view allow) {
+  auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
+                            fmt::format("use {}", allow), req);
+  res.set(http::field::allow, allow);
+  return res;
+}
+
+std::string scheduled_json(const std::vector<node_operations::scheduled_promotion>& list) {
+  json::array items;
+  items.reserve(list.size());
+  for (const auto& p : list) {
+    boost::system::error_code ec;
+    json::value request = json::parse(p.request_json, ec);  // valid: it was accepted
+    items.push_back(json::object{{"scheduled", p.id}, {"at", p.at_ms}, {"request", request}});
+  }
+  return json::serialize(json::object{{"scheduled", std::move(items)}});
+}
+
+void list_scheduled(node_operations& node, boost::asio::any_io_executor origin,
+                    const http_request& req, std::function<void(http_response)> reply) {
+  node.list_scheduled(std::move(origin),
+                      [req, reply](std::vector<node_operations::scheduled_promotion> list) {
+                        reply(json_response(http_status::ok, scheduled_json(list), req));
+                      });
+}
+
+void cancel_scheduled(node_operations& node, boost::asio::any_io_executor origin,
+                      std::string_view id, const http_request& req,
+                      std::function<void(http_response)> reply) {
+  node.cancel_scheduled(std::string(id), std::move(origin), [req, reply](bool cancelled) {
+    if (!cancelled) {
+      return reply(error_response(http_status::not_found, "not_found",
+                                  "no such scheduled publish (published, cancelled or unknown)",
+                                  req));
+    }
+    reply(json_response(http_status::ok, R"({"cancelled":true})", req));
+  });
+}
+
+void message_reach(node_operations& node, boost::asio::any_io_executor origin,
+                   std::string_view id_text, const http_request& req,
+                   std::function<void(http_response)> reply) {
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (ec != std::errc{} || end != id_text.data() + id_text.size() || id_text.empty()) {
+    return reply(error_response(http_status::bad_request, "bad_request",
+                                "the message id must be a whole number", req));
+  }
+  node.reach(id, std::move(origin), [req, reply](std::optional<node_operations::message_reach> r) {
+    if (!r) {
+      return reply(
+          error_response(http_status::not_found, "not_found", "no such message in history", req));
+    }
+    reply(json_response(
+        http_status::ok,
+        fmt::format(
+            R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{},)"
+            R"("spread":"{}"}})",
+            r->id, r->published_ms, r->recipients, r->delivered, r->acked, r->expired,
+            format_duration(r->spread)),
+        req));
+  });
+}
+
+}  // namespace
+
+bool is_promotion_path(std::string_view path) {
+  return path == scheduled_path ||
+         (path.starts_with(scheduled_prefix) && path.size() > scheduled_prefix.size()) ||
+         (path.starts_with(messages_prefix) && path.size() > messages_prefix.size());
+}
+
+void handle_promotion_path(node_operations& node, boost::asio::any_io_executor origin,
+                           std::string_view path, const http_request& req,
+                           std::function<void(http_response)> reply) {
+  if (path == scheduled_path) {
+    if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
+    return list_scheduled(node, std::move(origin), req, std::move(reply));
+  }
+  if (path.starts_with(scheduled_prefix)) {
+    if (req.method() != http::verb::delete_) return reply(wrong_method(req, "DELETE"));
+    return cancel_scheduled(node, std::move(origin), path.substr(scheduled_prefix.size()), req,
+                            std::move(reply));
+  }
+  if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
+  message_reach(node, std::move(origin), path.substr(messages_prefix.size()), req,
+                std::move(reply));
+}
+
+bool schedule_if_later(node_operations& node, boost::asio::any_io_executor origin,
+                       const publish_request& body, const http_request& req,
+                       const std::function<void(http_response)>& reply) {
+  if (!body.at_ms && !body.delay) return false;
+  const std::int64_t now_ms = unix_ms();
+  auto when = publish_time(body, now_ms);
+  if (!when) {
+    reply(error_response(http_status::bad_request, "bad_request", when.error, req));
+    return true;
+  }
+  if (!*when.value) return false;  // now or in the past: at once
+  const std::int64_t at_ms = **when.value;
+  // Kept as posted (compactly), with "delay" turned into the "at" it meant: a listing shows when.
+  boost::system::error_code ec;
+  json::object posted = json::parse(req.body(), ec).as_object();
+  posted.erase("delay");
+  posted["at"] = at_ms;
+  node.schedule_publish(
+      json::serialize(posted), at_ms, std::move(origin),
+      [req, reply, at_ms](std::optional<std::string> id) {
+        if (!id) {
+          return reply(error_response(http_status::too_many_requests, "too_many",
+                                      "too many scheduled publishes are waiting (--max-scheduled)",
+                                      req));
+        }
+        reply(json_response(http_status::accepted,
+                            fmt::format(R"({{"scheduled":"{}","at":{}}})", *id, at_ms), req));
+      });
+  return true;
+}
+
+}  // namespace ringcast
