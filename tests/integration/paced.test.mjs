@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { arrivedAt, sleep, startServer, uid, SCHEDULING_ALLOWANCE_MS } from './harness.mjs';
+import { offsetMs } from './pacing_offset.mjs';
 
 const TICK_MS = 50;
 let srv;
@@ -12,23 +13,6 @@ before(async () => {
 });
 after(async () => { await srv?.stop(); });
 
-// The server's offset (server/core/pacing.cpp), recomputed here: FNV-1a of the key and the
-// message id, each through SplitMix64's finalizer, added on a ring of 2^64, scaled onto the window.
-const MASK = (1n << 64n) - 1n;
-function mix(x) {
-  x ^= x >> 30n; x = (x * 0xbf58476d1ce4e5b9n) & MASK;
-  x ^= x >> 27n; x = (x * 0x94d049bb133111ebn) & MASK;
-  return x ^ (x >> 31n);
-}
-function placeOf(key) {
-  let h = 0xcbf29ce484222325n;
-  for (const byte of Buffer.from(key)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & MASK;
-  return mix(h);
-}
-function offsetMs(user, id, spreadMs) {
-  const x = (placeOf(`${user}/0`) + mix((BigInt(id) + 0x9e3779b97f4a7c15n) & MASK)) & MASK;
-  return Number((x * BigInt(spreadMs) * 1_000_000n) >> 64n) / 1e6;
-}
 // How late a turn may be seen here: a tick, the scheduling allowance, and this process's own lag
 // with a couple of thousand sockets.
 const LATE_MS = TICK_MS + SCHEDULING_ALLOWANCE_MS + 150;
