@@ -183,6 +183,7 @@
       this.lastId = o.since ?? null;
       this.ackedId = null; // the newest id the page showed (ack())
       this.ackSent = null; // the newest ack written to a WebSocket
+      this.pacedSeen = []; // ids of the last paced messages delivered (see deliver)
       this.state = 'idle';
       this.transport = null;
       this.session = null; // the last `hello`
@@ -407,8 +408,17 @@
 
     deliver(message) {
       if (typeof message.id !== 'number') return;
-      if (this.lastId !== null && message.id <= this.lastId) return; // already seen
-      this.lastId = message.id;
+      // A paced message ("spread_ms") may come after higher ids, at this client's turn: it is new
+      // unless this very id was seen (the last few are kept), and the resume point stays at the
+      // highest id (docs/protocol.md, "Paced publish").
+      if (typeof message.spread_ms === 'number') {
+        if (this.pacedSeen.includes(message.id)) return;
+        this.pacedSeen.push(message.id);
+        if (this.pacedSeen.length > 64) this.pacedSeen.shift();
+      } else if (this.lastId !== null && message.id <= this.lastId) {
+        return; // already seen
+      }
+      if (this.lastId === null || message.id > this.lastId) this.lastId = message.id;
       this.emit('message', message);
     }
 

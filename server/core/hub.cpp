@@ -37,6 +37,8 @@ hub::hub(const config& cfg, time_point epoch, std::uint64_t floor_id,
       rng_(std::random_device{}()) {}
 
 hub::~hub() {
+  wheel_.cancel(pacing_timer_);
+  pacing_index_.clear();
   for (auto& [key, s] : sessions_)
     wheel_.cancel(*s);
   for (auto& [id, e] : expiring_)
@@ -68,8 +70,11 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
     ++stats_.sessions_reused;
     if (slot) ++stats_.moves_reconnect;
   }
+  const bool new_here = !slot;
   if (!slot) {
-    slot = std::make_unique<session>(*this, params.user, params.sid);
+    slot = std::make_unique<session>(*this, params.user, params.sid, pacing::place_of(key));
+    // Paced messages already published are not a new session's business unless it resumes.
+    slot->start_id_ = params.since ? 0 : history_.newest_id();
     by_user_[params.user].push_back(slot.get());
     ++stats_.sessions_created;
   }
@@ -89,6 +94,7 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
   s.transport_ = conn.kind();
   s.attached_index_ = attached_.size();
   attached_.push_back(&s);
+  pacing_index_.insert(s);
   s.attached_at_ = s.last_activity_ = s.last_sent_ = now;
   switch (conn.kind()) {
     case transport::ws:
@@ -106,13 +112,9 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
   if (params.since) {
     const auto span = history_.after(*params.since);
     r.gap = span.gap;
-    for (auto it = span.begin; it != span.end; ++it) {
-      // An expired message is skipped, but it is no gap: the client missed nothing it should see.
-      if (addressed_to(s, **it) && !is_expired(**it)) {
-        r.backlog.push_back(*it);
-        (*it)->delivered.fetch_add(1, std::memory_order_relaxed);
-      }
-    }
+    r.backlog = resume_backlog(s, *params.since, span, new_here);
+    for (const auto& m : r.backlog)
+      m->delivered.fetch_add(1, std::memory_order_relaxed);
   }
   arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
   if (!s.online_) go_online(s, r.resumed);
@@ -155,6 +157,8 @@ void hub::detach_now(session& s, time_point now) {
   attached_[s.attached_index_] = last;
   last->attached_index_ = s.attached_index_;
   attached_.pop_back();
+  pacing_index_.erase(pacing_index_.iterator_to(s));
+  s.paced_until_ = paced_.walked_to();  // turns after this come while it is away
   s.detached_at_ = now;
   arm(s, next_deadline(s));
   if (on_detached_) on_detached_(s);

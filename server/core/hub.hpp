@@ -22,10 +22,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include <boost/intrusive/set.hpp>
+
 #include "client_params.hpp"
 #include "config.hpp"
 #include "history.hpp"
 #include "loop_stats.hpp"
+#include "pacing.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "session.hpp"
 #include "session_events.hpp"
@@ -102,6 +105,7 @@ class hub {
   std::uint64_t newest_id() const { return history_.newest_id(); }
   std::size_t session_count() const { return sessions_.size(); }
   std::size_t connected_count() const { return attached_.size(); }
+  std::size_t paced_in_flight() const { return paced_.in_flight(); }
   const loop_stats& stats() const { return stats_; }
   loop_stats& stats() { return stats_; }
   const timing_wheel& wheel() const { return wheel_; }
@@ -138,6 +142,32 @@ class hub {
   void go_offline(session& s, std::string_view reason);
   void channels_changed(const session& s, const std::vector<std::string>& before);
   std::uint32_t retry_ms_for(ending why);
+  // Paced delivery (hub_pacing.cpp): a message with a spread reaches each session at its turn.
+  void publish_paced(const message_ptr& m, time_point now);
+  void walk_pacing(time_point now);
+  bool paced_for(const session& s, const message& m) const;
+  std::vector<message_ptr> resume_backlog(const session& s, std::uint64_t since,
+                                          history::resume_span span, bool new_here) const;
+  time_point left_at_estimate(const session& s, std::uint64_t since) const;
+
+  class pacing_timer final : public timed {
+   public:
+    explicit pacing_timer(hub& h) : hub_(h) {}
+    void on_timer(time_point now) override { hub_.walk_pacing(now); }
+
+   private:
+    hub& hub_;
+  };
+  struct place_of_session {
+    using type = std::uint64_t;
+    type operator()(const session& s) const { return s.place_; }
+  };
+  // Live sessions by their place on the pacing ring; a paced message walks it (core/pacing.hpp).
+  using pacing_index = boost::intrusive::multiset<
+      session,
+      boost::intrusive::member_hook<session, boost::intrusive::set_member_hook<>,
+                                    &session::pacing_link_>,
+      boost::intrusive::key_of_value<place_of_session>>;
 
   const config& cfg_;
   timing_wheel wheel_;
@@ -154,6 +184,12 @@ class hub {
   std::unordered_map<std::string, std::unordered_set<session*>> by_channel_;
   std::vector<session*> attached_;  // sessions with a live connection, for broadcasts
   std::unordered_map<std::uint64_t, std::unique_ptr<expiry>> expiring_;  // by message id
+
+  pacing::paced_log paced_;
+  pacing_index pacing_index_;  // after sessions_: unlinked before they are destroyed
+  pacing_timer pacing_timer_{*this};
+  // Reused by every walk: the (session, message) turns that came in this tick.
+  std::vector<std::pair<session*, const message_ptr*>> turns_;
 };
 
 }  // namespace ringcast

@@ -65,12 +65,18 @@ void hub::deliver(session& s, const message_ptr& m, time_point now) {
 std::size_t hub::publish(const message_ptr& m, time_point now) {
   history_.append(m);
   std::size_t recipients = 0;
-  for_each_live_addressee(*m, [&](session& s) {
-    ++recipients;
-    deliver(s, m, now);
-  });
-  m->recipients.fetch_add(recipients, std::memory_order_relaxed);
-  m->delivered.fetch_add(recipients, std::memory_order_relaxed);
+  if (m->spread.count() > 0) {  // each at its turn (hub_pacing.cpp), counted as delivered then
+    for_each_live_addressee(*m, [&](session&) { ++recipients; });
+    m->recipients.fetch_add(recipients, std::memory_order_relaxed);
+    publish_paced(m, now);
+  } else {
+    for_each_live_addressee(*m, [&](session& s) {
+      ++recipients;
+      deliver(s, m, now);
+    });
+    m->recipients.fetch_add(recipients, std::memory_order_relaxed);
+    m->delivered.fetch_add(recipients, std::memory_order_relaxed);
+  }
   // The ttl runs on this loop's wheel from when the message reached the loop: ts_ms and
   // expires_ms are wall-clock times, the wheel's are steady.
   if (m->expires_ms != 0) expire_at(m, now + std::chrono::milliseconds(m->expires_ms - m->ts_ms));

@@ -88,7 +88,8 @@ std::vector<std::string> split_users(std::string_view list) {
 }  // namespace
 
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                         std::string_view data_json, std::int64_t expires_ms) {
+                         std::string_view data_json, std::int64_t expires_ms,
+                         std::chrono::milliseconds spread) {
   auto m = std::make_shared<message>();
   m->id = id;
   m->ts_ms = ts_ms;
@@ -97,9 +98,12 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
   const std::string label = channel_label(to);
   if (to.to == audience::users) m->users = split_users(to.target);
   m->target = std::move(to.target);
-  const std::string expires = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
+  m->spread = spread;
+  std::string extra = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
+  // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
+  if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());
   m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{}{},"data":{}}})", id,
-                        label, ts_ms, expires, data_json);
+                        label, ts_ms, extra, data_json);
   m->sse_prefix = fmt::format("id: {}\nevent: message\ndata: ", id);
   m->ws_header = ws::text_frame_header(m->json.size());
   // Every held poll answered with this message gets these same bytes.

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/intrusive/set_hook.hpp>
+
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "subscriber.hpp"
 
@@ -45,8 +47,8 @@ class hub;
 
 class session final : public timed {
  public:
-  session(hub& owner, std::string user, std::string sid)
-      : hub_(owner), user_(std::move(user)), sid_(std::move(sid)) {}
+  session(hub& owner, std::string user, std::string sid, std::uint64_t place)
+      : hub_(owner), user_(std::move(user)), sid_(std::move(sid)), place_(place) {}
   void on_timer(time_point now) override;
 
   const std::string& user() const { return user_; }
@@ -75,6 +77,13 @@ class session final : public timed {
   time_point last_sent_{};               // last server write (heartbeats are due after it)
   time_point detached_at_{};             // when the last connection ended
   bool online_ = false;                  // see session_events.hpp
+  // Paced delivery (core/pacing.hpp): its place on the ring, its link in the hub's index of live
+  // sessions by place, the id it started after (paced messages at or below it are not its
+  // business), and how far the paced walk had got when its last connection ended.
+  std::uint64_t place_;
+  boost::intrusive::set_member_hook<> pacing_link_;
+  std::uint64_t start_id_ = 0;
+  time_point paced_until_{};
 };
 
 }  // namespace ringcast

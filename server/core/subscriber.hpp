@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "envelope.hpp"
@@ -19,6 +20,11 @@ class subscriber {
   // Queues a message for the client. A subscriber whose queue is full ends itself (close/slow)
   // through hub::end_connection; a long-poll answers at once and detaches.
   virtual void deliver(const message_ptr& m) = 0;
+  // Paced turns that came in the same tick, in id order. A long-poll answers them in one reply.
+  virtual void deliver_many(std::span<const message_ptr> messages) {
+    for (const auto& m : messages)
+      deliver(m);
+  }
   // Nothing was sent for a heartbeat interval: a WebSocket ping, an SSE comment.
   virtual void heartbeat() = 0;
   // Last words: the hub has already detached this subscriber from its session. It sends the

@@ -4,6 +4,7 @@
 #include <boost/beast/http/field.hpp>
 
 #include "client_auth.hpp"
+#include "connection_context.hpp"
 #include "promotion_api.hpp"
 #include "presence_api.hpp"
 #include "snapshot_format.hpp"
@@ -37,7 +38,7 @@ http_response method_not_allowed(const http_request& req, std::string_view allow
 
 }  // namespace
 
-void handle_operations(node_operations& node, std::string_view admin_token,
+void handle_operations(node_operations& node, const connection_settings& settings,
                        boost::asio::any_io_executor origin, const http_request& req,
                        std::function<void(http_response)> reply) {
   const std::string_view path = req.target().substr(0, req.target().find('?'));
@@ -63,7 +64,7 @@ void handle_operations(node_operations& node, std::string_view admin_token,
                      path == "/admin/presence";
   if (!known)
     return reply(error_response(http_status::not_found, "not_found", "no such path", req));
-  if (!authorized(req, admin_token)) {
+  if (!authorized(req, settings.admin_token)) {
     return reply(unauthorized_response("Authorization: Bearer <admin token> required", req));
   }
   if (is_promotion_path(path))
@@ -78,7 +79,7 @@ void handle_operations(node_operations& node, std::string_view admin_token,
   }
   if (req.method() != http::verb::post) return reply(method_not_allowed(req, "POST"));
   if (path == "/admin/publish") {
-    auto body = parse_publish_request(req.body());
+    auto body = parse_publish_request(req.body(), settings.max_spread);
     if (!body)
       return reply(error_response(http_status::bad_request, "bad_request", body.error, req));
     if (schedule_if_later(node, origin, *body.value, req, reply)) return;

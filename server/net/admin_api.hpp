@@ -13,9 +13,11 @@
 
 namespace ringcast {
 
+struct connection_settings;
+
 // Answers a request whose path is /healthz, /metrics or /admin/...; `reply` may run later, on
 // `origin`. `admin_token` guards /admin/*.
-void handle_operations(node_operations& node, std::string_view admin_token,
+void handle_operations(node_operations& node, const connection_settings& settings,
                        boost::asio::any_io_executor origin, const http_request& req,
                        std::function<void(http_response)> reply);
 

@@ -11,6 +11,7 @@ connection_settings connection_settings::from(const config& cfg) {
   s.drain = cfg.drain;
   s.max_body = cfg.max_body;
   s.max_queue = cfg.max_queue;
+  s.max_spread = cfg.max_spread;
   s.web_root = cfg.web_root;
   s.admin_token = cfg.admin_token;
   if (cfg.demo) s.demo_secret = cfg.client_secret;

@@ -30,8 +30,9 @@ struct connection_settings {
   std::chrono::milliseconds drain{5'000};               // --drain: a request read then gets 503
   std::size_t max_body = 64 * 1024;
   std::size_t max_queue = 1024;
-  std::string web_root;     // empty: the embedded pages
-  std::string admin_token;  // Bearer token of /admin/*
+  std::chrono::milliseconds max_spread{600'000};  // of a paced publish
+  std::string web_root;                           // empty: the embedded pages
+  std::string admin_token;                        // Bearer token of /admin/*
   std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
   bool connect_hook_fallback_allow = false;     // admit when the connect hook does not answer
   std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer

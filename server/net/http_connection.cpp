@@ -225,7 +225,7 @@ void http_connection::handle(http_request req) {
   const auto& settings = ctx_.settings();
   if (path == "/healthz" || path == "/metrics" || path.starts_with("/admin/")) {
     handle_operations(
-        ctx_.operations(), settings.admin_token, ctx_.io().get_executor(), req,
+        ctx_.operations(), settings, ctx_.io().get_executor(), req,
         [self = shared_from_this()](http_response res) { self->reply(std::move(res)); });
     return;
   }

@@ -26,6 +26,7 @@ struct loop_snapshot {
   loop_stats stats;
   std::size_t sessions = 0;
   std::size_t connected = 0;
+  std::size_t paced_in_flight = 0;  // paced messages whose window is still open on this loop
   std::uint64_t tick = 0;
   std::size_t armed = 0;
   timing_wheel::counters wheel;
@@ -88,6 +89,7 @@ class node_operations {
     std::int64_t published_ms;
     std::uint64_t recipients, delivered, acked;
     bool expired;
+    std::chrono::milliseconds spread{0};  // of a paced publish: delivered rises over it
   };
   // nullopt: the message is not (or no longer) in history.
   virtual void reach(std::uint64_t id, boost::asio::any_io_executor origin,

@@ -13,6 +13,7 @@ void poll_connection::start(connection_context& ctx, connection_parts parts, adm
                             bool known_elsewhere, http_resume resume) {
   auto c =
       std::make_shared<poll_connection>(ctx, std::move(parts), std::move(admitted.request), resume);
+  c->since_ = admitted.params.since.value_or(0);
   hub& h = ctx.sessions();
   auto attached = h.attach(admitted.params, *c, ctx.now(), known_elsewhere);
   if (!attached.backlog.empty() || attached.gap) {
@@ -73,9 +74,27 @@ void poll_connection::abandon() {
 }
 
 void poll_connection::deliver(const message_ptr& m) {
+  if (m->spread.count() == 0 || m->id >= since_) {
+    session* s = std::exchange(held_, nullptr);
+    ctx_.sessions().detach(*s, *this, ctx_.now());
+    reply(m->poll_body, m);
+    return;
+  }
+  deliver_many(std::span(&m, 1));
+}
+
+// Paced messages whose turn came together; their ids may be below the client's `since` (it
+// resumes from the highest id it has), so the reply's last_id is never below it.
+void poll_connection::deliver_many(std::span<const message_ptr> messages) {
+  if (messages.empty()) return;
   session* s = std::exchange(held_, nullptr);
   ctx_.sessions().detach(*s, *this, ctx_.now());
-  reply(m->poll_body, m);
+  std::uint64_t last_id = since_;
+  for (const auto& m : messages)
+    last_id = std::max(last_id, m->id);
+  auto body = std::make_shared<const std::string>(
+      messages_json({messages.begin(), messages.end()}, last_id, false));
+  reply(*body, body);
 }
 
 void poll_connection::end(const ending_notice& notice) {

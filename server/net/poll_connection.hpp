@@ -24,6 +24,7 @@ class poll_connection final : public subscriber,
   // subscriber
   transport kind() const override { return transport::poll; }
   void deliver(const message_ptr& m) override;
+  void deliver_many(std::span<const message_ptr> messages) override;
   void heartbeat() override {}
   void end(const ending_notice& notice) override;
 
@@ -39,6 +40,7 @@ class poll_connection final : public subscriber,
   connection_parts parts_;
   http_request request_;  // for the reply's version and keep-alive
   http_resume resume_;
+  std::uint64_t since_ = 0;  // the request's; a reply never tells the client to go back before it
   session* held_ = nullptr;
   std::shared_ptr<poll_connection> keep_alive_while_held_;  // nothing else owns a held poll
   bool watching_ = false;                                   // a hang-up watch is pending

@@ -8,6 +8,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "duration.hpp"
 #include "wall_clock.hpp"
 
 namespace ringcast {
@@ -77,8 +78,11 @@ void message_reach(node_operations& node, boost::asio::any_io_executor origin,
     reply(json_response(
         http_status::ok,
         fmt::format(
-            R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}}})",
-            r->id, r->published_ms, r->recipients, r->delivered, r->acked, r->expired),
+            R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}}})",
+            r->id, r->published_ms, r->recipients, r->delivered, r->acked, r->expired,
+            // A paced publish: "delivered" rises over this window.
+            r->spread.count() > 0 ? fmt::format(R"(,"spread":"{}")", format_duration(r->spread))
+                                  : std::string()),
         req));
   });
 }

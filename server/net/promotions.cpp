@@ -24,7 +24,8 @@ promotions::~promotions() = default;
 
 void promotions::publish_due(const std::string& request_json) {
   waiting_.store(schedule_->size(), std::memory_order_relaxed);
-  auto req = parse_publish_request(request_json);
+  // Its spread was checked against --max-spread when it was accepted.
+  auto req = parse_publish_request(request_json, std::chrono::milliseconds::max());
   if (!req) {  // it was accepted once: only a bug gets here
     log_warn("scheduled publish no longer parses ({}): {}", req.error, request_json);
     return;
@@ -80,7 +81,8 @@ void promotions::reach(std::uint64_t id, boost::asio::any_io_executor origin,
                                          m->recipients.load(relaxed),
                                          m->delivered.load(relaxed),
                                          m->acked.load(relaxed),
-                                         m->expired.load(relaxed)};
+                                         m->expired.load(relaxed),
+                                         m->spread};
     }
     asio::post(origin, [r, done = std::move(done)] { done(r); });
   });

@@ -138,10 +138,11 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   const std::int64_t now_ms = unix_ms();
   const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
   // Posted to every loop under the lock: each loop sees the messages in id order.
-  deliver_everywhere(make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms),
-                     std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
-                       done(publish_receipt{id, recipients});
-                     });
+  deliver_everywhere(
+      make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms, req.spread),
+      std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
+        done(publish_receipt{id, recipients});
+      });
 }
 
 void server::kick(std::string user, boost::asio::any_io_executor origin,
@@ -183,6 +184,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
         s.stats = h.stats();
         s.sessions = h.session_count();
         s.connected = h.connected_count();
+        s.paced_in_flight = h.paced_in_flight();
         s.tick = w.current_tick();
         s.armed = w.size();
         s.wheel = w.stats();

@@ -1,5 +1,7 @@
 #include "snapshot_format.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -11,6 +13,14 @@ namespace {
 namespace json = boost::json;
 
 // Loop counters summed field by field.
+// Every loop paces every message (each its own sessions): the count is the largest of theirs.
+std::size_t paced_in_flight(const server_snapshot& s) {
+  std::size_t most = 0;
+  for (const auto& l : s.loops)
+    most = std::max(most, l.paced_in_flight);
+  return most;
+}
+
 loop_stats total_of(const server_snapshot& s) {
   loop_stats t;
   for (const auto& l : s.loops) {
@@ -97,6 +107,8 @@ std::string stats_json(const server_snapshot& s) {
       {"messages",
        {{"published", s.published},
         {"delivered", t.delivered},
+        {"paced_delivered", t.paced_delivered},
+        {"paced_in_flight", paced_in_flight(s)},
         {"acked", t.acked},
         {"expired", t.messages_expired},
         {"expired_notices", t.expired_notices},
@@ -170,6 +182,12 @@ std::string prometheus_text(const server_snapshot& s) {
   sample("ringcast_messages_published_total", s.published);
   family("ringcast_messages_delivered_total", "counter", "Messages queued to clients.");
   sample("ringcast_messages_delivered_total", t.delivered);
+  family("ringcast_paced_in_flight", "gauge",
+         "Paced publishes (spread) whose window is still open: some turns still to come.");
+  sample("ringcast_paced_in_flight", paced_in_flight(s));
+  family("ringcast_paced_delivered_total", "counter",
+         "Messages queued to clients at their turn of a paced publish (part of delivered).");
+  sample("ringcast_paced_delivered_total", t.paced_delivered);
   family("ringcast_scheduled", "gauge", "Scheduled publishes waiting on this node.");
   sample("ringcast_scheduled", s.scheduled);
   family("ringcast_messages_acked_total", "counter", "Client acks of messages in history.");

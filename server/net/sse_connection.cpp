@@ -64,6 +64,13 @@ std::string sse_connection::frame(std::string_view event, std::string_view json,
   return sse_event(event, json, retry_ms);
 }
 
+// No `id:` line: the browser's Last-Event-ID stays at the highest id it has seen.
+std::string sse_connection::unnumbered_frame(const message& m) const {
+  std::string event = "event: message\ndata: ";
+  event.append(m.json).append(end_of_event);
+  return event;
+}
+
 void sse_connection::close_when_written() {
   if (shut_down_) return;
   shut_down_ = true;

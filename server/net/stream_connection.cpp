@@ -31,9 +31,10 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   hub& h = ctx_.sessions();
   auto attached = h.attach(params, *this, ctx_.now(), known_elsewhere);
   session_ = attached.s;
+  highest_id_ = params.since.value_or(0);
   queue_.push_back({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
   for (auto& m : attached.backlog)
-    queue_.push_back({std::move(m), {}});
+    queue_message(std::move(m));
   flush();
   // Upgraded while the server began to drain: this client is told to go elsewhere too.
   if (ctx_.draining() && session_) {
@@ -53,9 +54,20 @@ bool stream_connection::falling_behind() {
 }
 
 void stream_connection::deliver(const message_ptr& m) {
-  if (falling_behind()) return;
-  queue_.push_back({m, {}});
+  if (closing_ || falling_behind()) return;
+  queue_message(m);
   flush();
+}
+
+void stream_connection::queue_message(message_ptr m) {
+  if (m->spread.count() > 0 && m->id < highest_id_) {
+    if (std::string unnumbered = unnumbered_frame(*m); !unnumbered.empty()) {
+      queue_.push_back({nullptr, std::move(unnumbered)});
+      return;
+    }
+  }
+  highest_id_ = std::max(highest_id_, m->id);
+  queue_.push_back({std::move(m), {}});
 }
 
 // Pongs, errors and heartbeats count against --max-queue too: a client that sends without
@@ -126,7 +138,7 @@ void stream_connection::flush() {
     std::array<boost::asio::const_buffer, max_gather> buffers;
     std::size_t count = 0, bytes = 0, skip = written_;
     for (const outbound& item : queue_.items()) {
-      if (count + std::tuple_size_v<frame_buffers> > max_gather || bytes >= max_gather_bytes)
+      if (count + std::tuple_size_v < frame_buffers >> max_gather || bytes >= max_gather_bytes)
         break;
       frame_buffers parts;
       const std::size_t n = buffers_of(item, parts);

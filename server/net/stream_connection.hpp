@@ -55,6 +55,10 @@ class stream_connection : public subscriber,
   // Wraps a control envelope ("hello", "reconnect", "close", "error", "pong") for the transport.
   virtual std::string frame(std::string_view event, std::string_view json,
                             std::optional<std::uint32_t> retry_ms) const = 0;
+  // A paced message with an id below one already sent, framed without its id, or empty when the
+  // transport needs no such frame (docs/protocol.md, "Paced publish": an SSE client's
+  // Last-Event-ID must stay at the highest id). Copied: only paced messages that arrive late.
+  virtual std::string unnumbered_frame(const message&) const { return {}; }
   // What follows the final notice (a WebSocket close frame); nothing by default.
   virtual std::string closing_frame(ending) const { return {}; }
   // Everything, the final notice included, is written: end the stream.
@@ -62,6 +66,7 @@ class stream_connection : public subscriber,
 
  private:
   std::size_t buffers_of(const outbound& item, frame_buffers& out) const;
+  void queue_message(message_ptr m);
   void drop_unstarted();
   void flush();
   void wait_until_writable();
@@ -73,9 +78,10 @@ class stream_connection : public subscriber,
   net_stream stream_;
   session* session_ = nullptr;
   outbound_queue queue_;
-  std::size_t written_ = 0;  // bytes of the queue's first item already written
-  bool closing_ = false;     // the final frames are queued: nothing else will be
-  bool waiting_ = false;     // for the socket to take more
+  std::size_t written_ = 0;       // bytes of the queue's first item already written
+  std::uint64_t highest_id_ = 0;  // of the messages queued, or the client's `since`
+  bool closing_ = false;          // the final frames are queued: nothing else will be
+  bool waiting_ = false;          // for the socket to take more
   bool failed_ = false;
 };
 

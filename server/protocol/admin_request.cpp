@@ -93,9 +93,25 @@ parsed<std::optional<std::int64_t>> at_field(const boost::json::object& object) 
   return result::fail("at: an integer, milliseconds since the Unix epoch");
 }
 
+// "spread": absent is 0; otherwise a duration string no longer than `max_spread`.
+parsed<std::chrono::milliseconds> spread_field(const boost::json::object& object,
+                                               std::chrono::milliseconds max_spread) {
+  using result = parsed<std::chrono::milliseconds>;
+  const auto* field = object.if_contains("spread");
+  if (!field) return result::ok(std::chrono::milliseconds{0});
+  const auto* text = field->if_string();
+  if (!text) return result::fail(R"(spread: a duration string such as "30s", "500ms" or "0")");
+  auto spread = parse_duration(*text);
+  if (!spread) return result::fail("spread: " + spread.error);
+  if (*spread.value > max_spread)
+    return result::fail("spread: at most " + format_duration(max_spread) + " (--max-spread)");
+  return spread;
+}
+
 }  // namespace
 
-parsed<publish_request> parse_publish_request(std::string_view body) {
+parsed<publish_request> parse_publish_request(std::string_view body,
+                                              std::chrono::milliseconds max_spread) {
   using result = parsed<publish_request>;
   auto object = json_object(body);
   if (!object) return result::fail(std::move(object.error));
@@ -121,10 +137,12 @@ parsed<publish_request> parse_publish_request(std::string_view body) {
   auto ttl = duration_field(*object.value, "ttl");
   if (!ttl) return result::fail(std::move(ttl.error));
   if (*ttl.value && ttl.value->value().count() == 0) return result::fail("ttl: more than 0");
+  auto spread = spread_field(*object.value, max_spread);
+  if (!spread) return result::fail(std::move(spread.error));
 
   return result::ok(publish_request{boost::json::serialize(*data), std::move(*channel.value),
                                     std::move(*user.value), std::move(*users.value), *at.value,
-                                    *delay.value, *ttl.value});
+                                    *delay.value, *ttl.value, *spread.value});
 }
 
 parsed<std::optional<std::int64_t>> publish_time(const publish_request& req, std::int64_t now_ms) {

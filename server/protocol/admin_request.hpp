@@ -24,7 +24,11 @@ struct publish_request {
   std::optional<std::chrono::milliseconds> delay;
   // How long it stays (counted from when it is published); none means until it leaves history.
   std::optional<std::chrono::milliseconds> ttl;
+  std::chrono::milliseconds spread{0};  // > 0: paced over this window (docs/protocol.md)
 };
+
+// --max-spread's default: the longest "spread" a publish may ask for.
+inline constexpr std::chrono::milliseconds default_max_spread{10 * 60 * 1000};
 
 inline constexpr std::size_t max_users_per_publish = 1000;
 // The furthest ahead a publish may be scheduled and the longest ttl: a year and a day.
@@ -40,8 +44,10 @@ struct kick_request {
 // double (it would serialize as "Infinity"), channel/user not a valid identifier string (null
 // included), more than one audience, users not an array of 1-1000 identifiers, at not a
 // non-negative integer, delay/ttl not a duration string (ttl 0 included), both at and delay, and
-// a delay or ttl beyond max_publish_horizon.
-parsed<publish_request> parse_publish_request(std::string_view body);
+// a delay or ttl beyond max_publish_horizon. "spread": a duration string ("30s", "500ms", "0"),
+// at most `max_spread`.
+parsed<publish_request> parse_publish_request(
+    std::string_view body, std::chrono::milliseconds max_spread = default_max_spread);
 
 // The Unix ms at which the request is to be published, given the time now; nullopt: at once (no
 // "at"/"delay", or a time not after now). Refused: a time beyond now + max_publish_horizon.

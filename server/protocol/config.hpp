@@ -35,6 +35,7 @@ struct config {
   ms max_connection_age{0};      // 0 = off
   ms drain{5'000};
   ms reconnect_delay{1'000};  // --reconnect-delay: centre of the jittered retry_ms
+  ms max_spread{600'000};     // --max-spread: the longest "spread" a publish may ask for
 
   ms tick{100};                     // --tick-ms (a plain number of milliseconds)
   std::uint32_t wheel_slots = 512;  // --wheel-slots, rounded up to a power of two

@@ -48,6 +48,9 @@ po::options_description describe_flags() {
        "on SIGTERM/SIGINT, spread the clients' reconnects over this long, then exit")  //
       ("reconnect-delay", duration(d.reconnect_delay),
        "centre of the jittered retry_ms told to clients that should reconnect")  //
+      ("max-spread", duration(d.max_spread),
+       "the longest \"spread\" a publish may ask for (its messages reach each client at its "
+       "turn within that window); longer is refused 400")  //
       ("tick-ms", number("N", d.tick.count()),
        "timing-wheel tick in milliseconds (1-60000): how late a timeout may fire")  //
       ("wheel-slots", number("N", d.wheel_slots),

@@ -36,6 +36,7 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"max-connection-age", duration(&config::max_connection_age)},
       {"drain", duration(&config::drain)},
       {"reconnect-delay", duration(&config::reconnect_delay)},
+      {"max-spread", duration(&config::max_spread)},
       {"tick-ms", duration(&config::tick)},
       {"wheel-slots", number(&config::wheel_slots)},
       {"history", number(&config::history)},

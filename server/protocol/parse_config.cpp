@@ -266,6 +266,7 @@ config build_config(const po::variables_map& vm,
   cfg.max_connection_age = duration_flag(vm, "max-connection-age");
   cfg.drain = duration_flag(vm, "drain");
   cfg.reconnect_delay = duration_flag(vm, "reconnect-delay");
+  cfg.max_spread = duration_flag(vm, "max-spread");
 
   cfg.tick = config::ms{number_flag(vm, "tick-ms", 1, 60'000)};
   cfg.wheel_slots =

@@ -27,14 +27,15 @@ const std::string session_prefix = "{ringcast}:session:";
 constexpr std::chrono::hours live_session_record{24};
 
 // KEYS: last id, stream. ARGV: node clock (µs), maxlen, ts, to, target, data, token, expires
-// (Unix ms, 0: none; a node of an earlier version ignores the field).
+// (Unix ms, 0: none), spread (ms, 0: none); a node of an earlier version ignores these two fields.
 // Lua numbers are doubles: ids stay exact below 2^53 (the year 2255 in microseconds).
 constexpr const char* publish_script = R"lua(
 local last = tonumber(redis.call('GET', KEYS[1]) or '0')
 local id = string.format('%.0f', math.max(last + 1, tonumber(ARGV[1])))
 redis.call('SET', KEYS[1], id)
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'id', id, 'ts', ARGV[3], 'to', ARGV[4],
-           'target', ARGV[5], 'data', ARGV[6], 'token', ARGV[7], 'expires', ARGV[8])
+           'target', ARGV[5], 'data', ARGV[6], 'token', ARGV[7], 'expires', ARGV[8],
+           'spread', ARGV[9])
 return id
 )lua";
 
@@ -90,7 +91,7 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
   if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return std::nullopt;
   const redisReply* fields = e->element[1];
   if (fields->type != REDIS_REPLY_ARRAY) return std::nullopt;
-  std::optional<std::uint64_t> id, ts, expires;
+  std::optional<std::uint64_t> id, ts, expires, spread_ms;
   std::string_view to, target, data, token;
   for (std::size_t i = 0; i + 1 < fields->elements; i += 2) {
     const std::string_view name = str(fields->element[i]);
@@ -109,13 +110,16 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
       token = value;
     else if (name == "expires")
       expires = to_u64(value);
+    else if (name == "spread")  // absent in entries of versions without paced publish: 0
+      spread_ms = to_u64(value);
   }
   if (!id || !ts || data.empty()) return std::nullopt;
   return stream_entry{
       std::string(str(e->element[0])),
       make_message(*id, static_cast<std::int64_t>(*ts),
                    {audience_named(to).value_or(audience::broadcast), std::string(target)}, data,
-                   static_cast<std::int64_t>(expires.value_or(0))),
+                   static_cast<std::int64_t>(expires.value_or(0)),
+                   std::chrono::milliseconds(spread_ms.value_or(0))),
       std::string(token)};
 }
 
@@ -322,22 +326,22 @@ void redis_bus::publish(const publish_request& req,
   // `recipients` is known; the token finds the waiting reply whichever arrives first.
   std::string token = fmt::format("{}:{}", node_id_, ++publish_seq_);
   awaiting_delivery_[token] = std::move(done);
-  commands_->command(
-      {"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(), std::to_string(history_),
-       ts, std::string(name_of(to.to)), to.target, req.data_json, token, expires},
-      [this, token](const redisReply* r) {
-        if (r && r->type != REDIS_REPLY_ERROR) return;
-        if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", str(r));
-        // A master demoted to a replica (a failover we have not heard of yet):
-        // find the master again.
-        if (r && str(r).starts_with("READONLY") && sentinel_)
-          asio::post(ctx_, [this] { drop_connections(); });
-        auto waiting = awaiting_delivery_.find(token);
-        if (waiting == awaiting_delivery_.end()) return;
-        auto fail = std::move(waiting->second);
-        awaiting_delivery_.erase(waiting);
-        fail(std::nullopt);
-      });
+  commands_->command({"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(),
+                      std::to_string(history_), ts, std::string(name_of(to.to)), to.target,
+                      req.data_json, token, expires, std::to_string(req.spread.count())},
+                     [this, token](const redisReply* r) {
+                       if (r && r->type != REDIS_REPLY_ERROR) return;
+                       if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", str(r));
+                       // A master demoted to a replica (a failover we have not heard of yet):
+                       // find the master again.
+                       if (r && str(r).starts_with("READONLY") && sentinel_)
+                         asio::post(ctx_, [this] { drop_connections(); });
+                       auto waiting = awaiting_delivery_.find(token);
+                       if (waiting == awaiting_delivery_.end()) return;
+                       auto fail = std::move(waiting->second);
+                       awaiting_delivery_.erase(waiting);
+                       fail(std::nullopt);
+                     });
 }
 
 void redis_bus::announce_kick(const std::string& user, std::function<void(bool)> done) {

@@ -70,6 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(ringcast::valid_identifier(u));
   }
   FUZZ_CHECK(!(r.at_ms && r.delay));
+  FUZZ_CHECK(r.spread.count() >= 0 && r.spread <= ringcast::default_max_spread);
   if (r.channel) FUZZ_CHECK(ringcast::valid_identifier(*r.channel));
   if (r.user) FUZZ_CHECK(ringcast::valid_identifier(*r.user));
   FUZZ_CHECK(r.data_json.find_first_of("\r\n") == std::string::npos);
@@ -78,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(same_value(data_value, parse_or_abort(body).as_object().at("data")));
 
   const auto message = ringcast::make_message(18446744073709551615ull, 1'700'000'000'000,
-                                              ringcast::addressee_of(r), r.data_json);
+                                              ringcast::addressee_of(r), r.data_json, 0, r.spread);
   FUZZ_CHECK(message->json.find_first_of("\r\n") == std::string::npos);
   const json::value envelope = parse_or_abort(message->json);
   FUZZ_CHECK(envelope.as_object().at("data") == data_value);

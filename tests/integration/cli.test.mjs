@@ -21,6 +21,7 @@ const FLAGS = {
   '--max-connection-age': '0',
   '--drain': '5s',
   '--reconnect-delay': '1s',
+  '--max-spread': '10m',
   '--tick-ms': '100',
   '--wheel-slots': '512',
   '--history': '1000',

@@ -32,6 +32,28 @@ TEST(ParsePublishRequest, Broadcast) {
   EXPECT_EQ(r.user, std::nullopt);
 }
 
+TEST(ParsePublishRequest, SpreadIsADurationUpToTheLimit) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(publish_ok(R"({"data":1})").spread, milliseconds(0));
+  EXPECT_EQ(publish_ok(R"({"data":1,"spread":"30s"})").spread, milliseconds(30'000));
+  EXPECT_EQ(publish_ok(R"({"data":1,"spread":"500ms","channel":"news"})").spread,
+            milliseconds(500));
+  EXPECT_EQ(publish_ok(R"({"data":1,"spread":"0"})").spread, milliseconds(0));
+  EXPECT_EQ(publish_ok(R"({"data":1,"spread":"10m"})").spread, milliseconds(600'000));
+  EXPECT_EQ(publish_error(R"({"data":1,"spread":"11m"})"), "spread: at most 10m (--max-spread)");
+  auto tighter = parse_publish_request(R"({"data":1,"spread":"2s"})", milliseconds(1000));
+  ASSERT_FALSE(tighter);
+  EXPECT_EQ(tighter.error, "spread: at most 1s (--max-spread)");
+  for (const char* bad : {R"({"data":1,"spread":"-5s"})", R"({"data":1,"spread":"soon"})",
+                          R"({"data":1,"spread":"5 s"})", R"({"data":1,"spread":""})"}) {
+    EXPECT_EQ(publish_error(bad).rfind("spread: expected a duration", 0), 0u) << bad;
+  }
+  for (const char* bad : {R"({"data":1,"spread":30})", R"({"data":1,"spread":null})",
+                          R"({"data":1,"spread":["30s"]})"}) {
+    EXPECT_EQ(publish_error(bad).rfind("spread: a duration string", 0), 0u) << bad;
+  }
+}
+
 TEST(ParsePublishRequest, DataIsReserializedCompactly) {
   EXPECT_EQ(publish_ok(R"( { "data" : [ 1 , "a\u0041" , true ] } )").data_json, R"([1,"aA",true])");
 }

@@ -1,0 +1,101 @@
+// The hub's paced delivery: a publish with "spread" reaches each live session at its own turn
+// (core/pacing.hpp), and a session that comes back gets what it is owed exactly once
+// (docs/protocol.md, "Paced publish"; docs/architecture.md, "Paced delivery").
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "hub.hpp"
+
+namespace ringcast {
+
+// `m` is in history and its live audience counted (hub::publish).
+void hub::publish_paced(const message_ptr& m, time_point now) {
+  paced_.add(m, now);
+  walk_pacing(now);  // the sessions whose offset is 0 get it now
+}
+
+// An expired message (its ttl passed within the window) reaches nobody whose turn is later.
+bool hub::paced_for(const session& s, const message& m) const {
+  return m.id > s.start_id_ && addressed_to(s, m) && !is_expired(m);
+}
+
+// Walks every paced message in flight up to `now`, in two steps: first the turns that came are
+// collected (the index is not touched while it is walked), then each session gets its turns of
+// this tick together, in id order; a held long-poll answers them in one reply.
+void hub::walk_pacing(time_point now) {
+  turns_.clear();
+  paced_.walk(now, [this](pacing::u128 first, pacing::u128 end, const pacing::paced_message& p) {
+    for (auto it = pacing_index_.lower_bound(static_cast<std::uint64_t>(first));
+         it != pacing_index_.end() && it->place_ < end; ++it) {
+      if (paced_for(*it, *p.msg)) turns_.emplace_back(&*it, &p.msg);
+    }
+  });
+  std::stable_sort(turns_.begin(), turns_.end(),
+                   [](const auto& a, const auto& b) { return std::less<>{}(a.first, b.first); });
+  std::vector<message_ptr> batch;
+  for (std::size_t i = 0; i < turns_.size();) {
+    session* s = turns_[i].first;
+    batch.clear();
+    for (; i < turns_.size() && turns_[i].first == s; ++i)
+      batch.push_back(*turns_[i].second);
+    if (!s->conn_) continue;
+    s->last_sent_ = now;
+    stats_.delivered += batch.size();
+    stats_.paced_delivered += batch.size();
+    for (const auto& m : batch)
+      m->delivered.fetch_add(1, std::memory_order_relaxed);
+    s->conn_->deliver_many(batch);
+  }
+  turns_.clear();
+  // A session away for longer than its TTL is gone, and with it any claim on a settled message.
+  paced_.forget_settled_before(now - cfg_.session_ttl);
+  if (paced_.any_in_flight()) arm(pacing_timer_, now + cfg_.tick);
+}
+
+// What a session that resumes after `since` is sent before live messages, in id order:
+//  - paced messages at or below `since` whose turn came while it was away (it resumes from the
+//    highest id it received, so those never reached it);
+//  - paced messages after `since` that history no longer holds, while the log still has them;
+//  - history after `since`, as for any resume, without paced messages whose turn is still to
+//    come: the walk delivers those at their turn.
+std::vector<message_ptr> hub::resume_backlog(const session& s, std::uint64_t since,
+                                             history::resume_span span, bool new_here) const {
+  std::vector<message_ptr> out;
+  const time_point walked = paced_.walked_to();
+  const time_point left = new_here ? left_at_estimate(s, since) : s.paced_until_;
+  const std::uint64_t oldest_retained =
+      span.begin != span.end ? (*span.begin)->id : std::numeric_limits<std::uint64_t>::max();
+  for (const auto& p : paced_.messages()) {
+    if (!paced_for(s, *p.msg)) continue;
+    const time_point due = p.due_for(s.place_);
+    if (due > walked) continue;
+    if (p.msg->id <= since ? due > left : p.msg->id < oldest_retained) out.push_back(p.msg);
+  }
+  for (auto it = span.begin; it != span.end; ++it) {
+    const message& m = **it;
+    // An expired message is skipped, but it is no gap: the client missed nothing it should see.
+    if (!addressed_to(s, m) || is_expired(m)) continue;
+    if (m.spread.count() > 0) {
+      const auto* p = paced_.find(m.id);
+      if (p && p->due_for(s.place_) > walked) continue;
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
+
+// A session new to this loop (another node had it, or it expired) that resumes after `since`:
+// its client was connected when message `since` reached it, so turns before that are not owed.
+// That time is the message's turn if it was paced, else its publish time here (mapped from its
+// timestamp through any paced message of the log). Unknown: nothing is owed.
+hub::time_point hub::left_at_estimate(const session& s, std::uint64_t since) const {
+  if (const auto* p = paced_.find(since)) return p->due_for(s.place_);
+  if (since == 0 || paced_.messages().empty()) return paced_.walked_to();
+  const auto span = history_.after(since - 1);
+  if (span.begin == span.end || (*span.begin)->id != since) return paced_.walked_to();
+  const auto& any = paced_.messages().back();
+  return any.start + std::chrono::milliseconds((*span.begin)->ts_ms - any.msg->ts_ms);
+}
+
+}  // namespace ringcast

@@ -1,0 +1,268 @@
+// Paced publish through the hub on a simulated clock (docs/protocol.md, "Paced publish"): every
+// live session gets the message at its turn, never before and at most one tick after; a session
+// that reconnects keeps its turn; one that was away gets what it is owed exactly once.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "hub.hpp"
+
+namespace ringcast {
+namespace {
+
+using namespace std::chrono_literals;
+using time_point = hub::time_point;
+
+// Records what it is given and when; a long-poll detaches on its first reply, as the real one.
+class recording_subscriber final : public subscriber {
+ public:
+  recording_subscriber(transport kind, const time_point& clock) : kind_(kind), clock_(clock) {}
+  transport kind() const override { return kind_; }
+  void deliver(const message_ptr& m) override { deliver_many(std::span(&m, 1)); }
+  void deliver_many(std::span<const message_ptr> messages) override {
+    for (const auto& m : messages)
+      received.push_back({m->id, clock_});
+    ++replies;
+    if (kind_ == transport::poll && on_poll_reply) on_poll_reply();
+  }
+  void heartbeat() override {}
+  void end(const ending_notice&) override { ended = true; }
+
+  struct receipt {
+    std::uint64_t id;
+    time_point at;
+  };
+  std::vector<std::uint64_t> ids() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& r : received)
+      out.push_back(r.id);
+    return out;
+  }
+  std::vector<receipt> received;
+  int replies = 0;
+  bool ended = false;
+  std::function<void()> on_poll_reply;
+
+ private:
+  transport kind_;
+  const time_point& clock_;
+};
+
+client_params params(std::string user, std::optional<std::uint64_t> since = std::nullopt) {
+  client_params p;
+  p.user = std::move(user);
+  p.sid = "0";
+  p.since = since;
+  return p;
+}
+
+class HubPacingTest : public ::testing::Test {
+ protected:
+  HubPacingTest() {
+    cfg.tick = 10ms;
+    cfg.heartbeat = 1h;
+    cfg.idle_timeout = 1h;
+    cfg.session_ttl = 1h;
+    cfg.poll_timeout = 1h;
+    h = std::make_unique<hub>(cfg, now, 0, [](time_point) {});
+  }
+
+  void advance_to(time_point t) {
+    while (now < t) {
+      now = std::min(t, now + cfg.tick);
+      h->advance(now);
+    }
+  }
+  message_ptr make(std::chrono::milliseconds spread) {
+    const std::uint64_t id = ++last_id;
+    return make_message(id, 1'700'000'000'000, {}, std::to_string(id), 0, spread);
+  }
+  std::uint64_t publish(std::chrono::milliseconds spread = 0ms) {
+    auto m = make(spread);
+    h->publish(m, now);
+    return m->id;
+  }
+  time_point due(const std::string& user, std::uint64_t id, std::chrono::milliseconds spread,
+                 time_point published) const {
+    return published + pacing::offset_of(pacing::place_of(user + "/0"), id, spread);
+  }
+  // Attaches `conn` and hands it the backlog, as a connection does.
+  hub::attach_result attach(const client_params& p, recording_subscriber& conn) {
+    auto r = h->attach(p, conn, now);
+    for (const auto& m : r.backlog)
+      conn.received.push_back({m->id, now});
+    return r;
+  }
+
+  config cfg;
+  time_point now = time_point{} + 1h;
+  std::uint64_t last_id = 0;
+  std::unique_ptr<hub> h;
+};
+
+TEST_F(HubPacingTest, EverySessionAtItsTurnNeverBeforeAtMostOneTickAfter) {
+  constexpr int n = 2000;
+  std::vector<std::unique_ptr<recording_subscriber>> conns;
+  for (int i = 0; i < n; ++i) {
+    conns.push_back(std::make_unique<recording_subscriber>(transport::ws, now));
+    attach(params("u" + std::to_string(i)), *conns.back());
+  }
+  const time_point published = now;
+  auto m = make(5s);
+  EXPECT_EQ(h->publish(m, now), static_cast<std::size_t>(n));  // recipients: live now
+  EXPECT_EQ(h->paced_in_flight(), 1u);
+  advance_to(published + 5s + cfg.tick);
+  EXPECT_EQ(h->paced_in_flight(), 0u);
+  for (int i = 0; i < n; ++i) {
+    const auto& got = conns[i]->received;
+    ASSERT_EQ(got.size(), 1u) << i;
+    const time_point turn = due("u" + std::to_string(i), m->id, 5s, published);
+    EXPECT_GE(got[0].at, turn) << i;
+    EXPECT_LE(got[0].at, turn + cfg.tick) << i;
+  }
+  EXPECT_EQ(h->stats().paced_delivered, static_cast<std::uint64_t>(n));
+}
+
+TEST_F(HubPacingTest, AReconnectBeforeItsTurnKeepsTheTurn) {
+  recording_subscriber first(transport::ws, now), second(transport::sse, now);
+  auto r = attach(params("alice"), first);
+  const time_point published = now;
+  const auto id = publish(10s);
+  const time_point turn = due("alice", id, 10s, published);
+  ASSERT_GT(turn, published + 20ms) << "pick another user: this one's turn is at once";
+  advance_to(published + (turn - published) / 2);
+  h->detach(*r.s, first, now);
+  attach(params("alice", id), second);  // resumes from the paced id itself: nothing earlier owed
+  advance_to(published + 10s + cfg.tick);
+  EXPECT_TRUE(first.received.empty());
+  ASSERT_EQ(second.received.size(), 1u);
+  EXPECT_GE(second.received[0].at, turn);
+  EXPECT_LE(second.received[0].at, turn + cfg.tick);
+}
+
+TEST_F(HubPacingTest, AResumeBeforeTheTurnDoesNotGetItEarly) {
+  recording_subscriber first(transport::ws, now), second(transport::ws, now);
+  auto r = attach(params("carol"), first);
+  const std::uint64_t before = h->newest_id();
+  const time_point published = now;
+  const auto id = publish(10s);
+  const time_point turn = due("carol", id, 10s, published);
+  h->detach(*r.s, first, now);
+  // `since` below the paced id: history has it, but its turn has not come.
+  attach(params("carol", before), second);
+  EXPECT_TRUE(second.received.empty());
+  advance_to(published + 10s + cfg.tick);
+  ASSERT_EQ(second.ids(), std::vector<std::uint64_t>{id});
+  EXPECT_GE(second.received[0].at, turn);
+}
+
+// Away before its turn while a later message arrives; it resumes from that later (higher) id
+// after its turn: the paced message is owed, and comes once.
+TEST_F(HubPacingTest, AwayDuringItsTurnGetsItOnResumeExactlyOnce) {
+  for (const transport kind : {transport::ws, transport::sse, transport::poll}) {
+    const std::string user = "dave" + std::string(name_of(kind));
+    recording_subscriber first(kind, now), second(kind, now), third(kind, now);
+    auto r = attach(params(user), first);
+    const time_point published = now;
+    const auto paced = publish(4s);
+    const time_point turn = due(user, paced, 4s, published);
+    h->detach(*r.s, first, now);
+    ASSERT_GT(turn, now) << "pick another user: this one's turn is at once";
+    r = attach(params(user, paced - 1), second);
+    const auto later = publish();  // immediate, higher id
+    ASSERT_EQ(second.ids(), std::vector<std::uint64_t>{later});
+    h->detach(*r.s, second, now);
+    advance_to(published + 4s + cfg.tick);
+    r = attach(params(user, later), third);
+    EXPECT_EQ(third.ids(), std::vector<std::uint64_t>{paced}) << name_of(kind);
+    advance_to(now + 5s);
+    EXPECT_EQ(third.ids(), std::vector<std::uint64_t>{paced}) << name_of(kind);
+    EXPECT_TRUE(first.ids().empty());
+    h->detach(*r.s, third, now);
+  }
+}
+
+TEST_F(HubPacingTest, LiveThroughItsTurnIsNotSentItAgainOnResume) {
+  recording_subscriber first(transport::ws, now), second(transport::ws, now);
+  auto r = attach(params("erin"), first);
+  const auto paced = publish(3s);
+  advance_to(now + 3s + cfg.tick);
+  ASSERT_EQ(first.ids(), std::vector<std::uint64_t>{paced});
+  const auto later = publish();
+  h->detach(*r.s, first, now);
+  advance_to(now + 1s);
+  attach(params("erin", later), second);
+  EXPECT_TRUE(second.received.empty());
+}
+
+// A long-poll that comes back between replies during the window gets every paced message once,
+// several turns of one tick in one reply.
+TEST_F(HubPacingTest, LongPollCyclingThroughTheWindowGetsEachOnce) {
+  std::vector<std::uint64_t> paced;
+  recording_subscriber* current = nullptr;
+  std::vector<std::unique_ptr<recording_subscriber>> polls;
+  std::uint64_t since = h->newest_id();
+  std::function<void()> repoll = [&] {
+    auto p = std::make_unique<recording_subscriber>(transport::poll, now);
+    current = p.get();
+    polls.push_back(std::move(p));
+    auto r = attach(params("frank", since), *current);
+    current->on_poll_reply = [&, s = r.s, c = current] {
+      h->detach(*s, *c, now);
+      for (const auto& got : c->received)
+        since = std::max(since, got.id);
+    };
+    if (!r.backlog.empty()) current->on_poll_reply();
+  };
+  repoll();
+  for (int i = 0; i < 20; ++i)
+    paced.push_back(publish(2s));
+  const time_point end = now + 2s + cfg.tick;
+  while (now < end) {
+    advance_to(now + 30ms);
+    if (current->replies > 0 || !current->received.empty()) repoll();
+  }
+  std::vector<std::uint64_t> got;
+  for (const auto& p : polls)
+    for (const auto id : p->ids())
+      got.push_back(id);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, paced);
+}
+
+TEST_F(HubPacingTest, ANewSessionWithoutSinceIsNotSentEarlierPacedMessages) {
+  recording_subscriber old_client(transport::ws, now), newcomer(transport::ws, now);
+  attach(params("grace"), old_client);
+  publish(2s);
+  attach(params("heidi"), newcomer);
+  advance_to(now + 2s + cfg.tick);
+  EXPECT_EQ(old_client.received.size(), 1u);
+  EXPECT_TRUE(newcomer.received.empty());
+}
+
+// History of 2: the paced message is pushed out by later ones, yet a session away during its
+// turn still gets it on resume while the window is open.
+TEST_F(HubPacingTest, RetrievableUntilItsWindowHasPassedWhateverTheHistorySize) {
+  cfg.history = 2;
+  h = std::make_unique<hub>(cfg, now, 0, [](time_point) {});
+  recording_subscriber first(transport::ws, now), second(transport::ws, now);
+  auto r = attach(params("ivan"), first);
+  const time_point published = now;
+  const auto paced = publish(6s);
+  const time_point turn = due("ivan", paced, 6s, published);
+  h->detach(*r.s, first, now);
+  std::uint64_t last = 0;
+  for (int i = 0; i < 5; ++i)
+    last = publish();
+  advance_to(std::max(turn, now) + cfg.tick);
+  attach(params("ivan", last), second);
+  EXPECT_EQ(second.ids(), std::vector<std::uint64_t>{paced});
+}
+
+}  // namespace
+}  // namespace ringcast
