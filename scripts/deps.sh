@@ -12,12 +12,13 @@ build_packages=(
 # dpkg-shlibdeps (dpkg-dev) and file find the package's Depends; adduser is what it depends on.
 package_packages=(dpkg-dev file adduser)
 # redis-sentinel for the failover test, systemd for `systemd-analyze verify` of the unit, curl
-# for the package test, nginx for deploy/nginx-3-nodes.conf.
+# for the package test and README's "Try it" (with python3-websockets, tests/scripts/readme_try_it.sh),
+# nginx for deploy/nginx-3-nodes.conf.
 test_packages=(
   libgtest-dev libbenchmark-dev
   nodejs npm chromium redis-server redis-sentinel openssl
   clang libclang-rt-14-dev
-  systemd curl nginx
+  systemd curl nginx python3-websockets
 )
 
 wanted=("${build_packages[@]}")

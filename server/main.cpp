@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   auto outcome = ringcast::parse_config(argc, argv, std::cout, std::cerr, getenv);
   if (!outcome.cfg) return outcome.exit_status;
   const ringcast::config& cfg = *outcome.cfg;
+  ringcast::set_log_level(cfg.log);
   auto resources = ringcast::build_resources(cfg);
   if (!resources) {
     std::cerr << "ringcast: " << resources.error << '\n';
@@ -43,16 +44,21 @@ int main(int argc, char** argv) {
   ringcast::server srv(cfg, std::move(*resources.value));
 
   // With --config, SIGHUP (systemctl reload) also reads the settings again, on a thread of its
-  // own, and logs the ones that changed but cannot change while running; the server's own SIGHUP
-  // handler reloads the certificate.
+  // own, applies the ones that may change live and logs the ones that cannot; the server's own
+  // SIGHUP handler reloads the certificate.
+  ringcast::config running = cfg;
   boost::asio::io_context hangups;
   boost::asio::signal_set hangup(hangups, SIGHUP);
   std::function<void()> await_hangup = [&] {
     hangup.async_wait([&](boost::system::error_code ec, int) {
       if (ec) return;
-      const auto report = ringcast::check_reload(cfg, argc, argv, getenv);
+      auto report = ringcast::check_reload(running, argc, argv, getenv);
+      if (report.apply) {
+        running = std::move(*report.apply);
+        srv.apply_live(running);
+      }
       for (const auto& line : report.lines) {
-        if (report.ok && line.ends_with("nothing changed")) {
+        if (report.ok && (line.ends_with("nothing changed") || line.ends_with("applied"))) {
           ringcast::log_info("{}", line);
         } else {
           ringcast::log_warn("{}", line);

@@ -136,15 +136,26 @@ function formatUptime(ms) {
   return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m ${s % 60}s`;
 }
 
+// Which node answered: behind a load balancer each reading may come from another node of the
+// cluster, and its figures are that node's only, so the page says which, and rates are taken
+// between two readings of the same node.
+function nodeLabel(stats) {
+  const address = stats.node?.address ?? '?';
+  return stats.redis ? `${address} (id ${stats.node?.id}; one node of a cluster: its own figures)` : address;
+}
+
 function show(stats, now) {
   const c = stats.connections ?? {};
   const m = stats.messages ?? {};
+  const node = `${stats.node?.address}/${stats.node?.id}`;
+  if (previous && previous.node !== node) previous = null;
   const seconds = previous ? (now - previous.at) / 1000 : 0;
   const rate = (key) =>
     seconds > 0 ? Math.max(0, (m[key] - previous.stats.messages[key]) / seconds) : 0;
   const published = rate('published');
   const delivered = rate('delivered');
 
+  $('stat-node').textContent = nodeLabel(stats);
   $('stat-uptime').textContent = formatUptime(stats.uptime_ms ?? 0);
   $('stat-connections').textContent = `${c.total} total — ws ${c.ws}, sse ${c.sse}, poll ${c.poll}`;
   $('stat-sessions').textContent = `${stats.sessions?.total} (${stats.sessions?.connected} connected)`;
@@ -166,7 +177,7 @@ function show(stats, now) {
 
   connectionsChart.push(now, { total: c.total, ws: c.ws, sse: c.sse, poll: c.poll });
   if (previous) messagesChart.push(now, { published, delivered });
-  previous = { at: now, stats };
+  previous = { at: now, stats, node };
 }
 
 // One request at a time: the next reading is scheduled when this one is done, so a slow server

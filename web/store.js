@@ -162,8 +162,13 @@ function showStatus({ state, transport: via, reason }) {
   $('transport').textContent = via ?? '–';
 }
 
-// A server that requires client tokens and runs with --demo mints them at POST /demo/token; any
-// other server answers 404 there, and the page connects without a token.
+// GET /demo/token says whether connects need a client token and whether this server mints them
+// (--demo): the page asks for one only then, so an open server sees no failed request.
+async function tokenPolicy() {
+  const response = await fetch('/demo/token');
+  if (!response.ok) throw new Error(`/demo/token: HTTP ${response.status}`);
+  return response.json();
+}
 async function mintToken() {
   const response = await fetch('/demo/token', {
     method: 'POST',
@@ -173,7 +178,8 @@ async function mintToken() {
   if (!response.ok) throw new Error(`/demo/token: HTTP ${response.status}`);
   return (await response.json()).token;
 }
-const getToken = await mintToken().then(() => mintToken, () => undefined);
+const policy = await tokenPolicy().catch(() => ({ required: false, mint: false }));
+const getToken = policy.required && policy.mint ? mintToken : undefined;
 
 const client = new RingcastClient({ user, sid, channels, transport, getToken });
 $('user').textContent = user;

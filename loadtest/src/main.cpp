@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "flags.hpp"
+#include "proc_sampler.hpp"
 #include "runner.hpp"
 
 namespace {
@@ -37,6 +38,13 @@ int main(int argc, char** argv) {
   } catch (const flag_error& e) {
     std::cerr << "ringcast-load: " << e.what() << " (see --help)\n";
     return 2;
+  }
+  for (const int pid : opts->server_pids) {
+    if (const auto problem = check_server_pid(pid)) {
+      std::cerr << "ringcast-load: " << (problem->fatal ? "" : "warning: ") << problem->message
+                << "\n";
+      if (problem->fatal) return 2;
+    }
   }
   if (opts->tls && opts->tls_ca.empty()) {
     std::cerr << "ringcast-load: --tls without --tls-ca: the server certificate is not verified\n";

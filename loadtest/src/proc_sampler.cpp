@@ -54,4 +54,16 @@ std::optional<proc_sample> sample_processes(const std::vector<int>& pids) {
   return total;
 }
 
+std::optional<pid_problem> check_server_pid(int pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  if (!std::getline(comm, name))
+    return pid_problem{true, "--server-pid " + std::to_string(pid) + ": no such process"};
+  // The kernel cuts names at 15 characters: ringcast-bare-sender is "ringcast-bare-s".
+  if (name.starts_with("ringcast") || name.starts_with("nginx")) return std::nullopt;
+  return pid_problem{false, "--server-pid " + std::to_string(pid) + " is '" + name +
+                                "', not a ringcast or nginx process: its CPU and memory are "
+                                "reported as the server's"};
+}
+
 }  // namespace ringcast::load

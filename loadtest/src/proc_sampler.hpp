@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ringcast::load {
@@ -17,5 +18,13 @@ struct proc_sample {
 std::optional<proc_sample> sample_process(int pid);
 // Summed over several processes (nginx: master and workers); nullopt when any one is gone.
 std::optional<proc_sample> sample_processes(const std::vector<int>& pids);
+
+// What --server-pid should be told about `pid`, or nothing when it names a server under test
+// (a ringcast or nginx process, by /proc/PID/comm). `fatal`: there is no such process.
+struct pid_problem {
+  bool fatal = false;
+  std::string message;
+};
+std::optional<pid_problem> check_server_pid(int pid);
 
 }  // namespace ringcast::load

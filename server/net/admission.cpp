@@ -41,11 +41,6 @@ std::variant<admission, http_response> admit(http_request req, client_endpoint w
       }
     }
   }
-  if (ctx.draining()) {
-    req.keep_alive(false);
-    return error_response(http_status::service_unavailable, "overloaded", "server is draining",
-                          req);
-  }
   if (which == client_endpoint::ws && !boost::beast::websocket::is_upgrade(req)) {
     return error_response(http_status::upgrade_required, "bad_request",
                           "/ws expects a WebSocket upgrade", req);

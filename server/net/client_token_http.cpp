@@ -41,14 +41,22 @@ std::optional<http_response> check_client_token(const token_verifier& tokens,
   return std::nullopt;
 }
 
-http_response demo_token_response(const http_request& req, std::string_view secret) {
+http_response demo_token_response(const http_request& req, bool tokens_required,
+                                  std::string_view secret) {
   constexpr std::chrono::minutes lifetime{5};
+  if (req.method() == http::verb::get) {
+    return json_response(
+        http_status::ok,
+        fmt::format(R"({{"required":{},"mint":{}}})", tokens_required, !secret.empty()), req);
+  }
   if (req.method() != http::verb::post) {
-    auto res =
-        error_response(http_status::method_not_allowed, "method_not_allowed", "use POST", req);
-    res.set(http::field::allow, "POST");
+    auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
+                              "use GET or POST", req);
+    res.set(http::field::allow, "GET, POST");
     return res;
   }
+  if (secret.empty())
+    return error_response(http_status::not_found, "not_found", "no such path", req);
   boost::system::error_code ec;
   const auto body = boost::json::parse(req.body(), ec);
   const auto* user = !ec && body.is_object() ? body.as_object().if_contains("user") : nullptr;

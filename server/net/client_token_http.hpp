@@ -20,8 +20,11 @@ std::optional<http_response> check_client_token(const token_verifier& tokens,
                                                 const http_request& req, client_params& params,
                                                 std::chrono::steady_clock::time_point now);
 
-// POST /demo/token {"user":"..."}: a short-lived HS256 client token signed with `secret`. Only
-// routed with --demo and --client-secret (otherwise the path does not exist).
-http_response demo_token_response(const http_request& req, std::string_view secret);
+// /demo/token. GET, on every server: {"required":bool,"mint":bool}, whether connects need a client
+// token and whether POST mints one, so that the storefront asks for a token only where it can
+// have one. POST {"user":"..."}: a short-lived HS256 client token signed with `demo_secret` (set
+// with --demo and --client-secret; empty: 404).
+http_response demo_token_response(const http_request& req, bool tokens_required,
+                                  std::string_view demo_secret);
 
 }  // namespace ringcast

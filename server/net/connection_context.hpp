@@ -26,6 +26,7 @@ class token_verifier;
 struct connection_settings {
   std::chrono::milliseconds handshake_timeout{10'000};  // accept to the first whole request
   std::chrono::milliseconds keepalive_timeout{10'000};  // idle between requests; 0: no keep-alive
+  std::chrono::milliseconds drain{5'000};               // --drain: a request read then gets 503
   std::size_t max_body = 64 * 1024;
   std::size_t max_queue = 1024;
   std::string web_root;     // empty: the embedded pages
@@ -35,10 +36,12 @@ struct connection_settings {
   static connection_settings from(const config& cfg);
 };
 
-// A connection waiting for its next HTTP request: closed at once when the server drains.
+// A connection waiting for its next HTTP request. When the server drains, one with nothing of a
+// request read yet closes at once; one in the middle of a request reads it and answers it 503
+// (docs/operations.md, "Drain").
 class idle_connection {
  public:
-  virtual void close_now() = 0;
+  virtual void on_drain() = 0;
 
  protected:
   ~idle_connection() = default;

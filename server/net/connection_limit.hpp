@@ -33,16 +33,18 @@ class connection_limit {
 
   // A slot, or none when the limit is reached.
   std::optional<slot> try_open() {
-    if (open_.fetch_add(1, std::memory_order_relaxed) >= max_) {
+    if (open_.fetch_add(1, std::memory_order_relaxed) >= max_.load(std::memory_order_relaxed)) {
       open_.fetch_sub(1, std::memory_order_relaxed);
       return std::nullopt;
     }
     return slot(this);
   }
   std::size_t open() const { return open_.load(std::memory_order_relaxed); }
+  // For connections from now on; open ones above a lowered limit stay open.
+  void set_max(std::size_t max) { max_.store(max, std::memory_order_relaxed); }
 
  private:
-  std::size_t max_;
+  std::atomic<std::size_t> max_;
   std::atomic<std::size_t> open_{0};
 };
 

@@ -6,6 +6,7 @@ event_loop::event_loop(node& shared, const config& cfg, unsigned index, time_poi
                        std::uint64_t floor_id)
     : node_(shared),
       index_(index),
+      settings_(connection_settings::from(cfg)),
       hub_(cfg, epoch, floor_id, [this](time_point when) { wake_at(when); }),
       work_(ctx_.get_executor()),
       timer_(ctx_) {}
@@ -19,11 +20,11 @@ void event_loop::join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void event_loop::close_idle_connections() {
-  const auto idle = std::move(idle_);  // close_now() removes itself from idle_
+void event_loop::drain_idle_connections() {
+  const auto idle = std::move(idle_);  // on_drain() may remove itself from idle_
   idle_.clear();
   for (idle_connection* c : idle)
-    c->close_now();
+    c->on_drain();
 }
 
 void event_loop::wake_at(time_point when) {

@@ -24,7 +24,7 @@ class event_loop final : public connection_context {
   boost::asio::io_context& io() override { return ctx_; }
   hub& sessions() override { return hub_; }
   time_point now() const override { return std::chrono::steady_clock::now(); }
-  const connection_settings& settings() const override { return node_.settings(); }
+  const connection_settings& settings() const override { return settings_; }
   bool draining() const override { return node_.draining(); }
   std::shared_ptr<const tls_context> tls() const override { return node_.tls(); }
   const token_verifier* client_tokens() const override { return node_.client_tokens(); }
@@ -40,7 +40,10 @@ class event_loop final : public connection_context {
   void remove_idle(idle_connection& c) override { idle_.erase(&c); }
 
   unsigned index() const { return index_; }
-  void close_idle_connections();
+  // The live settings of a SIGHUP (config_reload.hpp), for connections from now on: call on the
+  // loop's thread.
+  void apply_live(const config& settings) { settings_ = connection_settings::from(settings); }
+  void drain_idle_connections();
   // Runs the timers that are due by now (the picture of the wheel shows the current tick).
   void catch_up() { on_wake(); }
 
@@ -54,6 +57,7 @@ class event_loop final : public connection_context {
 
   node& node_;
   unsigned index_;
+  connection_settings settings_;
   // Declared before the io_context, so they outlive it: destroying the io_context destroys the
   // handlers still pending, and with them connections that detach from the hub and leave idle_.
   hub hub_;

@@ -75,18 +75,21 @@ void http_connection::arm_deadline(waiting what) {
 
 void http_connection::handshake() {
   arm_deadline(waiting::first_request);
+  handshaking_ = true;
   stream_.async_handshake(
       [self = shared_from_this()](beast::error_code ec) { self->on_handshake(ec); });
 }
 
 void http_connection::on_handshake(beast::error_code ec) {
+  handshaking_ = false;
   if (closing_) return;
   if (ec == tls_errc::plain_http) {
     refuse_plaintext();
     return;
   }
   if (ec) {
-    ++ctx_.sessions().stats().tls_failed;
+    const bool hung_up_silent = ec == asio::error::eof && !stream_.handshake_started();
+    ++(hung_up_silent ? ctx_.sessions().stats().unused : ctx_.sessions().stats().tls_failed);
     close();
     return;
   }
@@ -134,13 +137,24 @@ void http_connection::read_request() {
 }
 
 void http_connection::on_timer(time_point) {
-  // A client that never sent its request counts; one that simply did not reuse its
-  // keep-alive connection is not an expiration.
-  if (waiting_ == waiting::first_request) ++ctx_.sessions().stats().handshake;
+  // A client that began its handshake or request and did not finish it counts as `handshake`;
+  // one that sent nothing as `unused`; one that simply did not reuse its keep-alive connection
+  // is not an expiration.
+  if (waiting_ == waiting::first_request) {
+    const bool started = handshaking_ ? stream_.handshake_started() : request_started();
+    ++(started ? ctx_.sessions().stats().handshake : ctx_.sessions().stats().unused);
+  }
   close();
 }
 
-void http_connection::close_now() {
+bool http_connection::request_started() const {
+  return buffer_.size() > 0 || (parser_ && parser_->got_some());
+}
+
+// A request already on its way is read to its end (within the deadline still armed) and
+// answered 503 by handle(); a connection with nothing of a request closes now.
+void http_connection::on_drain() {
+  if (!handshaking_ && request_started()) return;
   close();
 }
 
@@ -159,7 +173,10 @@ void http_connection::on_read(beast::error_code ec) {
         ec.category() == http::make_error_code(http::error::bad_target).category() &&
         ec != http::error::end_of_stream && ec != http::error::partial_message;
     if (!malformed) {
-      close();  // the peer went away, or the socket failed
+      // The peer went away, or the socket failed.
+      if (waiting_ == waiting::first_request && !request_started())
+        ++ctx_.sessions().stats().unused;
+      close();
       return;
     }
     http_request bad;  // no request to echo: answer HTTP/1.1 and close
@@ -186,6 +203,10 @@ void http_connection::handle(http_request req) {
                          "too many connections (--max-connections)", req));
     return;
   }
+  if (ctx_.draining()) {
+    reply(draining_response(req, ctx_.settings().drain));
+    return;
+  }
   const std::string_view path = path_of(req.target());
   if (const auto endpoint = client_endpoint_of(path)) {
     auto outcome = admit(std::move(req), *endpoint, ctx_);
@@ -206,9 +227,7 @@ void http_connection::handle(http_request req) {
     return;
   }
   if (path == "/demo/token") {
-    reply(!settings.demo_secret.empty()
-              ? demo_token_response(req, settings.demo_secret)
-              : error_response(http_status::not_found, "not_found", "no such path", req));
+    reply(demo_token_response(req, ctx_.client_tokens() != nullptr, settings.demo_secret));
     return;
   }
   reply(serve_page(req, settings.web_root));

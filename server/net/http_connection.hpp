@@ -33,7 +33,7 @@ class http_connection final : public timed,
   // timed: the handshake or the keep-alive wait ran out.
   void on_timer(time_point now) override;
   // idle_connection
-  void close_now() override;
+  void on_drain() override;
 
  private:
   enum class waiting { first_request, next_request };
@@ -47,6 +47,10 @@ class http_connection final : public timed,
   void handle(http_request req);
   void reply(http_response res);
   void close();
+  // Bytes of a request (not of the TLS handshake) have arrived on this connection's current wait.
+  bool request_started() const;
+  // The connection ends on the first deadline or the client's hang-up: why, for the counters.
+  void count_first_wait_ended();
 
   connection_context& ctx_;
   net_stream stream_;
@@ -54,6 +58,7 @@ class http_connection final : public timed,
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   slot_type slot_;
   waiting waiting_ = waiting::first_request;
+  bool handshaking_ = false;  // the TLS handshake has begun and not finished
   bool closing_ = false;
 };
 

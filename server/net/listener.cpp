@@ -33,8 +33,10 @@ bool listener::open(const std::string& host, std::uint16_t port) {
     return false;
   }
   const auto local = acceptor_.local_endpoint();
-  log_info("listening on {}:{} with {} thread(s)", local.address().to_string(), local.port(),
-           loops_.size());
+  address_ = local.address().is_v6()
+                 ? fmt::format("[{}]:{}", local.address().to_string(), local.port())
+                 : fmt::format("{}:{}", local.address().to_string(), local.port());
+  log_info("listening on {} with {} thread(s)", address_, loops_.size());
   accept();
   return true;
 }

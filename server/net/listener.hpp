@@ -19,6 +19,8 @@ class listener {
   // Binds and listens; logs the address (the port too when 0 was asked for).
   bool open(const std::string& host, std::uint16_t port);
   void close();  // from any thread
+  // "host:port" as bound (the port chosen when 0 was asked for); set by open(), then constant.
+  const std::string& address() const { return address_; }
 
  private:
   void accept();
@@ -30,6 +32,7 @@ class listener {
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer backoff_;  // out of file descriptors: wait instead of spinning
   std::size_t next_loop_ = 0;
+  std::string address_;
 };
 
 }  // namespace ringcast

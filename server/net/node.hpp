@@ -11,13 +11,11 @@
 namespace ringcast {
 
 class connection_context;
-struct connection_settings;
 class tls_context;
 class token_verifier;
 
 class node : public node_operations {
  public:
-  virtual const connection_settings& settings() const = 0;
   virtual bool draining() const = 0;
   virtual std::shared_ptr<const tls_context> tls() const = 0;
   virtual const token_verifier* client_tokens() const = 0;

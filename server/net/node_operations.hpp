@@ -30,6 +30,8 @@ struct loop_snapshot {
 };
 
 struct server_snapshot {
+  std::string address;  // the listening "host:port": which node of several answered
+  std::string node_id;  // with --redis, the node's id in the cluster
   std::vector<loop_snapshot> loops;
   std::chrono::milliseconds tick{0};
   bool clustered = false;  // --redis

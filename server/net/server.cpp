@@ -37,7 +37,6 @@ std::function<void(std::vector<std::size_t>)> summed(std::function<void(std::siz
 server::server(config cfg, node_resources resources)
     : cfg_(std::move(cfg)),
       resources_(std::move(resources)),
-      connection_settings_(connection_settings::from(cfg_)),
       connections_(cfg_.max_connections),
       last_id_(first_floor_id()) {
   const auto epoch = std::chrono::steady_clock::now();
@@ -159,6 +158,8 @@ void server::snapshot(boost::asio::any_io_executor origin,
   }
   base.tick = cfg_.tick;
   base.scheduled = promotions_->waiting();
+  base.address = listener_ ? listener_->address() : std::string{};
+  if (bus_) base.node_id = bus_->node_id();
   base.open_connections = connections_.open();
   base.clustered = bus_ != nullptr;
   base.redis_up = bus_ && bus_->up();
@@ -300,13 +301,20 @@ void server::claim_session(const std::string& user, const std::string& sid,
              });
 }
 
+void server::apply_live(const config& settings) {
+  set_log_level(settings.log);
+  connections_.set_max(settings.max_connections);
+  for (auto& loop : loops_)
+    asio::post(loop->io(), [l = loop.get(), settings] { l->apply_live(settings); });
+}
+
 void server::begin_drain() {
   draining_.store(true, std::memory_order_relaxed);
   listener_->close();
   for (auto& loop : loops_) {
     asio::post(loop->io(), [l = loop.get()] {
       l->sessions().drain(l->now());
-      l->close_idle_connections();
+      l->drain_idle_connections();
     });
   }
   drain_timer_ = std::make_unique<asio::steady_timer>(loops_[0]->io());

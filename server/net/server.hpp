@@ -33,9 +33,11 @@ class server final : public node {
 
   // Listens, serves until SIGTERM/SIGINT, drains, and returns the process exit status.
   int run();
+  // SIGHUP with --config: runs with `settings` from now on where they may change live
+  // (config_reload.hpp's live_settings). Any thread.
+  void apply_live(const config& settings);
 
   // node
-  const connection_settings& settings() const override { return connection_settings_; }
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
   std::shared_ptr<const tls_context> tls() const override;
   const token_verifier* client_tokens() const override { return resources_.client_tokens.get(); }
@@ -83,7 +85,6 @@ class server final : public node {
 
   config cfg_;
   node_resources resources_;  // tls is read under tls_mutex_: SIGHUP replaces it
-  connection_settings connection_settings_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
   std::vector<std::unique_ptr<event_loop>> loops_;

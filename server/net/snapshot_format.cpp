@@ -61,6 +61,7 @@ std::string stats_json(const server_snapshot& s) {
   for_each_expiration(t, [&](const char* name, std::uint64_t v) { expirations[name] = v; });
   const std::size_t slots = s.loops.empty() ? 0 : s.loops[0].level0.size();
   json::object out{
+      {"node", {{"address", s.address}, {"id", s.node_id}}},
       {"uptime_ms", s.uptime.count()},
       {"threads", s.loops.size()},
       {"connections",

@@ -14,6 +14,9 @@
 
 namespace ringcast {
 
+// --log-level: `warn` keeps only the lines that need attention.
+enum class log_level : std::uint8_t { info, warn };
+
 struct config {
   using ms = std::chrono::milliseconds;
 
@@ -63,6 +66,8 @@ struct config {
   std::string tls_cert_file;
   std::string tls_key_file;
   bool tls() const { return !tls_cert_file.empty(); }
+
+  log_level log = log_level::info;  // --log-level
 
   std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
 };

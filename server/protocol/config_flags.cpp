@@ -86,7 +86,9 @@ po::options_description describe_flags() {
        "serve HTTPS and WSS with this PEM certificate chain (server certificate first); "
        "needs --tls-key; SIGHUP reads both files again")  //
       ("tls-key", po::value<std::string>()->value_name("FILE"),
-       "the PEM private key of --tls-cert");
+       "the PEM private key of --tls-cert")  //
+      ("log-level", text("LEVEL", "info"),
+       "info: every event worth knowing; warn: only what needs attention (SIGHUP applies it)");
   return flags;
 }
 

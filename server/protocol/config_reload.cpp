@@ -1,5 +1,6 @@
 #include "config_reload.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <utility>
 
@@ -62,11 +63,28 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"demo", [](const config& c) { return std::string(c.demo ? "true" : "false"); }},
       {"tls-cert", text(&config::tls_cert_file)},
       {"tls-key", text(&config::tls_key_file)},
+      {"log-level",
+       [](const config& c) { return std::string(c.log == log_level::warn ? "warn" : "info"); }},
   };
   std::vector<std::string> changed;
   for (const auto& [name, value] : settings)
     if (value(a) != value(b)) changed.emplace_back(name);
   return changed;
+}
+
+config with_live_settings(const config& running, const config& fresh) {
+  config next = running;
+  next.log = fresh.log;
+  next.max_connections = fresh.max_connections;
+  next.max_body = fresh.max_body;
+  next.max_queue = fresh.max_queue;
+  next.handshake_timeout = fresh.handshake_timeout;
+  next.keepalive_timeout = fresh.keepalive_timeout;
+  if (!fresh.admin_token_generated) {
+    next.admin_token = fresh.admin_token;
+    next.admin_token_generated = false;
+  }
+  return next;
 }
 
 reload_report check_reload(const config& running, int argc, const char* const* argv,
@@ -88,11 +106,17 @@ reload_report check_reload(const config& running, int argc, const char* const* a
     report.lines.emplace_back("SIGHUP: settings read again: nothing changed");
     return report;
   }
-  for (const auto& name : changed)
-    report.lines.push_back(fmt::format(
-        "SIGHUP: '{}' changed but cannot change while running; it takes effect at the next "
-        "restart",
-        name));
+  for (const auto& name : changed) {
+    if (std::find(live_settings.begin(), live_settings.end(), name) != live_settings.end()) {
+      report.lines.push_back(fmt::format("SIGHUP: '{}' changed: applied", name));
+      report.apply = with_live_settings(running, *fresh.cfg);
+    } else {
+      report.lines.push_back(fmt::format(
+          "SIGHUP: '{}' changed but cannot change while running; it takes effect at the next "
+          "restart",
+          name));
+    }
+  }
   return report;
 }
 

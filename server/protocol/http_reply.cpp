@@ -1,5 +1,8 @@
 #include "http_reply.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include <fmt/format.h>
 #include <boost/beast/http/field.hpp>
 #include <boost/json/serialize.hpp>
@@ -36,6 +39,16 @@ http_response error_response(http_status status, std::string_view code, std::str
 http_response unauthorized_response(std::string_view message, const http_request& req) {
   auto res = error_response(http_status::unauthorized, "unauthorized", message, req);
   res.set(boost::beast::http::field::www_authenticate, "Bearer");
+  return res;
+}
+
+http_response draining_response(const http_request& req, std::chrono::milliseconds drain) {
+  const auto seconds =
+      std::max<std::int64_t>(1, std::chrono::ceil<std::chrono::seconds>(drain).count());
+  auto res = error_response(http_status::service_unavailable, "overloaded",
+                            fmt::format("the server is draining; retry in {} s", seconds), req);
+  res.set(http::field::retry_after, std::to_string(seconds));
+  res.keep_alive(false);
   return res;
 }
 

@@ -1,4 +1,5 @@
-// HTTP responses with JSON bodies, including the error shape of docs/protocol.md, "Admin and operations".
+// HTTP responses with JSON bodies, including the error shape of docs/protocol.md, "Admin and
+// operations".
 #pragma once
 
 #include <boost/beast/http/message.hpp>
@@ -22,6 +23,11 @@ http_response error_response(http_status status, std::string_view code, std::str
                              const http_request& req);
 // 401 {"error":"unauthorized",...} with the `WWW-Authenticate: Bearer` challenge.
 http_response unauthorized_response(std::string_view message, const http_request& req);
+
+// 503 {"error":"overloaded",...} (the code docs/protocol.md gives a draining server) with
+// `Retry-After` (the drain window in whole seconds, at least 1) and `Connection: close`: the answer
+// to a request read while the server drains.
+http_response draining_response(const http_request& req, std::chrono::milliseconds drain);
 
 // Says how long the server keeps the connection open for the next request: `Keep-Alive:
 // timeout=N` in whole seconds, rounded down, so a client that reuses its pooled connection just

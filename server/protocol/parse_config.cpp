@@ -254,6 +254,11 @@ config build_config(const po::variables_map& vm,
   resolve_client_tokens(vm, getenv, cfg);
   cfg.demo = vm.count("demo") > 0;
   resolve_tls(vm, cfg);
+  if (const auto& level = text_of(vm, "log-level"); level == "warn") {
+    cfg.log = log_level::warn;
+  } else if (level != "info") {
+    bad_flag("log-level", fmt::format("expected info or warn, got '{}'", level));
+  }
 
   check_timeouts(cfg);
   return cfg;

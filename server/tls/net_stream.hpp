@@ -68,6 +68,8 @@ class net_stream {
   // of a handshake (nothing has been consumed: the socket can still answer it in plain HTTP).
   template <class Token>
   auto async_handshake(Token&& token);
+  // TLS server only: the client has sent at least one byte of its handshake.
+  bool handshake_started() const { return first_byte_checked_; }
 
   // Reads and writes that never wait and never post, for connections that keep no operation
   // pending while idle: what the socket takes or gives now, else boost::asio::error::would_block,

@@ -46,9 +46,11 @@ describe('admin page', () => {
     assert.deepEqual(stored, [1, 0]);
   });
 
-  test('shows live stats with the connected sessions', async () => {
+  test('shows live stats with the connected sessions, and which node answered', async () => {
     await admin.waitForFunction(() => /ws 1, sse 1, poll 1/.test(document.querySelector('#stat-connections').textContent),
       null, { timeout: 10000 });
+    // A single node without Redis: its listening address, nothing about a cluster.
+    assert.equal(await admin.textContent('#stat-node'), (await server.stats()).node.address);
   });
 
   test('draws the wheel with every connected session', async () => {

@@ -71,6 +71,15 @@ describe('storefront', () => {
     });
   }
 
+  test('on a server without client tokens the page asks GET /demo/token once and makes no failing request', { skip: fakeSkip('the stand-in has no /demo/token') }, async () => {
+    const page = await openStore(browser.context, server.url, { user: uniqueUser('open') });
+    const tokenRequests = page.requestLog.filter((r) => new URL(r.url).pathname === '/demo/token');
+    assert.deepEqual(tokenRequests.map((r) => [r.method, r.status]), [['GET', 200]]);
+    const failed = page.requestLog.filter((r) => r.status >= 400);
+    assert.deepEqual(failed, [], 'requests that failed');
+    await page.close();
+  });
+
   test('shows data without title, text or code as JSON', async () => {
     const user = uniqueUser('json');
     const page = await openStore(browser.context, server.url, { user });
@@ -160,6 +169,24 @@ describe('storefront under server-driven reconnects', { skip: fakeSkip('the stan
         published.length, { timeout: 15000 });
       assert.deepEqual(await ids(page), published);
       assert.ok(await page.evaluate(() => window.reconnects) >= 1, 'the server rebalanced the socket');
+    } finally {
+      await browser.close();
+      await server.stop();
+    }
+  });
+});
+
+describe('storefront on a server that requires client tokens', { skip: fakeSkip('the stand-in has no client tokens') }, () => {
+  test('with --demo it mints a token at POST /demo/token and connects with it', async () => {
+    const server = await startServer(['--client-secret', 'storefront-test-secret-0123456789', '--demo']);
+    const browser = await launchBrowser();
+    try {
+      const user = uniqueUser('minted');
+      const page = await openStore(browser.context, server.url, { user, transport: 'ws' });
+      const tokenRequests = page.requestLog.filter((r) => new URL(r.url).pathname === '/demo/token');
+      assert.deepEqual(tokenRequests.slice(0, 2).map((r) => [r.method, r.status]), [['GET', 200], ['POST', 200]]);
+      const { id } = await server.publish({ user, data: { title: 'for a token holder' } });
+      await page.locator(`#promotions li[data-id="${id}"]`).waitFor({ timeout: 10000 });
     } finally {
       await browser.close();
       await server.stop();

@@ -166,6 +166,9 @@ export async function openStore(context, url, { user, transport = 'auto', channe
   // The page's WebSockets, newest last, for wsRoundTrip.
   page.sockets = [];
   page.on('websocket', (ws) => page.sockets.push(ws));
+  // Every HTTP request the page made, with its status, for tests of what the page asks for.
+  page.requestLog = [];
+  page.on('response', (r) => page.requestLog.push({ method: r.request().method(), url: r.url(), status: r.status() }));
   const query = new URLSearchParams({ user, transport });
   if (channels) query.set('channels', channels.join(','));
   await page.goto(`${url}/?${query}`);

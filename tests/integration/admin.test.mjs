@@ -127,12 +127,13 @@ const sum = (a) => a.reduce((x, y) => x + y, 0);
 
 test('/admin/stats follows docs/admin-stats.md and reflects connections, sessions and the wheel', async () => {
   const s0 = await srv.stats();
+  assert.deepEqual(s0.node, { address: `${srv.host}:${srv.port}`, id: '' }, 'the node that answered, no cluster id');
   assert.ok(isCount(s0.uptime_ms));
   assert.ok(Number.isInteger(s0.threads) && s0.threads >= 1);
   for (const k of ['ws', 'sse', 'poll', 'total']) assert.ok(isCount(s0.connections[k]), `connections.${k}`);
   for (const k of ['total', 'connected']) assert.ok(isCount(s0.sessions[k]), `sessions.${k}`);
   for (const k of ['published', 'delivered', 'last_id']) assert.ok(isCount(s0.messages[k]), `messages.${k}`);
-  for (const k of ['idle', 'poll_timeout', 'session_ttl', 'handshake', 'max_age', 'slow', 'kicked', 'replaced']) {
+  for (const k of ['idle', 'poll_timeout', 'session_ttl', 'handshake', 'max_age', 'slow', 'kicked', 'replaced', 'expired', 'tls_failed', 'unused']) {
     assert.ok(isCount(s0.expirations[k]), `expirations.${k}`);
   }
   assert.ok(isCount(s0.sessions_reused));

@@ -198,7 +198,9 @@ test('ES256 public key: an EC P-256 signature verifies', async () => {
 
 test('POST /demo/token mints a short-lived token with --demo and --client-secret only', async () => {
   const r = await hs.get('/demo/token');
-  assert.equal(r.status, 405);
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.json, { required: true, mint: true });
+  assert.equal((await hs.admin('PUT', '/demo/token', { token: null })).status, 405);
   const minted = await hs.admin('POST', '/demo/token', { token: null, body: { user: 'guest-1' } });
   assert.equal(minted.status, 200, minted.text);
   assert.ok(minted.json.expires_in > 0 && minted.json.expires_in <= 600);
@@ -209,9 +211,10 @@ test('POST /demo/token mints a short-lived token with --demo and --client-secret
   // No --demo, or no secret: there is no such path.
   const noDemo = await rs.admin('POST', '/demo/token', { token: null, body: { user: 'guest-1' } });
   assert.equal(noDemo.status, 404);
+  assert.deepEqual((await rs.get('/demo/token')).json, { required: true, mint: false });
 });
 
-test('without a secret or key the server runs open and says so once; /demo/token does not exist', async () => {
+test('without a secret or key the server runs open and says so once; /demo/token mints nothing', async () => {
   const srv = await startServer(['--demo']);
   try {
     assert.equal(srv.log.match(/client endpoints are open/g)?.length, 1, srv.log);
@@ -219,6 +222,8 @@ test('without a secret or key the server runs open and says so once; /demo/token
     assert.equal(ws.hello.session, 'anyone/0');
     const r = await srv.admin('POST', '/demo/token', { token: null, body: { user: 'guest-1' } });
     assert.equal(r.status, 404);
+    // What the storefront asks first, so that it never POSTs here.
+    assert.deepEqual((await srv.get('/demo/token')).json, { required: false, mint: false });
   } finally {
     await srv.stop();
   }

@@ -39,6 +39,7 @@ const FLAGS = {
   '--demo': 'switch',
   '--tls-cert': null,
   '--tls-key': null,
+  '--log-level': 'info',
 };
 
 // --help as { flag: default | null | 'switch' }, from Boost.Program_options' layout: an entry

@@ -59,20 +59,33 @@ test('a bad value or an unknown name exits 2 naming the file and the line', asyn
   assert.equal(r.err, `ringcast: ${unknown}:1: unknown setting 'hearbeat'\n`);
 });
 
-test('SIGHUP reads the file again and names what needs a restart', async () => {
-  const conf = file('reload.conf', 'max-queue = 100\n');
-  const srv = await startServer(['--config', conf]);
+test('SIGHUP reads the file again, applies the live settings and names what needs a restart', async () => {
+  const conf = file('reload.conf', 'max-body = 40\nhistory = 100\n');
+  // The token through the environment: a flag would override the file's admin-token.
+  const srv = await startServer(['--config', conf], { tokenVia: 'env' });
+  const big = { data: { text: 'x'.repeat(60) } };
   try {
     srv.proc.kill('SIGHUP');
     await waitFor(() => srv.log.includes('SIGHUP: settings read again: nothing changed'), 3000, 'reload line');
-    writeFileSync(conf, 'max-queue = 200\n');
+    assert.equal((await srv.admin('POST', '/admin/publish', { body: big })).status, 413);
+
+    writeFileSync(conf, 'max-body = 1000\nhistory = 200\nadmin-token = rotated-token-1\n');
     srv.proc.kill('SIGHUP');
-    await waitFor(() => srv.log.includes("SIGHUP: 'max-queue' changed but cannot change while running"), 3000, 'change line');
-    writeFileSync(conf, 'max-queue = 200\nnot a setting\n');
+    await waitFor(() => srv.log.includes("SIGHUP: 'max-body' changed: applied"), 3000, 'applied line');
+    await waitFor(() => srv.log.includes("SIGHUP: 'history' changed but cannot change while running"), 3000, 'restart line');
+    await waitFor(() => srv.log.includes("SIGHUP: 'admin-token' changed: applied"), 3000, 'token line');
+    assert.doesNotMatch(srv.log, /rotated-token-1/u, 'the token itself is not logged');
+    // The new limit and the new token hold on the connections from now on; the old token is refused.
+    await waitFor(async () => (await srv.admin('POST', '/admin/publish', { body: big, token: 'rotated-token-1' })).status === 200,
+      3000, 'publish with the new token and the new limit');
+    assert.equal((await srv.admin('POST', '/admin/publish', { body: { data: 1 } })).status, 401);
+
+    writeFileSync(conf, 'max-body = 1000\nnot a setting\n');
     srv.proc.kill('SIGHUP');
     await waitFor(() => srv.log.includes(`SIGHUP: ${conf}:2: expected name = value, got 'not a setting'; the running settings stay`), 3000, 'error line');
-    // Still serving.
-    await srv.publish({ data: { after: 'reload' } });
+    // Still serving, with the settings applied before.
+    const r = await srv.admin('POST', '/admin/publish', { body: big, token: 'rotated-token-1' });
+    assert.equal(r.status, 200, r.text);
   } finally {
     await srv.stop();
   }

@@ -1,7 +1,7 @@
 // docs/protocol.md, "Draining": on SIGTERM/SIGINT the server drains and exits 0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, uid } from './harness.mjs';
+import { rawConnect, startServer, uid } from './harness.mjs';
 
 test('SIGTERM: every client gets reconnect/shutdown with retry_ms in [0, drain], exit 0 in time', async () => {
   const srv = await startServer(['--drain', '1', '--poll-timeout', '20']);
@@ -61,5 +61,36 @@ test('SIGTERM as soon as the server answers /healthz: still a drain and exit 0 (
     const srv = await startServer(['--drain', '1']);
     const r = await srv.stop();
     assert.ok(r.ms < 1000 + 1500, `took ${r.ms} ms`);
+  }
+});
+
+test('SIGTERM: a request half-sent before it is read to its end and answered 503; a connection with nothing sent closes at once', async () => {
+  const srv = await startServer(['--drain', '2', '--handshake-timeout', '10']);
+  try {
+    const half = await rawConnect(srv);
+    const silent = await rawConnect(srv);
+    const received = [];
+    half.on('data', (d) => received.push(d));
+    half.write('POST /admin/publish HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    await srv.statsUntil((s) => s.connections.total >= 2, 3000, 'both connections accepted');
+    const silentClosed = new Promise((resolve) => silent.on('close', resolve));
+    const halfClosed = new Promise((resolve) => half.on('close', resolve));
+    silent.on('error', () => {});
+    half.on('error', () => {});
+
+    const exit = srv.stop({ closeClients: false, timeoutMs: 2000 + 2500 });
+    await silentClosed;  // nothing of a request: closed by the drain, not kept for 10 s
+    half.end(`Authorization: Bearer ${srv.token}\r\nContent-Type: application/json\r\n` +
+      'Content-Length: 13\r\n\r\n{"data":"x"}\n');
+    await halfClosed;
+    const text = Buffer.concat(received).toString();
+    assert.match(text, /^HTTP\/1\.1 503 /u, text);
+    assert.match(text, /\r\nRetry-After: 2\r\n/iu, text);
+    assert.match(text, /\r\nConnection: close\r\n/iu, text);
+    const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+    assert.deepEqual(body, { error: 'overloaded', message: 'the server is draining; retry in 2 s' });
+    await exit;  // exit 0, asserted by stop()
+  } finally {
+    if (!srv.stopped) await srv.stop();
   }
 });

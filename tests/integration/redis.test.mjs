@@ -93,6 +93,14 @@ test('publishes on every node reach every client on every node once, in id order
   }
 });
 
+test('/admin/stats says which node answered: its address and its id in the cluster', async () => {
+  const seen = await Promise.all(nodes.map((n) => n.stats()));
+  seen.forEach((s, i) => assert.equal(s.node.address, `${nodes[i].host}:${nodes[i].port}`));
+  const ids = seen.map((s) => s.node.id);
+  assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), JSON.stringify(ids));
+  assert.equal(new Set(ids).size, nodes.length, `node ids are distinct: ${ids}`);
+});
+
 test('a client resumes on a different node without loss, and its session is found there', async () => {
   const [a, b, c] = nodes;
   const user = uid('roam');

@@ -113,7 +113,19 @@ describe('--tls-cert --tls-key, two threads', () => {
     assertOnTime(srv, dtSilent, 1000, 'silent TLS connection closed');
     assertOnTime(srv, dtPartial, 1000, 'half a ClientHello closed');
     const s1 = await srv.stats();
-    assert.ok(s1.expirations.handshake >= s0.expirations.handshake + 2);
+    assert.equal(s1.expirations.handshake, s0.expirations.handshake + 1, JSON.stringify(s1.expirations));
+    assert.equal(s1.expirations.unused, s0.expirations.unused + 1, JSON.stringify(s1.expirations));
+    assert.equal(s1.expirations.tls_failed, s0.expirations.tls_failed, JSON.stringify(s1.expirations));
+  });
+
+  test('a connection closed before its first byte (a browser\'s spare connection) counts as unused, not tls_failed', async () => {
+    const s0 = await srv.stats();
+    const spare = await rawConnect(srv);
+    spare.end();
+    await srv.statsUntil((s) => s.expirations.unused === s0.expirations.unused + 1, 3000, 'counted as unused');
+    const s1 = await srv.stats();
+    assert.equal(s1.expirations.tls_failed, s0.expirations.tls_failed, JSON.stringify(s1.expirations));
+    assert.equal(s1.expirations.handshake, s0.expirations.handshake, JSON.stringify(s1.expirations));
   });
 
   test('a client that fails the handshake (it does not trust the certificate) leaves no trace', async () => {

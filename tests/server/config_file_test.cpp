@@ -4,6 +4,7 @@
 #include "config_file.hpp"
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -250,9 +251,61 @@ TEST(Reload, ChangesAreNamed) {
   const std::string tail =
       "' changed but cannot change while running; it takes effect at the next "
       "restart";
-  EXPECT_EQ(report.lines,
-            (std::vector<std::string>{"SIGHUP: 'heartbeat" + tail, "SIGHUP: 'max-queue" + tail,
-                                      "SIGHUP: 'admin-token" + tail}));
+  EXPECT_EQ(report.lines, (std::vector<std::string>{"SIGHUP: 'heartbeat" + tail,
+                                                    "SIGHUP: 'max-queue' changed: applied",
+                                                    "SIGHUP: 'admin-token' changed: applied"}));
+  // The live ones are taken; the others keep their running values until a restart.
+  ASSERT_TRUE(report.apply);
+  EXPECT_EQ(report.apply->max_queue, 10u);
+  EXPECT_EQ(report.apply->admin_token, "b");
+  EXPECT_EQ(report.apply->heartbeat, std::chrono::seconds(30));
+}
+
+TEST(Reload, OnlyRestartSettingsChangedAppliesNothing) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "heartbeat = 30s\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  dir.write("ringcast.conf", "heartbeat = 40s\n");
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_TRUE(report.ok);
+  EXPECT_FALSE(report.apply);
+}
+
+// with_live_settings takes exactly the settings live_settings names: after it, only restart
+// settings still differ, and every live one that differed is equal.
+TEST(Reload, WithLiveSettingsTakesEveryLiveSettingAndNothingElse) {
+  const run running({"--admin-token", "a"});
+  const run fresh({"--admin-token", "b", "--log-level", "warn", "--max-connections", "7",
+                   "--max-body", "100", "--max-queue", "9", "--handshake-timeout", "3s",
+                   "--keepalive-timeout", "4s", "--heartbeat", "9s", "--history", "5"});
+  ASSERT_TRUE(running.outcome.cfg && fresh.outcome.cfg) << fresh.err;
+  auto changed = settings_changed(running.cfg(), fresh.cfg());
+  std::sort(changed.begin(), changed.end());
+  std::vector<std::string> expected(live_settings.begin(), live_settings.end());
+  expected.insert(expected.end(), {"heartbeat", "history"});
+  std::sort(expected.begin(), expected.end());
+  ASSERT_EQ(changed, expected);
+
+  const config next = with_live_settings(running.cfg(), fresh.cfg());
+  EXPECT_EQ(settings_changed(next, fresh.cfg()),
+            (std::vector<std::string>{"heartbeat", "history"}));
+  EXPECT_EQ(next.log, log_level::warn);
+}
+
+TEST(Reload, AGeneratedTokenIsNotReplacedByAnotherGeneratedOne) {
+  const run a({}), b({});
+  ASSERT_TRUE(a.outcome.cfg && b.outcome.cfg);
+  EXPECT_EQ(with_live_settings(a.cfg(), b.cfg()).admin_token, a.cfg().admin_token);
+}
+
+TEST(LogLevelFlag, InfoOrWarn) {
+  EXPECT_EQ(run({}).cfg().log, log_level::info);
+  EXPECT_EQ(run({"--log-level", "warn"}).cfg().log, log_level::warn);
+  const run bad({"--log-level", "debug"});
+  EXPECT_FALSE(bad.outcome.cfg);
+  EXPECT_EQ(bad.err, "ringcast: --log-level: expected info or warn, got 'debug'\n");
 }
 
 TEST(Reload, BadFileKeepsRunningSettings) {

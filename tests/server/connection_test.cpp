@@ -151,11 +151,13 @@ TEST(HttpConnection, NoKeepAliveUnderOneSecond) {
   EXPECT_TRUE(closed_by_server(c));
 }
 
-TEST(HttpConnection, HandshakeDeadlineClosesASilentConnectionAndCountsIt) {
+TEST(HttpConnection, HandshakeDeadlineClosesSilentAndHalfSentConnectionsAndCountsThemApart) {
   test::test_loop loop(short_timeouts());
   auto early = loop.connect();
   auto silent = loop.connect();
-  ASSERT_TRUE(eventually(loop, [&] { return loop.open_connections() == 2; }));
+  auto half = loop.connect();
+  ASSERT_TRUE(eventually(loop, [&] { return loop.open_connections() == 3; }));
+  send(half, "GET /healthz HTTP/1.1\r\n");
   loop.advance(1s - 10ms);
   beast::flat_buffer buffer;
   send(early, get("/healthz"));  // within the deadline: served
@@ -163,7 +165,38 @@ TEST(HttpConnection, HandshakeDeadlineClosesASilentConnectionAndCountsIt) {
 
   loop.advance(20ms);  // past the deadline by at most one tick
   EXPECT_TRUE(closed_by_server(silent));
+  EXPECT_TRUE(closed_by_server(half));
+  // Half a request is a failed handshake; a connection that sent nothing is only unused.
   EXPECT_EQ(loop.run([&] { return loop.sessions().stats().handshake; }), 1u);
+  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().unused; }), 1u);
+}
+
+TEST(HttpConnection, AClientThatHangsUpBeforeSendingAByteCountsAsUnused) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  ASSERT_TRUE(eventually(loop, [&] { return loop.open_connections() == 1; }));
+  c.close();
+  EXPECT_TRUE(eventually(loop, [&] { return loop.sessions().stats().unused == 1; }));
+  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().handshake; }), 0u);
+}
+
+TEST(HttpConnection, DrainClosesWaitingConnectionsAndAnswersAHalfSentRequest503) {
+  test::test_loop loop(short_timeouts());
+  auto silent = loop.connect();
+  auto half = loop.connect();
+  ASSERT_TRUE(eventually(loop, [&] { return loop.open_connections() == 2; }));
+  send(half, "GET /healthz HTTP/1.1\r\n");
+  ASSERT_TRUE(eventually(loop, [&] { return loop.idle_connections() == 2; }));
+  loop.drain_idle_connections();
+  EXPECT_TRUE(closed_by_server(silent));
+
+  send(half, "Host: test\r\n\r\n");
+  beast::flat_buffer buffer;
+  auto res = read_response(half, buffer);
+  EXPECT_EQ(res.result(), http::status::service_unavailable);
+  EXPECT_EQ(res[http::field::retry_after], "5");
+  EXPECT_FALSE(res.keep_alive());
+  EXPECT_TRUE(closed_by_server(half));
 }
 
 TEST(PollConnection, HeldUntilAMessageThenTheConnectionServesTheNextPoll) {

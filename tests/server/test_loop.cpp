@@ -29,7 +29,7 @@ test_loop::~test_loop() {
     acceptor_.close(ignored);
     const auto idle = idle_;
     for (idle_connection* c : idle)
-      c->close_now();
+      c->on_drain();
     hub_.drain(now_);
   });
   work_.reset();
@@ -44,6 +44,17 @@ void test_loop::accept() {
     socket.set_option(tcp::no_delay(true), ignored);
     http_connection::start(*this, std::move(socket), limit_.try_open());
     accept();
+  });
+}
+
+void test_loop::drain_idle_connections() {
+  draining_ = true;
+  run([this] {
+    const auto idle = std::move(idle_);
+    idle_.clear();
+    for (idle_connection* c : idle)
+      c->on_drain();
+    return 0;
   });
 }
 

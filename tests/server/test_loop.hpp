@@ -87,6 +87,8 @@ class test_loop final : public connection_context {
     home_ = std::move(h);
   }
   void set_draining(bool d) { draining_ = d; }
+  // As the server drains: draining() from now on, and every waiting connection told (on the loop).
+  void drain_idle_connections();
   connection_settings& mutable_settings() { return settings_; }
 
   std::atomic<int> claims{0};
