@@ -772,6 +772,27 @@ export function runBinary(args, timeoutMs = 5000) {
 }
 
 // A raw TCP connection to the server, for requests no HTTP client would send.
+// A TCP port free on 127.0.0.1 now, for a helper process (redis-server, nginx) to listen on.
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+// The path of a command the suite needs (sbin included, where Debian puts nginx), or a clear error.
+export function requireCommand(cmd) {
+  try {
+    return execFileSync('sh', ['-c', `PATH="$PATH:/usr/sbin" command -v ${cmd}`], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error(`${cmd} is not installed (scripts/deps.sh test installs it)`);
+  }
+}
+
 export function rawConnect(srv) {
   return new Promise((resolve, reject) => {
     const s = net.connect(srv.port, srv.host, () => resolve(s));

@@ -3,7 +3,7 @@
 // get a publish made through nginx (docs/scaling.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -11,29 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { startServer, waitFor } from './harness.mjs';
+import { startServer, waitFor, freePort, requireCommand } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const which = (cmd) => {
-  try {
-    return execFileSync('sh', ['-c', `PATH="$PATH:/usr/sbin" command -v ${cmd}`], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error(`${cmd} is not installed (scripts/deps.sh test installs it)`);
-  }
-};
-const NGINX = which('nginx');
-const REDIS = which('redis-server');
+const NGINX = requireCommand('nginx');
+const REDIS = requireCommand('redis-server');
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 const listening = (port, what) => waitFor(() => new Promise((resolve) => {
   const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
   s.on('error', () => resolve(false));

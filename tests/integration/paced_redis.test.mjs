@@ -2,25 +2,15 @@
 // every node paces its own sessions by the same rule, so two nodes spread as one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { arrivedAt, sleep, startServer, uid, waitFor, SCHEDULING_ALLOWANCE_MS } from './harness.mjs';
+import { arrivedAt, sleep, startServer, uid, waitFor, SCHEDULING_ALLOWANCE_MS, freePort, requireCommand } from './harness.mjs';
 import { offsetMs } from './pacing_offset.mjs';
 
-const REDIS = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
+const REDIS = requireCommand('redis-server');
 const TICK_MS = 50;
 const LATE_MS = TICK_MS + SCHEDULING_ALLOWANCE_MS + 150;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 let redis;
 let nodes = [];

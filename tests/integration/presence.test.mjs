@@ -3,9 +3,9 @@
 // dropping out within one session TTL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { startServer, uid, waitFor, sleep } from './harness.mjs';
+import { startServer, uid, waitFor, sleep, freePort, requireCommand } from './harness.mjs';
 
 async function presence(srv, query) {
   const r = await srv.admin('GET', `/admin/presence?${query}`);
@@ -66,17 +66,7 @@ test('bad presence queries get 400, no token 401, a wrong method 405', async () 
   }
 });
 
-const REDIS = execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+const REDIS = requireCommand('redis-server');
 
 test('three nodes with redis sum their presence; a killed node stops counting within one session TTL', async () => {
   const port = await freePort();

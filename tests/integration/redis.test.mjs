@@ -2,31 +2,15 @@
 // free loopback port and three ringcast nodes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, uid, waitFor, assertIncreasing } from './harness.mjs';
+import { startServer, uid, waitFor, assertIncreasing, freePort, requireCommand } from './harness.mjs';
 
-const REDIS = (() => {
-  try {
-    return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('redis-server is not installed (scripts/deps.sh test installs it)');
-  }
-})();
+const REDIS = requireCommand('redis-server');
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 // Append-only file with fsync on every write: a publish Redis acknowledged survives a kill -9.
 class RedisServer {

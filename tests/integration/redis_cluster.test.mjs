@@ -6,31 +6,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, uid, waitFor, sleep, assertIncreasing } from './harness.mjs';
+import { startServer, uid, waitFor, sleep, assertIncreasing, freePort, requireCommand } from './harness.mjs';
 
-const which = (cmd) => {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error(`${cmd} is not installed (scripts/deps.sh test installs it)`);
-  }
-};
-const REDIS = which('redis-server');
-const CLI = which('redis-cli');
+const REDIS = requireCommand('redis-server');
+const CLI = requireCommand('redis-cli');
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 const cli = (port, ...args) =>
   execFileSync(CLI, ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8', timeout: 10000 }).trim();
 

@@ -10,29 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, uid, waitFor, sleep, assertIncreasing } from './harness.mjs';
+import { startServer, uid, waitFor, sleep, assertIncreasing, freePort, requireCommand } from './harness.mjs';
 
-const which = (cmd) => {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error(`${cmd} is not installed (scripts/deps.sh test installs it)`);
-  }
-};
-const REDIS = which('redis-server');
-const SENTINEL = which('redis-sentinel');
-const CLI = which('redis-cli');
+const REDIS = requireCommand('redis-server');
+const SENTINEL = requireCommand('redis-sentinel');
+const CLI = requireCommand('redis-cli');
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 const cli = (port, ...args) =>
   execFileSync(CLI, ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8', timeout: 5000 }).trim();
