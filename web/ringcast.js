@@ -183,6 +183,7 @@
       this.lastId = o.since ?? null;
       this.ackedId = null; // the newest id the page showed (ack())
       this.ackSent = null; // the newest ack written to a WebSocket
+      this.pacedAckedId = null; // the newest paced id acked (ack())
       this.pacedSeen = []; // ids of the last paced messages delivered (see deliver)
       this.state = 'idle';
       this.transport = null;
@@ -229,12 +230,23 @@
     /**
      * Tells the server the page showed message `id` (it counts in the message's reach). Acks are
      * cumulative and only a WebSocket can carry them: over SSE or long-poll the newest id waits
-     * and goes out when a WebSocket is open again.
+     * and goes out when a WebSocket is open again. A paced message may come after higher ids
+     * already acked: its older id is acked on its own if a WebSocket is open (the server counts
+     * paced acks once each, in id order; docs/protocol.md).
      */
     ack(id) {
-      if (typeof id !== 'number' || (this.ackedId !== null && id <= this.ackedId)) return;
-      this.ackedId = id;
-      this.sendAck();
+      if (typeof id !== 'number') return;
+      if (this.ackedId === null || id > this.ackedId) {
+        this.ackedId = id;
+        if (this.pacedSeen.includes(id)) this.pacedAckedId = id;
+        this.sendAck();
+        return;
+      }
+      const pacedAndNew = this.pacedSeen.includes(id) && id > (this.pacedAckedId ?? 0);
+      if (pacedAndNew && this.conn && this.opened && this.transport === 'ws') {
+        this.conn.send({ type: 'ack', id });
+        this.pacedAckedId = id;
+      }
     }
 
     sendAck() {

@@ -124,9 +124,20 @@ bool hub::is_expired(const message& m) {
 }
 
 void hub::acknowledge(session& s, std::uint64_t id) {
-  if (id <= s.acked_id_) return;  // acks are cumulative; a repeat counts once
-  s.acked_id_ = id;
-  if (const message_ptr m = find(id)) {
+  const message_ptr m = find(id);
+  const bool paced = m && m->spread.count() > 0;
+  if (id > s.acked_id_) {
+    s.acked_id_ = id;  // acks are cumulative; a repeat counts once
+    if (paced) s.paced_acked_id_ = id;
+  } else if (paced && id > s.paced_acked_id_) {
+    // A paced message reaches a session at its turn, maybe after higher ids the client has
+    // already acked, so its ack names an older id: it counts once, by the same rule among paced
+    // acks alone.
+    s.paced_acked_id_ = id;
+  } else {
+    return;
+  }
+  if (m) {
     m->acked.fetch_add(1, std::memory_order_relaxed);
     ++stats_.acked;
   }

@@ -72,6 +72,7 @@ class session final : public timed {
   transport transport_ = transport::ws;  // conn_'s, kept here: conn_ may be mid-destruction
   std::size_t attached_index_ = 0;       // position in hub::attached_ while conn_ is set
   std::uint64_t acked_id_ = 0;           // the last id the client acknowledged
+  std::uint64_t paced_acked_id_ = 0;     // the last paced id acknowledged (hub::acknowledge)
   time_point attached_at_{};             // when conn_ was set
   time_point last_activity_{};           // last client frame or pong (WebSocket)
   time_point last_sent_{};               // last server write (heartbeats are due after it)

@@ -80,6 +80,27 @@ describe('storefront', () => {
     });
   }
 
+  test('acks a paced promotion that arrives after a later one: both count in reach (ws)',
+    { skip: fakeSkip('the stand-in has no spread or reach') }, async () => {
+    const user = uniqueUser('paced-ack');
+    const page = await openStore(browser.context, server.url, { user, transport: 'ws' });
+    // The paced one's turn falls somewhere in 4 s; the later one is shown at once, so (unless the
+    // turn comes within the first few ms) the page acks the higher id first.
+    const paced = (await server.publish({ user, spread: '4s', data: { title: 'Paced' } })).id;
+    const later = (await server.publish({ user, data: { title: 'At once' } })).id;
+    await page.locator(`#promotions li[data-id="${paced}"]`).waitFor({ timeout: 10000 });
+    await page.locator(`#promotions li[data-id="${later}"]`).waitFor({ timeout: 10000 });
+    for (const id of [later, paced]) {
+      let reach;
+      for (let i = 0; i < 50 && reach?.acked !== 1; i++) {
+        reach = await server.get(`/admin/messages/${id}`);
+        if (reach.acked !== 1) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(reach.acked, 1, `${id}: ${JSON.stringify(reach)}`);
+    }
+    await page.close();
+  });
+
   test('shows data without title, text or code as JSON', async () => {
     const user = uniqueUser('json');
     const page = await openStore(browser.context, server.url, { user });

@@ -264,5 +264,38 @@ TEST_F(HubPacingTest, RetrievableUntilItsWindowHasPassedWhateverTheHistorySize) 
   EXPECT_EQ(second.ids(), std::vector<std::uint64_t>{paced});
 }
 
+// A paced message reaches a session at its turn, after a message published later: the client acks
+// the later one first, then the paced one. Both count, each once.
+TEST_F(HubPacingTest, AnAckOfAPacedMessageBelowTheNewestAckCountsOnce) {
+  recording_subscriber conn(transport::ws, now);
+  auto r = attach(params("dave"), conn);
+  const time_point published = now;
+  const auto paced = publish(10s);
+  const time_point turn = due("dave", paced, 10s, published);
+  ASSERT_GT(turn, published + 20ms) << "pick another user: this one's turn is at once";
+  const auto later = publish();
+  advance_to(turn + cfg.tick);
+  ASSERT_EQ(conn.ids(), (std::vector<std::uint64_t>{later, paced}));
+  h->acknowledge(*r.s, later);
+  h->acknowledge(*r.s, paced);
+  h->acknowledge(*r.s, paced);  // a repeat
+  h->acknowledge(*r.s, later);  // a repeat
+  EXPECT_EQ(h->find(paced)->acked, 1u);
+  EXPECT_EQ(h->find(later)->acked, 1u);
+  EXPECT_EQ(h->stats().acked, 2u);
+}
+
+// An immediate message below the newest ack is not the paced exception: it was acked already.
+TEST_F(HubPacingTest, AnAckOfAnOlderImmediateMessageIsIgnored) {
+  recording_subscriber conn(transport::ws, now);
+  auto r = attach(params("erin"), conn);
+  const auto first = publish();
+  const auto second = publish();
+  h->acknowledge(*r.s, second);
+  h->acknowledge(*r.s, first);
+  EXPECT_EQ(h->find(first)->acked, 0u);
+  EXPECT_EQ(h->find(second)->acked, 1u);
+}
+
 }  // namespace
 }  // namespace ringcast
