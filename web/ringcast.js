@@ -412,8 +412,9 @@
       }
     }
 
-    // A promotion passed its ttl: the page takes it down. The server tells every live client the
-    // promotion was addressed to, so an id the page never showed is simply not found there.
+    // A promotion passed its ttl: the page takes it down. The server tells the live clients it
+    // sent the promotion to (one that came back without `since` too: an id the page never showed
+    // is simply not found there).
     expire(id) {
       if (typeof id === 'number') this.emit('expired', { id });
     }

@@ -146,6 +146,8 @@ class hub {
   void publish_paced(const message_ptr& m, time_point now);
   void walk_pacing(time_point now);
   bool paced_for(const session& s, const message& m) const;
+  // Whether `m` went to `s`: `s` was there before it (or resumed), and a paced m's turn came.
+  bool was_sent(const session& s, const message& m) const;
   std::vector<message_ptr> resume_backlog(const session& s, std::uint64_t since,
                                           history::resume_span span, bool new_here) const;
   time_point left_at_estimate(const session& s, std::uint64_t since) const;

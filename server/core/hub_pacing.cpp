@@ -20,6 +20,13 @@ bool hub::paced_for(const session& s, const message& m) const {
   return m.id > s.start_id_ && addressed_to(s, m) && !is_expired(m);
 }
 
+bool hub::was_sent(const session& s, const message& m) const {
+  if (m.id <= s.start_id_) return false;
+  if (m.spread.count() == 0) return true;
+  const pacing::paced_message* p = paced_.find(m.id);
+  return !p || p->due_for(s.place_) <= paced_.walked_to();
+}
+
 // Walks every paced message in flight up to `now`, in two steps: first the turns that came are
 // collected (the index is not touched while it is walked), then each session gets its turns of
 // this tick together, in id order; a held long-poll answers them in one reply.

@@ -113,7 +113,8 @@ void hub::expire(expiry& e, time_point now) {
   if (!m->expired.exchange(true, std::memory_order_relaxed)) ++stats_.messages_expired;
   const message_ptr notice = make_expired_notice(m->id, history_.newest_id());
   for_each_live_addressee(*m, [&](session& s) {
-    ++stats_.expired_notices;  // not counted as delivered: that counts messages
+    if (!was_sent(s, *m)) return;  // nothing on its page to take down
+    ++stats_.expired_notices;      // not counted as delivered: that counts messages
     s.last_sent_ = now;
     s.conn_->deliver(notice);
   });

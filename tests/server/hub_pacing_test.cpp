@@ -264,6 +264,31 @@ TEST_F(HubPacingTest, RetrievableUntilItsWindowHasPassedWhateverTheHistorySize) 
   EXPECT_EQ(second.ids(), std::vector<std::uint64_t>{paced});
 }
 
+// A paced message whose ttl passes within its window: the sessions whose turn came are told to
+// take it down, the others never get it nor the notice.
+TEST_F(HubPacingTest, AnExpiredNoticeOfAPacedMessageGoesOnlyToTurnsThatCame) {
+  constexpr int n = 200;
+  std::vector<std::unique_ptr<recording_subscriber>> conns;
+  for (int i = 0; i < n; ++i) {
+    conns.push_back(std::make_unique<recording_subscriber>(transport::ws, now));
+    attach(params("u" + std::to_string(i)), *conns.back());
+  }
+  const std::uint64_t id = ++last_id;
+  // Published at wall-clock 1'700'000'000'000 ms, expiring 1 s later, spread over 4 s.
+  h->publish(make_message(id, 1'700'000'000'000, {}, "x", 1'700'000'001'000, 4s), now);
+  advance_to(now + 4s + cfg.tick);
+  int got = 0;
+  for (const auto& c : conns) {
+    // Nothing, or the message and then its notice (which carries the same id).
+    if (c->received.empty()) continue;
+    EXPECT_EQ(c->ids(), (std::vector<std::uint64_t>{id, id}));
+    ++got;
+  }
+  EXPECT_GT(got, n / 8);  // about a quarter of the turns fell in the first second
+  EXPECT_LT(got, n / 2);
+  EXPECT_EQ(h->stats().expired_notices, static_cast<std::uint64_t>(got));
+}
+
 // A paced message reaches a session at its turn, after a message published later: the client acks
 // the later one first, then the paced one. Both count, each once.
 TEST_F(HubPacingTest, AnAckOfAPacedMessageBelowTheNewestAckCountsOnce) {

@@ -1006,6 +1006,20 @@ TEST_F(HubTest, AnExpiredMessageIsNotResumedAndLiveClientsAreTold) {
   EXPECT_EQ(r.last_id, 2u);
 }
 
+// Only a session that was sent the message is told to take it down: one that came afterwards
+// (without resuming) never showed it.
+TEST_F(HubTest, AnExpiredNoticeGoesOnlyToSessionsThatWereSentTheMessage) {
+  fake_subscriber before(transport::ws), after(transport::sse);
+  attach(params("alice"), before);
+  the_hub().publish(make_message(++last_id, 1'000, {audience::broadcast, ""}, "1", 3'000), now);
+  attach(params("bob"), after);  // no `since`: starts from now
+  advance_to(epoch + 2010ms);
+  ASSERT_EQ(before.messages.size(), 2u);
+  EXPECT_EQ(before.messages[1]->json, R"({"type":"expired","id":1})");
+  EXPECT_TRUE(after.messages.empty());
+  EXPECT_EQ(the_hub().stats().expired_notices, 1u);
+}
+
 TEST_F(HubTest, ExpiryDuringAStalledLoopStillNotifiesOnce) {
   fake_subscriber ws(transport::ws);
   attach(params("alice"), ws);
