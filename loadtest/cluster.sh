@@ -23,21 +23,12 @@ declare -A want=(
 order=(--clients --mix --idle --rate --procs --publish-rate --duration --warmup --settle
   --expect-zero-loss)
 reserved=" --target --targets --admin-token --server-pid --server-kind "
-for arg in "$@"; do
-  if [[ $arg == -h || $arg == --help ]]; then
-    # The header comment, up to the first line that is not one.
-    awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
-    exit 0
-  fi
-done
 source "$root/loadtest/flags.sh"
+help_if_asked "${BASH_SOURCE[0]}" "$@"
 merge_flags cluster.sh "$@"
 
-if [[ ! -x $build/server/ringcast || ! -x $build/loadtest/ringcast-load ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
-    -DRINGCAST_BUILD_BENCH=OFF >&2
-fi
-ninja -C "$build" ringcast ringcast-load >&2
+build_load_tools "$root" "$build"
+source "$root/loadtest/server_process.sh"
 
 work=$(mktemp -d /tmp/ringcast-cluster.XXXXXX)
 pids=()
@@ -57,22 +48,15 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly yes \
 pids+=($!)
 for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 
-token=cluster-$RANDOM$RANDOM
+export RINGCAST_ADMIN_TOKEN=cluster-$RANDOM$RANDOM
 targets=()
 server_pids=()
 for i in $(seq "$nodes"); do
-  RINGCAST_ADMIN_TOKEN=$token "$build/server/ringcast" --listen 127.0.0.1:0 --threads "$threads" \
-    --redis "redis://127.0.0.1:$redis_port/0" --max-connections "$max_connections" --idle-timeout 10m \
-    --session-ttl 10m --drain 0 2>"$work/node$i.log" &
-  pids+=($!)
-  server_pids+=($!)
-  port=
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/node$i.log")
-    [[ -n $port ]] && break
-    sleep 0.1
-  done
-  [[ -n $port ]] || { cat "$work/node$i.log" >&2; exit 1; }
+  start_ringcast "$work/node$i.log" "$build/server/ringcast" --threads "$threads" \
+    --redis "redis://127.0.0.1:$redis_port/0" --max-connections "$max_connections" \
+    --idle-timeout 10m --session-ttl 10m --drain 0 || exit 1
+  pids+=("$server_pid")
+  server_pids+=("$server_pid")
   targets+=("127.0.0.1:$port")
 done
 echo "cluster.sh: redis :$redis_port, nodes ${targets[*]} (pids ${server_pids[*]}); $(uptime | sed 's/.*load average/load average/')" >&2
@@ -81,11 +65,10 @@ status=0
 joined=$(IFS=,; echo "${targets[*]}")
 joined_pids=$(IFS=,; echo "${server_pids[*]}")
 echo "cluster.sh: ringcast-load ${load_args[*]}" >&2
-RINGCAST_ADMIN_TOKEN=$token "$build/loadtest/ringcast-load" --targets "$joined" \
+"$build/loadtest/ringcast-load" --targets "$joined" \
   --server-pid "$joined_pids" "${load_args[@]}" || status=$?
 # Each node must still be up, then exit 0 by itself after SIGTERM with no sanitizer report
 # (stop_server, loadtest/server_process.sh).
-source "$root/loadtest/server_process.sh"
 for i in "${!server_pids[@]}"; do
   server_pid=${server_pids[$i]}
   server_log=$work/node$((i + 1)).log

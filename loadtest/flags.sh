@@ -1,6 +1,9 @@
 # Sourced by run.sh and cluster.sh: a scenario's ringcast-load flags as defaults that the script's
-# own arguments replace one by one (`--clients 4000` replaces the default --clients).
+# own arguments replace one by one (`--clients 4000` replaces the default --clients), and the
+# steps both scripts take before a run.
 #
+#   help_if_asked SCRIPT_PATH "$@"   # -h/--help: prints the script's header comment, exits 0
+#   build_load_tools ROOT BUILD      # configures BUILD (Release) if needed; ninja checks it anyway
 #   declare -A want=([--clients]=10000 [--expect-zero-loss]=)   # name -> value ('' = no value)
 #   order=(--clients --expect-zero-loss)                        # the order they are passed in
 #   reserved=" --target --server-pid "                          # set by the script itself
@@ -45,4 +48,27 @@ merge_flags() {
     load_args+=("$name")
     [[ -z ${want[$name]} ]] || load_args+=("${want[$name]}")
   done
+}
+
+help_if_asked() {
+  local script=$1 arg
+  shift
+  for arg in "$@"; do
+    if [[ $arg == -h || $arg == --help ]]; then
+      # The header comment, up to the first line that is not one.
+      awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$script"
+      exit 0
+    fi
+  done
+}
+
+build_load_tools() {
+  local root=$1 build=$2
+  if [[ ! -x $build/server/ringcast || ! -x $build/loadtest/ringcast-load ]]; then
+    echo "building into $build" >&2
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
+      -DRINGCAST_BUILD_BENCH=OFF >&2
+  fi
+  # Always let ninja check: a stale binary would measure old code.
+  ninja -C "$build" ringcast ringcast-load >&2
 }

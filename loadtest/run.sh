@@ -26,26 +26,14 @@ declare -A want=(
 order=(--clients --mix --rate --churn --idle --ping-interval --publish-rate --duration --warmup
   --settle --procs --expect-zero-loss)
 reserved=" --target --targets --admin-token --server-pid --server-kind "
-for arg in "$@"; do
-  if [[ $arg == -h || $arg == --help ]]; then
-    # The header comment, up to the first line that is not one.
-    awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
-    exit 0
-  fi
-done
 source "$root/loadtest/flags.sh"
+help_if_asked "${BASH_SOURCE[0]}" "$@"
 merge_flags run.sh "$@"
 clients=${want[--clients]}
 
 server=$build/server/ringcast
 load=$build/loadtest/ringcast-load
-if [[ ! -x $server || ! -x $load ]]; then
-  echo "run.sh: building into $build" >&2
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
-    -DRINGCAST_BUILD_BENCH=OFF >&2
-fi
-# Always let ninja check: a stale binary would measure old code.
-ninja -C "$build" ringcast ringcast-load >&2
+build_load_tools "$root" "$build"
 
 work=$(mktemp -d /tmp/ringcast-run.XXXXXX)
 server_pid=

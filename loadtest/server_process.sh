@@ -1,5 +1,6 @@
-# Sourced by the scripts that run a server under load (loadtest/run.sh, tests/loadtest/e2e.sh,
-# bench/compare/compare.sh): start ringcast on a free loopback port, and stop a server.
+# Sourced by the scripts that run a server under load (loadtest/run.sh and cluster.sh,
+# tests/loadtest/e2e.sh, bench/compare/compare.sh): start ringcast on a free loopback port, and
+# stop a server.
 
 # start_ringcast LOG BINARY [FLAGS...]: runs BINARY --listen 127.0.0.1:0 FLAGS (stderr to LOG,
 # RINGCAST_ADMIN_TOKEN passed on) and waits for its "listening on" line. Sets server_pid and port;
