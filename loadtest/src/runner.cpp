@@ -149,7 +149,7 @@ class coordinator {
       write_all(fd, "g");
 
     publisher pub(io, opts_);
-    asio::steady_timer publish_start(io), publish_stop(io), tick(io), finish(io);
+    asio::steady_timer publish_start(io), publish_stop(io), cpu_stop(io), tick(io), finish(io);
     start_ = clock::now();
     if (local) local->start();
     publish_start.expires_after(opts_.warmup);
@@ -163,8 +163,10 @@ class coordinator {
       pub.start();
     });
     publish_stop.expires_after(opts_.duration);
-    publish_stop.async_wait([&](boost::system::error_code) {
-      pub.stop();
+    publish_stop.async_wait([&](boost::system::error_code) { pub.stop(); });
+    // The CPU reading ends when the last publish has been delivered: at once, or its spread later.
+    cpu_stop.expires_after(opts_.duration + opts_.spread);
+    cpu_stop.async_wait([&](boost::system::error_code) {
       facts_.cpu_end = sample_processes(opts_.server_pids);
       note(facts_.cpu_end);
     });
