@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end: ringcast-load --spread against the real server. 200 mixed clients, one publish paced
 # over 3 s: every client gets it once, the arrival histogram covers the 3 s window (every second of
-# it has arrivals, none arrive before the publish), sums to the deliveries, and no second holds
-# more than 1.5x the mean. An immediate publish would put everything in second 0 and fail.
+# it has arrivals), sums to the deliveries, and no second holds
+# more than 1.5x the mean; the server timeline spans the window. An immediate publish would put
+# everything in second 0 and fail.
 #   tests/loadtest/paced_e2e.sh <ringcast binary> <ringcast-load binary>
 set -euo pipefail
 
@@ -33,6 +34,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 m, a = r["messages"], r["arrivals"]
 counts = a["counts"]
+tl = sorted(r["server_timeline"], key=lambda x: x["t_s"])
 print("paced e2e:", json.dumps({"messages": m, "arrivals": a}))
 checks = {
     "one publish": m["published"] == 1,
@@ -43,6 +45,9 @@ checks = {
     "every second of the window has arrivals": len(counts) >= 3 and all(c > 0 for c in counts[:3]),
     "at most one tick late": a["after_window"] <= 10,
     "even": 0 < a["worst_to_mean"] <= 1.5,
+    # The server sampled before the publish and after its window, its CPU time never going back.
+    "server timeline spans the window": len(tl) >= 3 and tl[0]["t_s"] < 0 and tl[-1]["t_s"] >= 3
+        and all(x["cpu_sched_s"] <= y["cpu_sched_s"] for x, y in zip(tl, tl[1:])),
 }
 failed = [k for k, ok in checks.items() if not ok]
 print("paced e2e: failed:", failed if failed else "none")
