@@ -51,7 +51,8 @@ void client_state::on_message(const json::object& m, std::int64_t now_us) {
     return;
   }
   const auto* data = m.if_contains("data");
-  deliver(*id, data && data->is_object() ? &data->as_object() : nullptr, now_us);
+  deliver(*id, data && data->is_object() ? &data->as_object() : nullptr, now_us,
+          m.contains("spread_ms"));
 }
 
 void client_state::nchan_connected(bool before_publishing) {
@@ -71,14 +72,16 @@ void client_state::on_raw_message(std::string_view body, std::int64_t now_us) {
   deliver(*seq + 1, obj, now_us);
 }
 
-void client_state::deliver(std::uint64_t id, const json::object* stamp, std::int64_t now_us) {
+void client_state::deliver(std::uint64_t id, const json::object* stamp, std::int64_t now_us,
+                           bool paced) {
   if (!ids_.has_base()) {
     // Long-poll has no hello: the first reply marks where this client's stream begins.
     set_base(id - 1);
   }
   if (ids_.record(id) == id_tracker::outcome::duplicate) return;  // booked by the tracker
-  if (last_id_ && id <= *last_id_) {
-    // Not a duplicate yet not after the last id: it was skipped earlier and came late.
+  if (last_id_ && id <= *last_id_ && !paced) {
+    // Not a duplicate yet not after the last id: it was skipped earlier and came late. A paced
+    // message (docs/protocol.md, "Paced publish") may come after higher ids by design.
     ++result_.errors["out_of_order"], ++live_.errors;
   }
   last_id_ = std::max(last_id_.value_or(0), id);
@@ -91,6 +94,7 @@ void client_state::deliver(std::uint64_t id, const json::object* stamp, std::int
     return;
   }
   const auto latency = static_cast<std::uint64_t>(std::max<std::int64_t>(0, now_us - *t));
+  result_.arrivals.record(now_us - static_cast<std::int64_t>(*t));
   if (static_cast<std::int64_t>(*t) < connection_start_us_) {
     result_.replay_latency_us.record(latency);
     return;

@@ -25,8 +25,8 @@ struct reaction {
 };
 
 // The transport-independent half of a client: it reads the server's envelopes (docs/protocol.md,
-// "Envelopes (server → client)"), keeps the id to resume from, and books deliveries, latencies and server-side
-// reconnects/closes into the worker's result. The transports only move bytes.
+// "Envelopes (server → client)"), keeps the id to resume from, and books deliveries, latencies and
+// server-side reconnects/closes into the worker's result. The transports only move bytes.
 class client_state {
  public:
   client_state(client_result& result, progress& live, std::chrono::milliseconds max_retry)
@@ -52,8 +52,10 @@ class client_state {
 
  private:
   void on_message(const boost::json::object& message, std::int64_t now_us);
-  // One delivered id; t and seq are the publisher's stamp (absent: not from this run).
-  void deliver(std::uint64_t id, const boost::json::object* stamp, std::int64_t now_us);
+  // One delivered id; t and seq are the publisher's stamp (absent: not from this run). `paced`:
+  // the envelope had spread_ms, so arriving after a higher id is not out of order.
+  void deliver(std::uint64_t id, const boost::json::object* stamp, std::int64_t now_us,
+               bool paced = false);
   void set_base(std::uint64_t last_id);
 
   client_result& result_;

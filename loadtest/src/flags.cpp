@@ -176,6 +176,8 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
       "duration", po::value<std::string>(), "run time from start, warmup included (default 15s)")(
       "warmup", po::value<std::string>(), "time before publishing starts (default 2s)")(
       "settle", po::value<std::string>(), "wait for late messages after publishing (default 2s)")(
+      "spread", po::value<std::string>(),
+      "pace each publish over this window (\"spread\"; the run waits it out; default 0)")(
       "max-retry", po::value<std::string>(), "cap on a server's retry_ms (default 5s)")(
       "procs", po::value<std::string>(), "worker processes (default 1)")(
       "admin-token", po::value<std::string>(), "admin token (else RINGCAST_ADMIN_TOKEN)")(
@@ -232,6 +234,7 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
   if (auto v = text("duration")) o.duration = duration_flag(*v, "--duration");
   if (auto v = text("warmup")) o.warmup = duration_flag(*v, "--warmup");
   if (auto v = text("settle")) o.settle = duration_flag(*v, "--settle");
+  if (auto v = text("spread")) o.spread = duration_flag(*v, "--spread");
   if (auto v = text("max-retry")) o.max_retry = duration_flag(*v, "--max-retry");
   if (o.duration.count() == 0) throw flag_error("--duration: must be positive");
   if (o.warmup >= o.duration) throw flag_error("--warmup: must be shorter than --duration");
@@ -261,6 +264,7 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
       throw flag_error("--server-kind nchan: only --mix ws is supported");
     }
     if (o.churn_pct > 0) throw flag_error("--server-kind nchan: --churn needs resume; use 0");
+    if (o.spread.count() > 0) throw flag_error("--server-kind nchan: --spread is ringcast's");
   }
   o.tls = vm.count("tls") > 0;
   if (auto v = text("tls-ca")) {

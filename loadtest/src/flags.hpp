@@ -47,6 +47,7 @@ struct options {
   std::chrono::milliseconds duration{15'000};
   std::chrono::milliseconds warmup{2'000};
   std::chrono::milliseconds settle{2'000};
+  std::chrono::milliseconds spread{0};  // "spread" of every publish; 0: delivered at once
   std::chrono::milliseconds max_retry{5'000};
   unsigned procs = 1;
   std::string admin_token;
@@ -73,6 +74,12 @@ target parse_target(std::string_view text);
 std::vector<target> parse_targets(std::string_view text);
 // A duration flag in the server's syntax ("25", "500ms", "90s", "2m"); the error names the flag.
 std::chrono::milliseconds duration_flag(std::string_view text, std::string_view flag);
+
+// From start to the final count: publishing stops at --duration, the last publish's deliveries
+// take up to --spread more, then --settle for late ones.
+inline std::chrono::milliseconds run_length(const options& o) {
+  return o.duration + o.spread + o.settle;
+}
 
 // Which transport each of `n` clients uses: interleaved (smooth weighted round-robin, as nginx
 // balances upstreams) so that every ramp-up prefix has the mix's proportions.

@@ -2,11 +2,28 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 namespace ringcast::load {
+
+namespace {
+
+// The first field of a thread's schedstat is its time on a CPU in nanoseconds.
+double sched_cpu_s(const std::string& dir) {
+  std::error_code ec;
+  unsigned long long ns = 0;
+  for (const auto& task : std::filesystem::directory_iterator(dir + "/task", ec)) {
+    std::ifstream file(task.path() / "schedstat");
+    unsigned long long on_cpu = 0;
+    if (file >> on_cpu) ns += on_cpu;
+  }
+  return static_cast<double>(ns) / 1e9;
+}
+
+}  // namespace
 
 std::optional<proc_sample> sample_process(int pid) {
   const auto dir = "/proc/" + std::to_string(pid);
@@ -38,6 +55,7 @@ std::optional<proc_sample> sample_process(int pid) {
     if (i == 15) stime = std::stoull(field);
   }
   s.cpu_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  s.cpu_sched_s = sched_cpu_s(dir);
   return s;
 }
 
@@ -50,6 +68,7 @@ std::optional<proc_sample> sample_processes(const std::vector<int>& pids) {
     total.rss_kb += s->rss_kb;
     total.pss_kb += s->pss_kb;
     total.cpu_s += s->cpu_s;
+    total.cpu_sched_s += s->cpu_sched_s;
   }
   return total;
 }

@@ -13,7 +13,10 @@ struct proc_sample {
   // Pss from smaps_rollup: shared pages split between the processes that map them, so a sum
   // over nginx's master and workers counts its shared memory zone once (0 if unreadable).
   std::uint64_t pss_kb = 0;
-  double cpu_s = 0;  // utime + stime
+  double cpu_s = 0;  // utime + stime (in clock ticks: 10 ms steps)
+  // The same from the scheduler, in nanoseconds: /proc/PID/task/*/schedstat, summed over the
+  // live threads (the server's threads live as long as it). 0 where the kernel has no schedstat.
+  double cpu_sched_s = 0;
 };
 std::optional<proc_sample> sample_process(int pid);
 // Summed over several processes (nginx: master and workers); nullopt when any one is gone.

@@ -62,7 +62,10 @@ void publisher::send() {
   req_.set(http::field::content_type, "application/json");
   req_.keep_alive(true);
   // Nchan relays the body as is; ringcast wraps the "data" in its envelope.
-  req_.body() = nchan ? stamp : fmt::format(R"({{"data":{}}})", stamp);
+  req_.body() = nchan ? stamp
+                : opts_.spread.count() == 0
+                    ? fmt::format(R"({{"data":{}}})", stamp)
+                    : fmt::format(R"({{"data":{},"spread":"{}ms"}})", stamp, opts_.spread.count());
   req_.prepare_payload();
   ++seq_;
   const auto write = [this, nchan] {

@@ -16,6 +16,7 @@ namespace ringcast::load {
 // Broadcasts {"data":{"t":<realtime us>,"seq":n}} through POST /admin/publish on one keep-alive
 // connection, one request in flight, at --publish-rate. When the server is slower than the rate
 // it sends back to back rather than piling requests up; the report shows how far it fell short.
+// With --spread, each publish also carries "spread" (docs/protocol.md, "Paced publish").
 // With --server-kind nchan: POST /pub/<channel> with the bare {"t":..,"seq":n}, booked as id n+1.
 class publisher {
  public:

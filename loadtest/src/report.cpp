@@ -33,6 +33,28 @@ json::object latency(const histogram& h) {
           {"max", ms(h.max())},          {"mean", h.mean() / 1000.0}};
 }
 
+// The arrival histogram against its window: the spread, or one second for immediate publishes.
+json::object arrivals(const arrival_bins& bins, std::chrono::milliseconds spread) {
+  const auto window = spread.count() > 0 ? spread : std::chrono::milliseconds{1000};
+  const auto s = summarize(bins, window);
+  return {{"window_s", window.count() / 1000.0}, {"counts", bins.to_json()},
+          {"deliveries", bins.total()},          {"in_window", s.in_window},
+          {"after_window", s.after_window},      {"mean_per_s", s.mean_per_s},
+          {"worst_per_s", s.worst_per_s},        {"worst_second", s.worst_second},
+          {"worst_to_mean", s.worst_to_mean}};
+}
+
+json::array timeline(const std::vector<run_facts::timed_sample>& samples) {
+  json::array out;
+  for (const auto& [t, s] : samples)
+    out.push_back(json::object{{"t_s", t},
+                               {"rss_kb", s.rss_kb},
+                               {"pss_kb", s.pss_kb},
+                               {"cpu_s", s.cpu_s},
+                               {"cpu_sched_s", s.cpu_sched_s}});
+  return out;
+}
+
 json::object counts(const std::map<std::string, std::uint64_t>& m) {
   json::object o;
   for (const auto& [k, n] : m)
@@ -64,6 +86,7 @@ json::object make_report(const options& opts, const client_result& r, const run_
                    {"churn_pct", opts.churn_pct},
                    {"idle_pct", opts.idle_pct},
                    {"publish_rate", opts.publish_rate},
+                   {"spread_s", opts.spread.count() / 1000.0},
                    {"duration_s", opts.duration.count() / 1000.0},
                    {"procs", opts.procs},
                    {"targets", targets},
@@ -76,6 +99,7 @@ json::object make_report(const options& opts, const client_result& r, const run_
   out["replay_latency_ms"] = latency(r.replay_latency_us);
   out["broadcast_reach_ms"] = {
       {"messages", fanout.count()}, {"p50", ms(fanout.percentile(50))}, {"max", ms(fanout.max())}};
+  out["arrivals"] = arrivals(r.arrivals, opts.spread);
   out["messages"] = {{"published", f.published}, {"publish_attempts", f.publish_attempts},
                      {"expected", r.expected},   {"received", r.received},
                      {"lost", r.lost},           {"duplicates", r.duplicates},
@@ -140,6 +164,7 @@ json::object make_report(const options& opts, const client_result& r, const run_
           "(several pids: --server-pid 1,2,3)";
   }
   out["server"] = std::move(server);
+  out["server_timeline"] = timeline(f.server_timeline);
 
   auto errors = r.errors;
   for (const auto& [k, n] : f.publish_errors)
@@ -172,6 +197,14 @@ std::string human_summary(const json::object& rep) {
                    num("broadcast_reach_ms", "p50").as_double(),
                    num("broadcast_reach_ms", "max").as_double(),
                    num("broadcast_reach_ms", "messages").as_uint64());
+  const auto& arr = rep.at("arrivals").as_object();
+  s += fmt::format(
+      "  arrivals    {} s window: mean {:.1f}/s  worst {}/s (second {}) = {:.2f} x mean  "
+      "after the window {}\n",
+      arr.at("window_s").as_double(), arr.at("mean_per_s").as_double(),
+      arr.at("worst_per_s").as_uint64(), arr.at("worst_second").as_uint64(),
+      arr.at("worst_to_mean").as_double(), arr.at("after_window").as_uint64());
+  s += fmt::format("  per second  {}\n", plain_json(arr.at("counts")));
   s += fmt::format("  messages    published {}  expected {}  received {}  lost {}  duplicate {}\n",
                    msgs.at("published").as_uint64(), msgs.at("expected").as_uint64(),
                    msgs.at("received").as_uint64(), msgs.at("lost").as_uint64(),
@@ -194,15 +227,22 @@ std::string plain_json(const json::value& v) {
     }
     case json::kind::array: {
       std::string out = "[";
-      for (const auto& item : v.get_array())
-        out += (out.size() > 1 ? "," : "") + plain_json(item);
+      // Appended piece by piece: `"," + plain_json(..)` makes GCC 12 at -O3 warn
+      // (-Wstringop-overflow, a false positive).
+      for (const auto& item : v.get_array()) {
+        if (out.size() > 1) out += ',';
+        out += plain_json(item);
+      }
       return out + "]";
     }
     case json::kind::object: {
       std::string out = "{";
-      for (const auto& [key, item] : v.get_object())
-        out += (out.size() > 1 ? "," : "") + json::serialize(json::string(key)) + ":" +
-               plain_json(item);
+      for (const auto& [key, item] : v.get_object()) {
+        if (out.size() > 1) out += ',';
+        out += json::serialize(json::string(key));
+        out += ':';
+        out += plain_json(item);
+      }
       return out + "}";
     }
     default:

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "admin_client.hpp"
 #include "flags.hpp"
@@ -23,6 +24,13 @@ struct run_facts {
   std::optional<proc_sample> rss_base, rss_peak, cpu_start, cpu_end;
   std::optional<proc_sample> rss_connected;  // when publishing starts
   std::uint64_t connected_at_publish = 0;
+  // The server sampled about once a second; seconds are counted from the first publish (negative
+  // before it), so that a benchmark can compare memory and CPU at the same points of a run.
+  struct timed_sample {
+    double t_s = 0;
+    proc_sample sample;
+  };
+  std::vector<timed_sample> server_timeline;
   std::uint64_t nofile_limit = 0;
   double elapsed_s = 0;
 };

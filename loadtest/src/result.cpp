@@ -49,6 +49,7 @@ void client_result::merge(const client_result& other) {
   connect_us.merge(other.connect_us);
   latency_us.merge(other.latency_us);
   replay_latency_us.merge(other.replay_latency_us);
+  arrivals.merge(other.arrivals);
   if (other.fanout_us.size() > fanout_us.size()) fanout_us.resize(other.fanout_us.size(), -1);
   for (std::size_t s = 0; s < other.fanout_us.size(); ++s) {
     fanout_us[s] = std::max(fanout_us[s], other.fanout_us[s]);
@@ -66,6 +67,7 @@ json::value client_result::to_json() const {
   o["latency_us"] = latency_us.to_json();
   o["replay_latency_us"] = replay_latency_us.to_json();
   o["fanout_us"] = json::value_from(fanout_us);
+  o["arrivals"] = arrivals.to_json();
   o["server_reconnects"] = counts_to_json(server_reconnects);
   o["server_closes"] = counts_to_json(server_closes);
   o["errors"] = counts_to_json(errors);
@@ -81,6 +83,7 @@ client_result client_result::from_json(const json::value& v) {
   r.latency_us = histogram::from_json(o.at("latency_us"));
   r.replay_latency_us = histogram::from_json(o.at("replay_latency_us"));
   r.fanout_us = json::value_to<std::vector<std::int64_t>>(o.at("fanout_us"));
+  r.arrivals = arrival_bins::from_json(o.at("arrivals"));
   r.server_reconnects = counts_from_json(o.at("server_reconnects"));
   r.server_closes = counts_from_json(o.at("server_closes"));
   r.errors = counts_from_json(o.at("errors"));

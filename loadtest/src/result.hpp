@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "arrivals.hpp"
 #include "histogram.hpp"
 
 namespace ringcast::load {
@@ -19,6 +20,8 @@ struct client_result {
   histogram replay_latency_us;  // messages replayed on resume (since / Last-Event-ID)
   // Per publish seq: the latest live arrival over all clients (-1: none arrived).
   std::vector<std::int64_t> fanout_us;
+  // Every stamped delivery (live and replayed), by whole seconds after its publish.
+  arrival_bins arrivals;
 
   std::uint64_t expected = 0;
   std::uint64_t received = 0;

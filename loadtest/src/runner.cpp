@@ -65,7 +65,7 @@ std::string read_line(int fd) {
   };
   clients.start();
   report();
-  stop.expires_after(opts.duration + opts.settle);
+  stop.expires_after(run_length(opts));
   stop.async_wait([&](boost::system::error_code) { io.stop(); });
   io.run();
   const auto ids = json::value_to<std::vector<std::uint64_t>>(json::parse(read_line(in)));
@@ -149,21 +149,26 @@ class coordinator {
       write_all(fd, "g");
 
     publisher pub(io, opts_);
-    asio::steady_timer publish_start(io), publish_stop(io), tick(io), finish(io);
+    asio::steady_timer publish_start(io), publish_stop(io), cpu_stop(io), tick(io), finish(io);
     start_ = clock::now();
     if (local) local->start();
     publish_start.expires_after(opts_.warmup);
     publish_start.async_wait([&](boost::system::error_code) {
       // Connected and not yet sent anything: the cost of a connection at rest.
+      publish_at_ = clock::now();
       facts_.cpu_start = sample_processes(opts_.server_pids);
       facts_.rss_connected = facts_.cpu_start;
+      note(facts_.cpu_start);
       facts_.connected_at_publish = connected_now(local.get());
       pub.start();
     });
     publish_stop.expires_after(opts_.duration);
-    publish_stop.async_wait([&](boost::system::error_code) {
-      pub.stop();
+    publish_stop.async_wait([&](boost::system::error_code) { pub.stop(); });
+    // The CPU reading ends when the last publish has been delivered: at once, or its spread later.
+    cpu_stop.expires_after(opts_.duration + opts_.spread);
+    cpu_stop.async_wait([&](boost::system::error_code) {
       facts_.cpu_end = sample_processes(opts_.server_pids);
+      note(facts_.cpu_end);
     });
     std::function<void()> every_second = [&] {
       tick.expires_after(std::chrono::seconds(1));
@@ -175,7 +180,7 @@ class coordinator {
       });
     };
     every_second();
-    finish.expires_after(opts_.duration + opts_.settle);
+    finish.expires_after(run_length(opts_));
     finish.async_wait([&](boost::system::error_code) {
       tick.cancel();
       // Still connected: the end reading sees the same sessions the start reading did not.
@@ -228,6 +233,7 @@ class coordinator {
     facts_.peak_connected = std::max(facts_.peak_connected, all.connected);
     if (const auto s = sample_processes(opts_.server_pids)) {
       if (!facts_.rss_peak || s->rss_kb > facts_.rss_peak->rss_kb) facts_.rss_peak = s;
+      note(s);
     }
     const auto t = std::chrono::duration<double>(clock::now() - start_).count();
     fmt::print(stderr,
@@ -240,8 +246,17 @@ class coordinator {
       p.interval_latency_us = {};
   }
 
+  // Adds a server sample to the timeline, timed from the first publish (its due time until then).
+  void note(const std::optional<proc_sample>& s) {
+    if (!s) return;
+    const auto publish = publish_at_ ? *publish_at_ : start_ + opts_.warmup;
+    facts_.server_timeline.push_back(
+        {std::chrono::duration<double>(clock::now() - publish).count(), *s});
+  }
+
   const options& opts_;
   run_facts& facts_;
+  std::optional<clock::time_point> publish_at_;
   std::vector<progress> latest_;
   std::uint64_t last_messages_ = 0;
   clock::time_point start_;

@@ -76,6 +76,28 @@ TEST_F(ClientState, LateSkippedIdIsOutOfOrder) {
   EXPECT_EQ(state.ids().duplicates(), 0u);
 }
 
+TEST_F(ClientState, PacedMessageAfterAHigherIdIsNotOutOfOrder) {
+  // docs/protocol.md, "Paced publish": id 1 was paced, id 2 was not and came first.
+  state.on_envelope(R"({"type":"hello","last_id":0})", 0);
+  state.on_envelope(message(2, 0, 1), 0);
+  state.on_envelope(
+      R"({"type":"message","id":1,"channel":"*","ts":1,"spread_ms":3000,"data":{"t":0,"seq":0}})",
+      2'500'000);
+  EXPECT_EQ(result.errors.count("out_of_order"), 0u);
+  EXPECT_EQ(state.since(), 2u);  // resume stays at the highest id
+  EXPECT_EQ(state.ids().count(std::vector<std::uint64_t>{1, 2}).lost, 0u);
+}
+
+TEST_F(ClientState, ArrivalsAreBookedBySecondsAfterThePublish) {
+  state.connection_started(0);
+  state.on_envelope(R"({"type":"hello","last_id":0})", 0);
+  state.on_envelope(message(1, 1'000'000, 0), 1'400'000);  // 0.4 s after its publish
+  state.on_envelope(message(2, 1'000'000, 1), 3'100'000);  // 2.1 s
+  state.connection_started(5'000'000);
+  state.on_envelope(message(3, 1'000'000, 2), 5'200'000);  // a replay, 4.2 s: counted as well
+  EXPECT_EQ(result.arrivals.counts(), (std::vector<std::uint64_t>{1, 0, 1, 0, 1}));
+}
+
 TEST_F(ClientState, PollRepliesWithoutHello) {
   const auto r = state.on_envelope(R"({"type":"messages","messages":[)" + message(7, 0, 0) + "," +
                                        message(8, 0, 1) + R"(],"last_id":8,"gap":false})",

@@ -103,6 +103,18 @@ TEST(Flags, StrayWordsAreErrors) {
   }
 }
 
+TEST(Flags, SpreadIsPacedPublishingAndLengthensTheRun) {
+  const auto plain = parse({"--duration", "10s", "--settle", "2s"});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->spread.count(), 0);
+  EXPECT_EQ(run_length(*plain), std::chrono::seconds(12));
+  const auto paced = parse({"--duration", "10s", "--settle", "2s", "--spread", "30s"});
+  ASSERT_TRUE(paced);
+  EXPECT_EQ(paced->spread, std::chrono::seconds(30));
+  // The last publish's turns come up to 30 s after it: the count waits for them.
+  EXPECT_EQ(run_length(*paced), std::chrono::seconds(42));
+}
+
 TEST(Flags, HelpReturnsNothing) {
   std::string help;
   const char* argv[] = {"ringcast-load", "--help"};
@@ -140,6 +152,9 @@ TEST(Flags, BadValuesAreRefused) {
       {"--server-kind", "nginx"},
       {"--server-kind", "nchan", "--mix", "ws=9,sse=1"},
       {"--server-kind", "nchan", "--churn", "1"},
+      {"--server-kind", "nchan", "--spread", "5s"},
+      {"--spread", "-1s"},
+      {"--spread", "soon"},
       {"--channel", ""},
       {"--channel", "a/b"},
       {"--channel", std::string(65, 'c')},

@@ -1,8 +1,9 @@
 // --server-pid's check: a ringcast or nginx process passes, another process is named in a warning,
-// a pid with no process is an error.
+// a pid with no process is an error. And the sampler's fine CPU clock (schedstat).
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -69,6 +70,32 @@ TEST(ServerPid, NoSuchProcessIsAnError) {
   ASSERT_TRUE(problem);
   EXPECT_TRUE(problem->fatal);
   EXPECT_EQ(problem->message, "--server-pid " + std::to_string(gone) + ": no such process");
+}
+
+// Burns `seconds` of this thread's CPU time.
+void spin_cpu(double seconds) {
+  timespec start{}, now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  volatile unsigned long sink = 0;
+  do {
+    for (int i = 0; i < 10000; ++i)
+      sink = sink + i;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  } while ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9 < seconds);
+}
+
+TEST(ProcSample, SchedulerCpuTimeSeesWhatTicksCannot) {
+  const auto before = sample_process(::getpid());
+  ASSERT_TRUE(before);
+  if (before->cpu_sched_s == 0) GTEST_SKIP() << "no /proc/PID/task/*/schedstat on this kernel";
+  spin_cpu(0.05);
+  const auto after = sample_process(::getpid());
+  ASSERT_TRUE(after);
+  const double spent = after->cpu_sched_s - before->cpu_sched_s;
+  EXPECT_GE(spent, 0.05);
+  EXPECT_LT(spent, 0.5);
+  // The same clock as utime + stime, only finer: they agree to a few ticks.
+  EXPECT_NEAR(after->cpu_sched_s, after->cpu_s, 0.1 + 0.1 * after->cpu_s);
 }
 
 }  // namespace

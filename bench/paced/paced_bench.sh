@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Paced against immediate broadcast, in one run (docs/performance.md, "Paced broadcast"): N idle
+# WebSocket clients (19,900 by default: the descriptor hard limit here is 20,000 per process),
+# one broadcast with "spread" 0 and one with "spread" 30 s, each mode twice, alternating, each on
+# a freshly started Release server. Per run, from ringcast-load's report (arrivals, server
+# timeline sampled from /proc about once a second, seconds counted from the publish):
+#   memory: server PSS (and RSS) mid-window (t = spread/2) minus just before the publish;
+#   CPU:    server CPU time (schedstat, in ns) from the publish to t = spread + 1 s, minus the
+#           idle rate of the 10 s before the publish times that span, over the deliveries;
+#   peak:   the busiest second of the arrival histogram against N / spread.
+# The same sample times are used in both modes, so the immediate run is the baseline.
+#
+#   bench/paced/paced_bench.sh [--clients 19900] [--spread 30] [--repeats 2] [--out DIR]
+#                              [--build DIR]
+# The table goes to stdout, progress to stderr, every raw JSON report to --out. Every load run is
+# bounded by `timeout` and every server by stop_server, so the script ends by itself.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$root/build-perf
+clients=19900
+spread=30 # seconds
+repeats=2
+out=
+while (($#)); do
+  case $1 in
+    --clients) clients=$2 ;;
+    --spread) spread=$2 ;;
+    --repeats) repeats=$2 ;;
+    --out) out=$2 ;;
+    --build) build=$2 ;;
+    -h | --help)
+      awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
+      exit 0
+      ;;
+    *)
+      echo "paced_bench.sh: unknown argument '$1'" >&2
+      exit 2
+      ;;
+  esac
+  shift 2
+done
+[[ $spread =~ ^[1-9][0-9]*$ ]] || { echo "paced_bench.sh: --spread: whole seconds > 0" >&2; exit 2; }
+server=$build/server/ringcast
+load=$build/loadtest/ringcast-load
+for b in "$server" "$load"; do
+  [[ -x $b ]] || { echo "paced_bench.sh: $b missing (cmake --build $build --target ringcast ringcast-load)" >&2; exit 2; }
+done
+work=$(mktemp -d /tmp/ringcast-paced.XXXXXX)
+out=${out:-$work/out}
+mkdir -p "$out"
+server_pid=
+source "$root/loadtest/server_process.sh"
+cleanup() {
+  stop_server || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+ulimit -n "$(ulimit -Hn)"
+if (($(ulimit -n) < clients + 50)); then
+  echo "paced_bench.sh: ulimit -n $(ulimit -n) is too low for $clients connections in one server" >&2
+  exit 2
+fi
+token=paced-$RANDOM$RANDOM
+export RINGCAST_ADMIN_TOKEN=$token
+
+# Ramp 19,900 clients at 2,500/s (8 s, more on a loaded machine), then 10 s of idle baseline,
+# then one publish at 25 s (--publish-rate 0.5 with --duration 26s sends exactly one). Both modes
+# keep the clients connected for spread + 3 s after the publish.
+run_one() { # MODE_SPREAD_S REPEAT
+  local s=$1 rep=$2 name="spread${1}s-run$2"
+  local settle=$((s == 0 ? spread + 3 : 3))
+  start_ringcast "$work/$name.log" "$server" --threads 2 \
+    --max-connections $((clients + 50)) --idle-timeout 10m --session-ttl 10m --heartbeat 10m \
+    --drain 0 || { echo "paced_bench.sh: server did not start" >&2; exit 1; }
+  echo "paced_bench.sh: $name: ringcast pid $server_pid; $(uptime | sed 's/.*load average/load average/')" >&2
+  local status=0
+  timeout $((spread + 150)) "$load" --target "127.0.0.1:$port" --server-pid "$server_pid" \
+    --clients "$clients" --mix ws --idle 100 --rate 2500 --procs 2 --warmup 25s --duration 26s \
+    --publish-rate 0.5 --spread "${s}s" --settle "${settle}s" --expect-zero-loss \
+    >"$out/$name.json" 2>"$work/$name.err" || status=$?
+  tail -n 12 "$work/$name.err" >&2
+  stop_server || status=1
+  echo "load_after=\"$(uptime | sed 's/.*load average: //')\"" >"$out/$name.load"
+  ((status == 0)) || { echo "paced_bench.sh: $name failed (status $status)" >&2; exit 1; }
+}
+
+echo "paced_bench.sh: $clients clients, spread 0 vs ${spread}s, $repeats runs each; nproc $(nproc); $(uptime | sed 's/.*load average/load average/')" >&2
+for rep in $(seq "$repeats"); do
+  run_one 0 "$rep"
+  run_one "$spread" "$rep"
+done
+python3 "$here/table.py" --spread "$spread" "$out"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# diag.sh SPREAD_S: one run with perf stat + perf record on the server over publish..+31s
+set -euo pipefail
+s=$1
+root=/work/wt19l; work=/tmp/wt19l/diag$s; rm -rf $work; mkdir -p $work
+source $root/loadtest/server_process.sh
+ulimit -n $(ulimit -Hn)
+export RINGCAST_ADMIN_TOKEN=diag$RANDOM
+start_ringcast $work/server.log $root/build/server/ringcast --threads 2 --max-connections 19950 --idle-timeout 10m --session-ttl 10m --heartbeat 10m --drain 0 ${DIAG_FLAGS:-}
+settle=$((s == 0 ? 33 : 3))
+timeout 200 $root/build/loadtest/ringcast-load --target 127.0.0.1:$port --server-pid $server_pid --clients 19900 --mix ws --idle 100 --rate 2500 --procs 2 --warmup 25s --duration 26s --publish-rate 0.5 --spread ${s}s --settle ${settle}s > $work/report.json 2> $work/load.err &
+lp=$!
+sleep 24.5
+perf stat -e task-clock,context-switches,cpu-migrations,page-faults -p $server_pid -o $work/stat.txt -- sleep 32 &
+perf record -F 999 -p $server_pid -o $work/perf.data -- sleep 32 > /dev/null 2>&1
+wait $lp || true
+stop_server || true
+cat $work/stat.txt
+perf report -i $work/perf.data --no-children --sort sym --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40
