@@ -3,7 +3,8 @@ import { call, token, ApiError } from './admin_api.js';
 import { WheelView } from './wheel.js';
 import { LineChart } from './chart.js';
 import { showTopChannels, TOP_CHANNELS } from './top_channels.js';
-import { refreshPromotions, watchReach, whenAndHowLong } from './admin_promotions.js';
+import { refreshPromotions, watchReach, timingFields } from './admin_promotions.js';
+import { DeliveryChart } from './admin_delivery_chart.js';
 
 const STATS_EVERY_MS = 1000;
 const $ = (id) => document.getElementById(id);
@@ -23,6 +24,7 @@ const messagesChart = new LineChart($('chart-messages'), {
     { key: 'delivered', label: 'delivered', color: '#1f9d55' },
   ],
 });
+const deliveryChart = new DeliveryChart($('chart-deliveries'), $('deliveries-summary'));
 
 // ---- signing in ----
 
@@ -83,7 +85,7 @@ $('publish-form').addEventListener('submit', async (event) => {
     report(`The data is not valid JSON: ${err.message}`, result);
     return;
   }
-  const body = { data, ...whenAndHowLong() };
+  const body = { data, ...timingFields() };
   const audience = $('publish-audience').value;
   if (audience === 'users') body.users = $('publish-target').value.split(/[\s,]+/u).filter(Boolean);
   else if (audience !== 'broadcast') body[audience] = $('publish-target').value.trim();
@@ -96,6 +98,7 @@ $('publish-form').addEventListener('submit', async (event) => {
     }
     succeed(result, `Published #${reply.id} to ${reply.recipients} live session(s).`);
     watchReach(reply.id);
+    deliveryChart.follow(reply.id);
   } catch (err) {
     report(err, result);
   }

@@ -1,4 +1,4 @@
-// The admin page's promotions: when and for how long a publish runs, the scheduled publishes
+// The admin page's promotions: when, for how long and how paced a publish runs, the scheduled publishes
 // waiting (with cancel), and the reach of the promotions published from this page, kept live.
 import { call, token } from './admin_api.js';
 
@@ -7,13 +7,16 @@ const MAX_WATCHED = 10; // the most recent promotions whose reach is shown
 const $ = (id) => document.getElementById(id);
 const watched = []; // ids, newest first
 
-/** The "at" and "ttl" fields of a publish, from the form (empty fields: none). */
-export function whenAndHowLong() {
+/** The "at", "ttl" and "spread" fields of a publish, from the form (empty fields: none). */
+export function timingFields() {
   const fields = {};
   const at = $('publish-at').value;
   if (at) fields.at = new Date(at).getTime(); // datetime-local is the browser's local time
   const ttl = $('publish-ttl').value.trim();
   if (ttl) fields.ttl = ttl;
+  // Sent as typed: the server checks it and says what is wrong (400) better than the page could.
+  const spread = $('publish-spread').value.trim();
+  if (spread) fields.spread = spread;
   return fields;
 }
 

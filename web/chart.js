@@ -13,15 +13,7 @@ export class LineChart {
     this.series = series;
     this.maxWindowMs = windowMs;
     this.points = []; // { t, values: { key: number } }, oldest first
-    this.width = canvas.width;
-    this.height = canvas.height;
-    const scale = window.devicePixelRatio || 1;
-    canvas.style.width = `${this.width}px`;
-    canvas.style.height = `${this.height}px`;
-    canvas.width *= scale;
-    canvas.height *= scale;
-    this.ctx = canvas.getContext('2d');
-    this.ctx.scale(scale, scale);
+    Object.assign(this, sharpContext(canvas));
   }
 
   push(t, values) {
@@ -81,12 +73,29 @@ export class LineChart {
   }
 }
 
+/**
+ * The canvas's 2D context drawing in CSS pixels at the screen's resolution, so lines stay sharp
+ * on a high-density display. Returns { ctx, width, height } in CSS pixels.
+ */
+export function sharpContext(canvas) {
+  const width = canvas.width;
+  const height = canvas.height;
+  const scale = window.devicePixelRatio || 1;
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  canvas.width *= scale;
+  canvas.height *= scale;
+  const ctx = canvas.getContext('2d');
+  ctx.scale(scale, scale);
+  return { ctx, width, height };
+}
+
 // Round the axis maximum up to 1, 2 or 5 times a power of ten, so the labels read easily.
-function niceCeiling(v) {
+export function niceCeiling(v) {
   const power = 10 ** Math.floor(Math.log10(v));
   return [1, 2, 5, 10].map((m) => m * power).find((c) => c >= v);
 }
 
-function formatNumber(v) {
+export function formatNumber(v) {
   return v >= 1000 ? `${(v / 1000).toFixed(v >= 10000 ? 0 : 1)}k` : String(Math.round(v * 10) / 10);
 }

@@ -8,6 +8,7 @@
 
 #include "listener.hpp"
 #include "log.hpp"
+#include "loop_gather.hpp"
 #include "redis_bus.hpp"
 #include "redis_presence.hpp"
 #include "tls_context.hpp"
@@ -65,39 +66,6 @@ server::~server() {
   loops_.clear();
 }
 
-template <class T>
-void server::for_each_loop(std::function<T(event_loop&)> collect,
-                           boost::asio::any_io_executor origin,
-                           std::function<void(std::vector<T>)> done) {
-  struct gathering {
-    std::mutex mutex;
-    std::vector<T> results;
-    std::size_t remaining;
-    std::function<void(std::vector<T>)> done;
-    boost::asio::any_io_executor origin;
-  };
-  auto g = std::make_shared<gathering>();
-  g->results.resize(loops_.size());
-  g->remaining = loops_.size();
-  g->done = std::move(done);
-  g->origin = std::move(origin);
-  for (auto& loop : loops_) {
-    asio::post(loop->io(), [g, collect, l = loop.get()] {
-      T value = collect(*l);
-      std::lock_guard lock(g->mutex);
-      g->results[l->index()] = std::move(value);
-      if (--g->remaining == 0) {
-        // Everything of the caller's moves to its own thread: whichever loop drops `g` last
-        // must not be the one to destroy the caller's objects (a connection, say).
-        asio::post(g->origin,
-                   [done = std::move(g->done), results = std::move(g->results)]() mutable {
-                     done(std::move(results));
-                   });
-      }
-    });
-  }
-}
-
 connection_context& server::home_loop(std::string_view user, std::string_view sid) {
   return loop_for(user, sid);
 }
@@ -115,8 +83,8 @@ bool server::healthy() const {
 void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
                                 std::function<void(std::size_t)> done) {
   for_each_loop<std::size_t>(
-      [m](event_loop& loop) { return loop.sessions().publish(m, loop.now()); }, std::move(origin),
-      summed(std::move(done)));
+      loops_, [m](event_loop& loop) { return loop.sessions().publish(m, loop.now()); },
+      std::move(origin), summed(std::move(done)));
 }
 
 void server::publish(const publish_request& req, boost::asio::any_io_executor origin,
@@ -151,6 +119,7 @@ void server::kick(std::string user, boost::asio::any_io_executor origin,
     asio::post(bus_loop().io(), [this, user] { bus_->announce_kick(user, [](bool) {}); });
   }
   for_each_loop<std::size_t>(
+      loops_,
       [user = std::move(user)](event_loop& loop) { return loop.sessions().kick(user, loop.now()); },
       std::move(origin), summed(std::move(done)));
 }
@@ -176,6 +145,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started_);
   for_each_loop<loop_snapshot>(
+      loops_,
       [](event_loop& loop) {
         loop.catch_up();
         const hub& h = loop.sessions();
@@ -321,49 +291,6 @@ void server::apply_live(const config& settings) {
   connections_.set_max(settings.max_connections);
   for (auto& loop : loops_)
     asio::post(loop->io(), [l = loop.get(), settings] { l->apply_live(settings); });
-}
-
-void server::begin_drain() {
-  draining_.store(true, std::memory_order_relaxed);
-  listener_->close();
-  for (auto& loop : loops_) {
-    asio::post(loop->io(), [l = loop.get()] {
-      l->sessions().drain(l->now());
-      l->drain_idle_connections();
-      if (l->hooks()) l->hooks()->flush_all();
-    });
-  }
-  drain_timer_ = std::make_unique<asio::steady_timer>(loops_[0]->io());
-  watch_drain(std::chrono::steady_clock::now() + cfg_.drain);
-}
-
-// Connections end as soon as their reconnect/shutdown notice is written: stop when they have all
-// gone and every hook event is delivered, and never later than the drain window.
-void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
-  if (std::chrono::steady_clock::now() >= deadline) {
-    drained_.set_value();
-    return;
-  }
-  if (connections_.open() > 0) return watch_drain_later(deadline);
-  if (!cfg_.hook_url) {
-    drained_.set_value();
-    return;
-  }
-  for_each_loop<char>(
-      [](event_loop& loop) { return static_cast<char>(loop.hooks()->empty()); },
-      loops_[0]->io().get_executor(),
-      [this, deadline](std::vector<char> empty) {
-        if (std::all_of(empty.begin(), empty.end(), [](char e) { return e != 0; })) {
-          drained_.set_value();
-        } else {
-          watch_drain_later(deadline);
-        }
-      });
-}
-
-void server::watch_drain_later(std::chrono::steady_clock::time_point deadline) {
-  drain_timer_->expires_after(std::chrono::milliseconds(20));
-  drain_timer_->async_wait([this, deadline](boost::system::error_code) { watch_drain(deadline); });
 }
 
 }  // namespace ringcast

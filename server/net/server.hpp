@@ -74,10 +74,6 @@ class server final : public node {
   bool healthy() const override;
 
  private:
-  // Runs `collect(loop)` on every loop's thread, then `done(results)` on `origin`.
-  template <class T>
-  void for_each_loop(std::function<T(event_loop&)> collect, boost::asio::any_io_executor origin,
-                     std::function<void(std::vector<T>)> done);
   event_loop& loop_for(std::string_view user, std::string_view sid);
   void start_redis();
   void deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
@@ -95,7 +91,7 @@ class server final : public node {
   void reload_tls();
 
   config cfg_;
-  node_resources resources_;  // tls is read under tls_mutex_: SIGHUP replaces it
+  node_resources resources_;                     // tls is read under tls_mutex_: SIGHUP replaces it
   hook_settings hook_settings_;                  // with --hook-url; the loops' hooks refer to it
   connect_hook_settings connect_hook_settings_;  // with --connect-hook; the loops' gates too
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

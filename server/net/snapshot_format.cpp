@@ -12,20 +12,44 @@ namespace {
 
 namespace json = boost::json;
 
-// Loop counters summed field by field.
-// Every loop paces every message (each its own sessions): the count is the largest of theirs.
-std::size_t paced_in_flight(const server_snapshot& s) {
-  std::size_t most = 0;
-  for (const auto& l : s.loops)
-    most = std::max(most, l.paced_in_flight);
-  return most;
-}
+// Every loop's counters summed once, for both outputs.
+struct loop_totals {
+  loop_stats stats;  // field by field
+  std::size_t sessions = 0, connected = 0, armed = 0;
+  std::uint64_t tick = 0;  // the most advanced loop's
+  timing_wheel::counters wheel;
+  // Every loop paces every message (each its own sessions): the count is the largest of theirs.
+  std::size_t paced_in_flight = 0;
+  hook_counters hooks;  // backend_up if every loop's last POST was accepted
+  connect_hook_counters connect_hook;
+};
 
-loop_stats total_of(const server_snapshot& s) {
-  loop_stats t;
+loop_totals totals_of(const server_snapshot& s) {
+  loop_totals t;
   for (const auto& l : s.loops) {
     for (const auto& f : loop_stat_fields)
-      t.*f.member += l.stats.*f.member;
+      t.stats.*f.member += l.stats.*f.member;
+    t.sessions += l.sessions;
+    t.connected += l.connected;
+    t.armed += l.armed;
+    t.tick = std::max(t.tick, l.tick);
+    t.wheel.scheduled += l.wheel.scheduled;
+    t.wheel.moved += l.wheel.moved;
+    t.wheel.cancelled += l.wheel.cancelled;
+    t.wheel.fired += l.wheel.fired;
+    t.wheel.cascaded += l.wheel.cascaded;
+    t.paced_in_flight = std::max(t.paced_in_flight, l.paced_in_flight);
+    t.hooks.sent += l.hooks.sent;
+    t.hooks.batches += l.hooks.batches;
+    t.hooks.retried += l.hooks.retried;
+    t.hooks.failed += l.hooks.failed;
+    t.hooks.dropped += l.hooks.dropped;
+    t.hooks.queued += l.hooks.queued;
+    t.hooks.backend_up = t.hooks.backend_up && l.hooks.backend_up;
+    t.connect_hook.admitted += l.connect_hook.admitted;
+    t.connect_hook.refused += l.connect_hook.refused;
+    t.connect_hook.unavailable += l.connect_hook.unavailable;
+    t.connect_hook.bad_answers += l.connect_hook.bad_answers;
   }
   return t;
 }
@@ -49,51 +73,12 @@ void for_each_expiration(const loop_stats& t, F&& f) {
   }
 }
 
-// The event hooks of every loop: counters summed, the backend up if every loop's last POST was
-// accepted.
-hook_counters hook_totals(const server_snapshot& s) {
-  hook_counters t;
-  for (const auto& l : s.loops) {
-    t.sent += l.hooks.sent;
-    t.batches += l.hooks.batches;
-    t.retried += l.hooks.retried;
-    t.failed += l.hooks.failed;
-    t.dropped += l.hooks.dropped;
-    t.queued += l.hooks.queued;
-    t.backend_up = t.backend_up && l.hooks.backend_up;
-  }
-  return t;
-}
-
-connect_hook_counters connect_hook_totals(const server_snapshot& s) {
-  connect_hook_counters t;
-  for (const auto& l : s.loops) {
-    t.admitted += l.connect_hook.admitted;
-    t.refused += l.connect_hook.refused;
-    t.unavailable += l.connect_hook.unavailable;
-    t.bad_answers += l.connect_hook.bad_answers;
-  }
-  return t;
-}
-
 }  // namespace
 
 std::string stats_json(const server_snapshot& s) {
-  const loop_stats t = total_of(s);
-  std::size_t sessions = 0, connected = 0, armed = 0;
-  std::uint64_t tick = 0;
-  timing_wheel::counters w;
-  for (const auto& l : s.loops) {
-    sessions += l.sessions;
-    connected += l.connected;
-    armed += l.armed;
-    tick = std::max(tick, l.tick);
-    w.scheduled += l.wheel.scheduled;
-    w.moved += l.wheel.moved;
-    w.cancelled += l.wheel.cancelled;
-    w.fired += l.wheel.fired;
-    w.cascaded += l.wheel.cascaded;
-  }
+  const loop_totals all = totals_of(s);
+  const loop_stats& t = all.stats;
+  const timing_wheel::counters& w = all.wheel;
   json::object expirations;
   for_each_expiration(t, [&](const char* name, std::uint64_t v) { expirations[name] = v; });
   const std::size_t slots = s.loops.empty() ? 0 : s.loops[0].level0.size();
@@ -103,12 +88,12 @@ std::string stats_json(const server_snapshot& s) {
       {"threads", s.loops.size()},
       {"connections",
        {{"ws", t.ws}, {"sse", t.sse}, {"poll", t.poll}, {"total", s.open_connections}}},
-      {"sessions", {{"total", sessions}, {"connected", connected}}},
+      {"sessions", {{"total", all.sessions}, {"connected", all.connected}}},
       {"messages",
        {{"published", s.published},
         {"delivered", t.delivered},
         {"paced_delivered", t.paced_delivered},
-        {"paced_in_flight", paced_in_flight(s)},
+        {"paced_in_flight", all.paced_in_flight},
         {"acked", t.acked},
         {"expired", t.messages_expired},
         {"expired_notices", t.expired_notices},
@@ -118,11 +103,11 @@ std::string stats_json(const server_snapshot& s) {
       {"sessions_reused", t.sessions_reused},
       {"moves", {{"reconnect", t.moves_reconnect}, {"activity", t.moves_activity}}},
       {"wheel",
-       {{"tick", tick},
+       {{"tick", all.tick},
         {"tick_ms", s.tick.count()},
         {"slots", slots},
         {"levels", s.loops.empty() ? 0 : s.loops[0].levels},
-        {"armed", armed},
+        {"armed", all.armed},
         {"occupancy", json::array{summed_occupancy(s, false), summed_occupancy(s, true)}},
         {"counters",
          {{"scheduled", w.scheduled},
@@ -131,7 +116,7 @@ std::string stats_json(const server_snapshot& s) {
           {"fired", w.fired},
           {"cascaded", w.cascaded}}}}}};
   if (s.hooks) {
-    const hook_counters h = hook_totals(s);
+    const hook_counters& h = all.hooks;
     out["hooks"] = {{"sent", h.sent},
                     {"batches", h.batches},
                     {"retried", h.retried},
@@ -141,7 +126,7 @@ std::string stats_json(const server_snapshot& s) {
                     {"backend_up", h.backend_up}};
   }
   if (s.connect_hook) {
-    const connect_hook_counters c = connect_hook_totals(s);
+    const connect_hook_counters& c = all.connect_hook;
     out["connect_hook"] = {{"admitted", c.admitted},
                            {"refused", c.refused},
                            {"unavailable", c.unavailable},
@@ -154,15 +139,8 @@ std::string stats_json(const server_snapshot& s) {
 }
 
 std::string prometheus_text(const server_snapshot& s) {
-  const loop_stats t = total_of(s);
-  std::size_t sessions = 0, armed = 0;
-  std::uint64_t moved = 0, fired = 0;
-  for (const auto& l : s.loops) {
-    sessions += l.sessions;
-    armed += l.armed;
-    moved += l.wheel.moved;
-    fired += l.wheel.fired;
-  }
+  const loop_totals all = totals_of(s);
+  const loop_stats& t = all.stats;
   std::string out;
   auto family = [&](std::string_view name, std::string_view type, std::string_view help) {
     out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
@@ -177,14 +155,14 @@ std::string prometheus_text(const server_snapshot& s) {
   sample("ringcast_streams", t.sse, R"({transport="sse"})");
   sample("ringcast_streams", t.poll, R"({transport="poll"})");
   family("ringcast_sessions", "gauge", "Sessions, connected or waiting out their TTL.");
-  sample("ringcast_sessions", sessions);
+  sample("ringcast_sessions", all.sessions);
   family("ringcast_messages_published_total", "counter", "Messages published.");
   sample("ringcast_messages_published_total", s.published);
   family("ringcast_messages_delivered_total", "counter", "Messages queued to clients.");
   sample("ringcast_messages_delivered_total", t.delivered);
   family("ringcast_paced_in_flight", "gauge",
          "Paced publishes (spread) whose window is still open: some turns still to come.");
-  sample("ringcast_paced_in_flight", paced_in_flight(s));
+  sample("ringcast_paced_in_flight", all.paced_in_flight);
   family("ringcast_paced_delivered_total", "counter",
          "Messages queued to clients at their turn of a paced publish (part of delivered).");
   sample("ringcast_paced_delivered_total", t.paced_delivered);
@@ -206,11 +184,11 @@ std::string prometheus_text(const server_snapshot& s) {
   family("ringcast_client_errors_total", "counter", "Malformed client messages.");
   sample("ringcast_client_errors_total", t.client_errors);
   family("ringcast_wheel_armed", "gauge", "Timers armed in the timing wheels.");
-  sample("ringcast_wheel_armed", armed);
+  sample("ringcast_wheel_armed", all.armed);
   family("ringcast_wheel_moves_total", "counter", "Timer moves (reschedules) in the wheels.");
-  sample("ringcast_wheel_moves_total", moved);
+  sample("ringcast_wheel_moves_total", all.wheel.moved);
   family("ringcast_wheel_fired_total", "counter", "Timers fired by the wheels.");
-  sample("ringcast_wheel_fired_total", fired);
+  sample("ringcast_wheel_fired_total", all.wheel.fired);
   if (s.clustered) {
     family("ringcast_redis_up", "gauge", "1 when this node's Redis connections are up.");
     sample("ringcast_redis_up", s.redis_up ? 1 : 0);
@@ -218,7 +196,7 @@ std::string prometheus_text(const server_snapshot& s) {
     sample("ringcast_redis_reconnects_total", s.redis_reconnects);
   }
   if (s.hooks) {
-    const hook_counters h = hook_totals(s);
+    const hook_counters& h = all.hooks;
     family("ringcast_hook_events_sent_total", "counter", "Hook events the backend accepted.");
     sample("ringcast_hook_events_sent_total", h.sent);
     family("ringcast_hook_retries_total", "counter", "Hook POSTs repeating a failed one.");
@@ -236,7 +214,7 @@ std::string prometheus_text(const server_snapshot& s) {
     sample("ringcast_hook_backend_up", h.backend_up ? 1 : 0);
   }
   if (s.connect_hook) {
-    const connect_hook_counters c = connect_hook_totals(s);
+    const connect_hook_counters& c = all.connect_hook;
     family("ringcast_connect_hook_total", "counter",
            "Connects put to the connect hook, by its verdict (unavailable: no answer in time or a "
            "5xx; bad_answer: refused, the answer made no sense).");

@@ -9,8 +9,6 @@
 #include <limits>
 #include <map>
 #include <ostream>
-#include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -22,7 +20,9 @@
 
 #include "config_file.hpp"
 #include "config_flags.hpp"
+#include "config_secrets.hpp"
 #include "duration.hpp"
+#include "flag_error.hpp"
 #include "http_url.hpp"
 #include "redis_url.hpp"
 
@@ -31,31 +31,7 @@ namespace {
 
 namespace po = boost::program_options;
 
-constexpr const char* token_env = "RINGCAST_ADMIN_TOKEN";
-constexpr const char* client_secret_env = "RINGCAST_CLIENT_SECRET";
 constexpr const char* help_hint = "run 'ringcast --help' for the list of flags";
-
-// A flag that parsed but whose value is unusable; what() is the line after "ringcast: ". `flag`
-// and `why` are set when one flag is to blame, so that a setting from --config can be reported
-// with its file and line instead.
-struct flag_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-  flag_error(std::string_view flag_name, std::string_view reason)
-      : std::runtime_error(fmt::format("--{}: {}", flag_name, reason)),
-        flag(flag_name),
-        why(reason) {}
-  std::string flag, why;
-};
-
-[[noreturn]] void bad_flag(std::string_view flag, std::string_view why) {
-  throw flag_error(flag, why);
-}
-
-// Every flag is read as text and converted here rather than by program_options, so each error
-// names the flag, says what was expected and echoes what was given.
-const std::string& text_of(const po::variables_map& vm, const char* flag) {
-  return vm[flag].as<std::string>();
-}
 
 config::ms duration_flag(const po::variables_map& vm, const char* flag) {
   auto d = parse_duration(text_of(vm, flag));
@@ -96,84 +72,6 @@ void parse_listen(const std::string& text, config& cfg) {
 
   cfg.listen_host = host;
   cfg.listen_port = port_number;
-}
-
-// The token travels in an Authorization header, so it must be a single visible-ASCII word.
-bool valid_token(std::string_view token) {
-  return !token.empty() &&
-         std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 0x7f; });
-}
-
-std::string random_token() {
-  std::random_device random;
-  std::string token;
-  for (int i = 0; i < 16; ++i)
-    token += fmt::format("{:02x}", random() & 0xffu);
-  return token;
-}
-
-void resolve_admin_token(const po::variables_map& vm,
-                         const std::function<const char*(const char*)>& getenv, config& cfg) {
-  if (vm.count("admin-token") && vm.count("admin-token-file"))
-    bad_flag("admin-token-file", "give either --admin-token or --admin-token-file, not both");
-  if (vm.count("admin-token-file")) {
-    auto secret = read_secret_file(text_of(vm, "admin-token-file"));
-    if (!secret) bad_flag("admin-token-file", secret.error);
-    cfg.admin_token = std::move(*secret.value);
-    if (!valid_token(cfg.admin_token))
-      bad_flag("admin-token-file", "expected printable ASCII without spaces");
-    return;
-  }
-  if (vm.count("admin-token")) {
-    cfg.admin_token = text_of(vm, "admin-token");
-    if (!valid_token(cfg.admin_token))
-      bad_flag("admin-token", "expected printable ASCII without spaces");
-    return;
-  }
-  // An empty variable counts as unset, as shells make it easy to export one by accident.
-  if (const char* env = getenv(token_env); env && *env) {
-    cfg.admin_token = env;
-    if (!valid_token(cfg.admin_token))
-      throw flag_error(fmt::format("{}: expected printable ASCII without spaces", token_env));
-    return;
-  }
-  cfg.admin_token = random_token();
-  cfg.admin_token_generated = true;
-}
-
-void resolve_client_tokens(const po::variables_map& vm,
-                           const std::function<const char*(const char*)>& getenv, config& cfg) {
-  const bool require_exp = vm.count("require-exp") > 0;
-  std::string secret;
-  if (vm.count("client-secret") && vm.count("client-secret-file"))
-    bad_flag("client-secret-file", "give either --client-secret or --client-secret-file, not both");
-  if (vm.count("client-secret")) {
-    secret = text_of(vm, "client-secret");
-    if (secret.empty()) bad_flag("client-secret", "expected a non-empty secret");
-  } else if (vm.count("client-secret-file")) {
-    auto read = read_secret_file(text_of(vm, "client-secret-file"));
-    if (!read) bad_flag("client-secret-file", read.error);
-    secret = std::move(*read.value);
-  } else if (const char* env = getenv(client_secret_env); env && *env) {
-    secret = env;
-  }
-  if (vm.count("client-public-key")) {
-    const std::string& path = text_of(vm, "client-public-key");
-    if (!secret.empty())
-      bad_flag("client-public-key", "give either a client secret or a public key, not both");
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream pem;
-    pem << file.rdbuf();
-    if (!file || pem.str().empty())
-      bad_flag("client-public-key", fmt::format("cannot read '{}'", path));
-    cfg.client_public_key_file = path;
-    cfg.client_public_key_pem = pem.str();
-  } else if (!secret.empty()) {
-    cfg.client_secret = std::move(secret);
-  } else if (require_exp) {
-    bad_flag("require-exp", "needs --client-secret or --client-public-key");
-  }
-  cfg.require_exp = require_exp;
 }
 
 void resolve_tls(const po::variables_map& vm, config& cfg) {

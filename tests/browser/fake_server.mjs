@@ -234,6 +234,7 @@ class FakeHub {
     const connected = byTransport.ws + byTransport.sse + byTransport.poll;
     const tick = Math.floor((Date.now() - this.startedAt) / 100);
     return {
+      node: { address: this.url.replace('http://', ''), id: 'stand-in' },
       uptime_ms: Date.now() - this.startedAt, threads: 1,
       connections: { ...byTransport, total: connected },
       sessions: { total: this.sessions.size, connected },

@@ -1,0 +1,98 @@
+#include "config_secrets.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "config_file.hpp"
+#include "flag_error.hpp"
+
+namespace ringcast {
+
+// The token travels in an Authorization header, so it must be a single visible-ASCII word.
+namespace {
+
+constexpr const char* token_env = "RINGCAST_ADMIN_TOKEN";
+constexpr const char* client_secret_env = "RINGCAST_CLIENT_SECRET";
+
+bool valid_token(std::string_view token) {
+  return !token.empty() &&
+         std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
+std::string random_token() {
+  std::random_device random;
+  std::string token;
+  for (int i = 0; i < 16; ++i)
+    token += fmt::format("{:02x}", random() & 0xffu);
+  return token;
+}
+
+}  // namespace
+
+void resolve_admin_token(const po::variables_map& vm,
+                         const std::function<const char*(const char*)>& getenv, config& cfg) {
+  if (vm.count("admin-token") && vm.count("admin-token-file"))
+    bad_flag("admin-token-file", "give either --admin-token or --admin-token-file, not both");
+  if (vm.count("admin-token-file")) {
+    auto secret = read_secret_file(text_of(vm, "admin-token-file"));
+    if (!secret) bad_flag("admin-token-file", secret.error);
+    cfg.admin_token = std::move(*secret.value);
+    if (!valid_token(cfg.admin_token))
+      bad_flag("admin-token-file", "expected printable ASCII without spaces");
+    return;
+  }
+  if (vm.count("admin-token")) {
+    cfg.admin_token = text_of(vm, "admin-token");
+    if (!valid_token(cfg.admin_token))
+      bad_flag("admin-token", "expected printable ASCII without spaces");
+    return;
+  }
+  // An empty variable counts as unset, as shells make it easy to export one by accident.
+  if (const char* env = getenv(token_env); env && *env) {
+    cfg.admin_token = env;
+    if (!valid_token(cfg.admin_token))
+      throw flag_error(fmt::format("{}: expected printable ASCII without spaces", token_env));
+    return;
+  }
+  cfg.admin_token = random_token();
+  cfg.admin_token_generated = true;
+}
+
+void resolve_client_tokens(const po::variables_map& vm,
+                           const std::function<const char*(const char*)>& getenv, config& cfg) {
+  const bool require_exp = vm.count("require-exp") > 0;
+  std::string secret;
+  if (vm.count("client-secret") && vm.count("client-secret-file"))
+    bad_flag("client-secret-file", "give either --client-secret or --client-secret-file, not both");
+  if (vm.count("client-secret")) {
+    secret = text_of(vm, "client-secret");
+    if (secret.empty()) bad_flag("client-secret", "expected a non-empty secret");
+  } else if (vm.count("client-secret-file")) {
+    auto read = read_secret_file(text_of(vm, "client-secret-file"));
+    if (!read) bad_flag("client-secret-file", read.error);
+    secret = std::move(*read.value);
+  } else if (const char* env = getenv(client_secret_env); env && *env) {
+    secret = env;
+  }
+  if (vm.count("client-public-key")) {
+    const std::string& path = text_of(vm, "client-public-key");
+    if (!secret.empty())
+      bad_flag("client-public-key", "give either a client secret or a public key, not both");
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream pem;
+    pem << file.rdbuf();
+    if (!file || pem.str().empty())
+      bad_flag("client-public-key", fmt::format("cannot read '{}'", path));
+    cfg.client_public_key_file = path;
+    cfg.client_public_key_pem = pem.str();
+  } else if (!secret.empty()) {
+    cfg.client_secret = std::move(secret);
+  } else if (require_exp) {
+    bad_flag("require-exp", "needs --client-secret or --client-public-key");
+  }
+  cfg.require_exp = require_exp;
+}
+
+}  // namespace ringcast
