@@ -108,6 +108,25 @@ test('killed and not restarted: the other node publishes it, once, never early',
   a = await startNode();
 });
 
+test('killed at once, due before the other node asked again: published within one poll period', async (t) => {
+  const user = uid('kp');
+  const onB = await b.wsHello({ user });
+  const lateness = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await schedule(a, { user, data: { i }, delay: '120ms' });
+    await killNode(a);  // B learns of it only at its next claim, up to a period after the add
+    const m = await onB.next('message', 3000);
+    const late = arrivedAt(m) - r.at;
+    assert.deepEqual(m.data, { i });
+    assert.ok(late >= -EARLY_MARGIN_MS, `early by ${-late} ms`);
+    assert.ok(late <= latestMs(b, POLL_PERIOD_MS), `late by ${late} ms`);
+    lateness.push(late);
+    a = await startNode();
+  }
+  await onB.none('message', 400);
+  t.diagnostic(`accepting node killed at once, due 120 ms after the add: arrived ${lateness.join(', ')} ms after at`);
+});
+
 test('each promotion is published once, at its time, whichever node accepted it', async (t) => {
   const [ua, ub] = [uid('oa'), uid('ob')];
   const clients = [await a.wsHello({ user: ua }), await b.wsHello({ user: ub })];
