@@ -79,6 +79,8 @@ class hub {
   std::size_t publish(const message_ptr& m, time_point now);
   // The message with this id if it is still in history, else null (for its reach).
   message_ptr find(std::uint64_t id) const;
+  // Every message in history, oldest first (with --redis, for writing their reach).
+  std::vector<message_ptr> retained() const;
   // Ends the user's live connections with close/kicked and drops the sessions. Returns how many
   // live connections were closed.
   std::size_t kick(std::string_view user, time_point now);

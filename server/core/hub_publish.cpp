@@ -151,4 +151,9 @@ message_ptr hub::find(std::uint64_t id) const {
   return *span.begin;
 }
 
+std::vector<message_ptr> hub::retained() const {
+  const auto span = history_.after(0);
+  return {span.begin, span.end};
+}
+
 }  // namespace ringcast

@@ -48,7 +48,7 @@ struct server_snapshot {
   std::uint64_t redis_reconnects = 0;
   std::uint64_t published = 0;
   std::uint64_t last_id = 0;
-  std::size_t scheduled = 0;  // promotions waiting on this node
+  std::size_t scheduled = 0;  // promotions waiting (with --redis: the cluster's, at the last claim)
   std::size_t open_connections = 0;
   std::chrono::milliseconds uptime{0};
 };
@@ -68,32 +68,36 @@ class node_operations {
   virtual void kick(std::string user, boost::asio::any_io_executor origin,
                     std::function<void(std::size_t)> done) = 0;
 
-  // Promotions (docs/protocol.md, "Scheduled publish" and "Reach"). Every `done` runs on `origin`.
+  // Promotions (docs/protocol.md, "Promotions"). Every `done` runs on `origin`. With --redis the
+  // schedule and the reach are the cluster's, in Redis: `unavailable` when it is unreachable.
+  enum class promotion_outcome { ok, not_found, too_many, unavailable };
   struct scheduled_promotion {
     std::string id;
     std::int64_t at_ms;
     std::string request_json;  // the request as posted
   };
-  // Waits `request_json` (a valid publish request) until `at_ms`; done(id), or nullopt when
+  // Waits `request_json` (a valid publish request) until `at_ms`; done(ok, id), or too_many when
   // --max-scheduled promotions already wait.
   virtual void schedule_publish(std::string request_json, std::int64_t at_ms,
                                 boost::asio::any_io_executor origin,
-                                std::function<void(std::optional<std::string>)> done) = 0;
-  virtual void list_scheduled(boost::asio::any_io_executor origin,
-                              std::function<void(std::vector<scheduled_promotion>)> done) = 0;
-  // done(true) if it was waiting and now will not be published.
+                                std::function<void(promotion_outcome, std::string id)> done) = 0;
+  // nullopt: unavailable.
+  virtual void list_scheduled(
+      boost::asio::any_io_executor origin,
+      std::function<void(std::optional<std::vector<scheduled_promotion>>)> done) = 0;
+  // ok: it was waiting and now will not be published; not_found: published, cancelled or unknown.
   virtual void cancel_scheduled(std::string id, boost::asio::any_io_executor origin,
-                                std::function<void(bool)> done) = 0;
+                                std::function<void(promotion_outcome)> done) = 0;
   struct message_reach {
-    std::uint64_t id;
-    std::int64_t published_ms;
-    std::uint64_t recipients, delivered, acked;
-    bool expired;
+    std::uint64_t id = 0;
+    std::int64_t published_ms = 0;
+    std::uint64_t recipients = 0, delivered = 0, acked = 0;
+    bool expired = false;
     std::chrono::milliseconds spread{0};  // of a paced publish: delivered rises over it
   };
-  // nullopt: the message is not (or no longer) in history.
+  // not_found: the message is not (or no longer) in history.
   virtual void reach(std::uint64_t id, boost::asio::any_io_executor origin,
-                     std::function<void(std::optional<message_reach>)> done) = 0;
+                     std::function<void(promotion_outcome, message_reach)> done) = 0;
 
   virtual void snapshot(boost::asio::any_io_executor origin,
                         std::function<void(server_snapshot)> done) = 0;

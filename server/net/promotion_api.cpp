@@ -22,6 +22,13 @@ constexpr std::string_view scheduled_path = "/admin/scheduled";
 constexpr std::string_view scheduled_prefix = "/admin/scheduled/";
 constexpr std::string_view messages_prefix = "/admin/messages/";
 
+using outcome = node_operations::promotion_outcome;
+
+http_response unavailable(const http_request& req) {
+  return error_response(http_status::service_unavailable, "unavailable", "redis is unreachable",
+                        req);
+}
+
 http_response wrong_method(const http_request& req, std::string_view allow) {
   auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
                             fmt::format("use {}", allow), req);
@@ -42,17 +49,20 @@ std::string scheduled_json(const std::vector<node_operations::scheduled_promotio
 
 void list_scheduled(node_operations& node, boost::asio::any_io_executor origin,
                     const http_request& req, std::function<void(http_response)> reply) {
-  node.list_scheduled(std::move(origin),
-                      [req, reply](std::vector<node_operations::scheduled_promotion> list) {
-                        reply(json_response(http_status::ok, scheduled_json(list), req));
-                      });
+  node.list_scheduled(
+      std::move(origin),
+      [req, reply](std::optional<std::vector<node_operations::scheduled_promotion>> list) {
+        if (!list) return reply(unavailable(req));
+        reply(json_response(http_status::ok, scheduled_json(*list), req));
+      });
 }
 
 void cancel_scheduled(node_operations& node, boost::asio::any_io_executor origin,
                       std::string_view id, const http_request& req,
                       std::function<void(http_response)> reply) {
-  node.cancel_scheduled(std::string(id), std::move(origin), [req, reply](bool cancelled) {
-    if (!cancelled) {
+  node.cancel_scheduled(std::string(id), std::move(origin), [req, reply](outcome o) {
+    if (o == outcome::unavailable) return reply(unavailable(req));
+    if (o != outcome::ok) {
       return reply(error_response(http_status::not_found, "not_found",
                                   "no such scheduled publish (published, cancelled or unknown)",
                                   req));
@@ -70,8 +80,9 @@ void message_reach(node_operations& node, boost::asio::any_io_executor origin,
     return reply(error_response(http_status::bad_request, "bad_request",
                                 "the message id must be a whole number", req));
   }
-  node.reach(id, std::move(origin), [req, reply](std::optional<node_operations::message_reach> r) {
-    if (!r) {
+  node.reach(id, std::move(origin), [req, reply](outcome o, node_operations::message_reach r) {
+    if (o == outcome::unavailable) return reply(unavailable(req));
+    if (o != outcome::ok) {
       return reply(
           error_response(http_status::not_found, "not_found", "no such message in history", req));
     }
@@ -79,10 +90,10 @@ void message_reach(node_operations& node, boost::asio::any_io_executor origin,
         http_status::ok,
         fmt::format(
             R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}}})",
-            r->id, r->published_ms, r->recipients, r->delivered, r->acked, r->expired,
+            r.id, r.published_ms, r.recipients, r.delivered, r.acked, r.expired,
             // A paced publish: "delivered" rises over this window.
-            r->spread.count() > 0 ? fmt::format(R"(,"spread":"{}")", format_duration(r->spread))
-                                  : std::string()),
+            r.spread.count() > 0 ? fmt::format(R"(,"spread":"{}")", format_duration(r.spread))
+                                 : std::string()),
         req));
   });
 }
@@ -131,14 +142,15 @@ bool schedule_if_later(node_operations& node, boost::asio::any_io_executor origi
   posted["at"] = at_ms;
   node.schedule_publish(
       json::serialize(posted), at_ms, std::move(origin),
-      [req, reply, at_ms](std::optional<std::string> id) {
-        if (!id) {
+      [req, reply, at_ms](outcome o, const std::string& id) {
+        if (o == outcome::unavailable) return reply(unavailable(req));
+        if (o != outcome::ok) {
           return reply(error_response(http_status::too_many_requests, "too_many",
                                       "too many scheduled publishes are waiting (--max-scheduled)",
                                       req));
         }
         reply(json_response(http_status::accepted,
-                            fmt::format(R"({{"scheduled":"{}","at":{}}})", *id, at_ms), req));
+                            fmt::format(R"({{"scheduled":"{}","at":{}}})", id, at_ms), req));
       });
   return true;
 }

@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "cluster_promotions.hpp"
 #include "event_loop.hpp"
 #include "log.hpp"
 #include "wall_clock.hpp"
@@ -12,7 +13,7 @@ namespace asio = boost::asio;
 
 promotions::promotions(event_loop& home, std::size_t limit,
                        std::function<void(const publish_request&)> publish)
-    : home_(home), publish_(std::move(publish)) {
+    : home_(home), limit_(limit), publish_(std::move(publish)) {
   hub& h = home_.sessions();
   schedule_ = std::make_unique<schedule>(
       limit, [&h](timed& t, schedule::time_point due) { h.arm(t, due); },
@@ -21,6 +22,10 @@ promotions::promotions(event_loop& home, std::size_t limit,
 }
 
 promotions::~promotions() = default;
+
+void promotions::join_cluster(redis_bus& bus, std::size_t history) {
+  cluster_ = std::make_unique<cluster_promotions>(home_, bus, limit_, history, waiting_);
+}
 
 void promotions::publish_due(const std::string& request_json) {
   waiting_.store(schedule_->size(), std::memory_order_relaxed);
@@ -37,54 +42,71 @@ void promotions::publish_due(const std::string& request_json) {
 
 void promotions::add(std::string request_json, std::int64_t at_ms,
                      boost::asio::any_io_executor origin,
-                     std::function<void(std::optional<std::string>)> done) {
+                     std::function<void(outcome, std::string)> done) {
   asio::post(home_.io(), [this, request_json = std::move(request_json), at_ms, origin,
                           done = std::move(done)]() mutable {
+    auto answer = [origin, done = std::move(done)](outcome o, std::string id) mutable {
+      asio::post(origin, [o, id = std::move(id), done = std::move(done)] { done(o, id); });
+    };
+    if (cluster_) return cluster_->add(std::move(request_json), at_ms, std::move(answer));
     // The wheel runs on the steady clock: the wait is what remains until `at` on the wall clock.
     const auto wait = std::chrono::milliseconds(std::max<std::int64_t>(0, at_ms - unix_ms()));
     auto id = schedule_->add(at_ms, home_.now() + wait, std::move(request_json));
     waiting_.store(schedule_->size(), std::memory_order_relaxed);
-    asio::post(origin, [id = std::move(id), done = std::move(done)] { done(id); });
+    answer(id ? outcome::ok : outcome::too_many, id.value_or(std::string{}));
   });
 }
 
-void promotions::list(boost::asio::any_io_executor origin,
-                      std::function<void(std::vector<node_operations::scheduled_promotion>)> done) {
+void promotions::list(
+    boost::asio::any_io_executor origin,
+    std::function<void(std::optional<std::vector<node_operations::scheduled_promotion>>)> done) {
   asio::post(home_.io(), [this, origin, done = std::move(done)]() mutable {
+    auto answer = [origin, done = std::move(done)](
+                      std::optional<std::vector<node_operations::scheduled_promotion>> l) mutable {
+      asio::post(origin,
+                 [l = std::move(l), done = std::move(done)]() mutable { done(std::move(l)); });
+    };
+    if (cluster_) return cluster_->list(std::move(answer));
     std::vector<node_operations::scheduled_promotion> out;
     for (const auto& w : schedule_->list())
       out.push_back({w.id, w.at_ms, std::string(w.request_json)});
-    asio::post(origin,
-               [out = std::move(out), done = std::move(done)]() mutable { done(std::move(out)); });
+    answer(std::move(out));
   });
 }
 
 void promotions::cancel(std::string id, boost::asio::any_io_executor origin,
-                        std::function<void(bool)> done) {
+                        std::function<void(outcome)> done) {
   asio::post(home_.io(), [this, id = std::move(id), origin, done = std::move(done)]() mutable {
+    auto answer = [origin, done = std::move(done)](outcome o) mutable {
+      asio::post(origin, [o, done = std::move(done)] { done(o); });
+    };
+    if (cluster_) return cluster_->cancel(id, std::move(answer));
     const bool cancelled = schedule_->cancel(id);
     waiting_.store(schedule_->size(), std::memory_order_relaxed);
-    asio::post(origin, [cancelled, done = std::move(done)] { done(cancelled); });
+    answer(cancelled ? outcome::ok : outcome::not_found);
   });
 }
 
 void promotions::reach(std::uint64_t id, boost::asio::any_io_executor origin,
-                       std::function<void(std::optional<node_operations::message_reach>)> done) {
+                       std::function<void(outcome, node_operations::message_reach)> done) {
   // Every loop holds the same message object, and its counters are shared: one loop's history
-  // answers for all.
+  // answers for the node.
   asio::post(home_.io(), [this, id, origin, done = std::move(done)]() mutable {
-    std::optional<node_operations::message_reach> r;
-    if (const message_ptr m = home_.sessions().find(id)) {
-      constexpr auto relaxed = std::memory_order_relaxed;
-      r = node_operations::message_reach{m->id,
-                                         m->ts_ms,
-                                         m->recipients.load(relaxed),
-                                         m->delivered.load(relaxed),
-                                         m->acked.load(relaxed),
-                                         m->expired.load(relaxed),
-                                         m->spread};
-    }
-    asio::post(origin, [r, done = std::move(done)] { done(r); });
+    auto answer = [origin, done = std::move(done)](outcome o,
+                                                   node_operations::message_reach r) mutable {
+      asio::post(origin, [o, r, done = std::move(done)] { done(o, r); });
+    };
+    const message_ptr m = home_.sessions().find(id);
+    if (!m) return answer(outcome::not_found, {});
+    if (cluster_) return cluster_->reach(m, std::move(answer));
+    constexpr auto relaxed = std::memory_order_relaxed;
+    answer(outcome::ok, {.id = m->id,
+                         .published_ms = m->ts_ms,
+                         .recipients = m->recipients.load(relaxed),
+                         .delivered = m->delivered.load(relaxed),
+                         .acked = m->acked.load(relaxed),
+                         .expired = m->expired.load(relaxed),
+                         .spread = m->spread});
   });
 }
 

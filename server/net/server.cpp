@@ -267,6 +267,8 @@ void server::start_redis() {
     });
   }
   start_redis_presence();
+  // The schedule and reach become the cluster's before the bus starts (and before any client).
+  asio::post(bus_loop().io(), [this] { promotions_->join_cluster(*bus_, cfg_.history); });
   asio::post(bus_loop().io(), [this] { bus_->start(); });
 }
 

@@ -53,19 +53,20 @@ class server final : public node {
                 std::function<void(server_snapshot)> done) override;
   void schedule_publish(std::string request_json, std::int64_t at_ms,
                         boost::asio::any_io_executor origin,
-                        std::function<void(std::optional<std::string>)> done) override {
+                        std::function<void(promotion_outcome, std::string)> done) override {
     promotions_->add(std::move(request_json), at_ms, std::move(origin), std::move(done));
   }
-  void list_scheduled(boost::asio::any_io_executor origin,
-                      std::function<void(std::vector<scheduled_promotion>)> done) override {
+  void list_scheduled(
+      boost::asio::any_io_executor origin,
+      std::function<void(std::optional<std::vector<scheduled_promotion>>)> done) override {
     promotions_->list(std::move(origin), std::move(done));
   }
   void cancel_scheduled(std::string id, boost::asio::any_io_executor origin,
-                        std::function<void(bool)> done) override {
+                        std::function<void(promotion_outcome)> done) override {
     promotions_->cancel(std::move(id), std::move(origin), std::move(done));
   }
   void reach(std::uint64_t id, boost::asio::any_io_executor origin,
-             std::function<void(std::optional<message_reach>)> done) override {
+             std::function<void(promotion_outcome, message_reach)> done) override {
     promotions_->reach(id, std::move(origin), std::move(done));
   }
   void presence(const presence_query& q, boost::asio::any_io_executor origin,

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "log.hpp"
+#include "redis_stream.hpp"
 
 namespace ringcast {
 
@@ -14,11 +15,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-// Every key carries the hash tag {ringcast}, so that on a Redis Cluster they are all in one slot:
-// the publish script touches two of them, and one slot means one primary to talk to (the bus
-// follows MOVED to it). docs/scaling.md#cluster.
-const std::string stream_key = "{ringcast}:stream";
-const std::string last_id_key = "{ringcast}:last_id";
+// All keys under the hash tag {ringcast}: see redis_stream.hpp.
 const std::string control_channel = "ringcast:control";
 const std::string session_prefix = "{ringcast}:session:";
 
@@ -26,18 +23,11 @@ const std::string session_prefix = "{ringcast}:session:";
 // record outlives a node that died without releasing it.
 constexpr std::chrono::hours live_session_record{24};
 
-// KEYS: last id, stream. ARGV: node clock (µs), maxlen, ts, to, target, data, token, expires
-// (Unix ms, 0: none), spread (ms, 0: none); a node of an earlier version ignores these two fields.
-// Lua numbers are doubles: ids stay exact below 2^53 (the year 2255 in microseconds).
-constexpr const char* publish_script = R"lua(
-local last = tonumber(redis.call('GET', KEYS[1]) or '0')
-local id = string.format('%.0f', math.max(last + 1, tonumber(ARGV[1])))
-redis.call('SET', KEYS[1], id)
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'id', id, 'ts', ARGV[3], 'to', ARGV[4],
-           'target', ARGV[5], 'data', ARGV[6], 'token', ARGV[7], 'expires', ARGV[8],
-           'spread', ARGV[9])
-return id
-)lua";
+// KEYS: last id, stream. ARGV: as append's after its two keys (redis_stream.hpp).
+const std::string publish_script =
+    std::string(stream_append_lua) +
+    "return append(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], "
+    "ARGV[7], ARGV[8], ARGV[9])";
 
 // KEYS: session record. ARGV: node, expiry (ms), control channel, session key.
 constexpr const char* claim_script = R"lua(
@@ -58,69 +48,9 @@ end
 return 0
 )lua";
 
-std::string_view str(const redisReply* r) {
-  return {r->str, r->len};
-}
-
-std::optional<std::uint64_t> to_u64(std::string_view s) {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::string now_micros() {
-  return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count());
-}
-
 std::string random_node_id() {
   std::random_device rd;
   return fmt::format("{:08x}", rd());
-}
-
-struct stream_entry {
-  std::string entry_id;
-  message_ptr msg;
-  std::string token;
-};
-
-// [entry id, [field, value, ...]] -> a message; nullopt for an entry this version cannot read.
-std::optional<stream_entry> parse_entry(const redisReply* e) {
-  if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return std::nullopt;
-  const redisReply* fields = e->element[1];
-  if (fields->type != REDIS_REPLY_ARRAY) return std::nullopt;
-  std::optional<std::uint64_t> id, ts, expires, spread_ms;
-  std::string_view to, target, data, token;
-  for (std::size_t i = 0; i + 1 < fields->elements; i += 2) {
-    const std::string_view name = str(fields->element[i]);
-    const std::string_view value = str(fields->element[i + 1]);
-    if (name == "id")
-      id = to_u64(value);
-    else if (name == "ts")
-      ts = to_u64(value);
-    else if (name == "to")
-      to = value;
-    else if (name == "target")
-      target = value;
-    else if (name == "data")
-      data = value;
-    else if (name == "token")
-      token = value;
-    else if (name == "expires")
-      expires = to_u64(value);
-    else if (name == "spread")  // absent in entries of versions without paced publish: 0
-      spread_ms = to_u64(value);
-  }
-  if (!id || !ts || data.empty()) return std::nullopt;
-  return stream_entry{
-      std::string(str(e->element[0])),
-      make_message(*id, static_cast<std::int64_t>(*ts),
-                   {audience_named(to).value_or(audience::broadcast), std::string(target)}, data,
-                   static_cast<std::int64_t>(expires.value_or(0)),
-                   std::chrono::milliseconds(spread_ms.value_or(0))),
-      std::string(token)};
 }
 
 }  // namespace
@@ -238,8 +168,8 @@ void redis_bus::on_lost() {
 // A Redis Cluster node that does not hold the {ringcast} slot answers "MOVED <slot> <ip>:<port>":
 // reconnect there (all keys are in that one slot). True if `r` was such an answer.
 bool redis_bus::follow_moved(const redisReply* r) {
-  if (!r || r->type != REDIS_REPLY_ERROR || !str(r).starts_with("MOVED ")) return false;
-  const std::string_view text = str(r);
+  if (!r || r->type != REDIS_REPLY_ERROR || !reply_text(r).starts_with("MOVED ")) return false;
+  const std::string_view text = reply_text(r);
   const auto space = text.rfind(' ');
   const auto colon = text.rfind(':');
   std::uint16_t port = 0;
@@ -331,10 +261,11 @@ void redis_bus::publish(const publish_request& req,
                       req.data_json, token, expires, std::to_string(req.spread.count())},
                      [this, token](const redisReply* r) {
                        if (r && r->type != REDIS_REPLY_ERROR) return;
-                       if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", str(r));
+                       if (!follow_moved(r) && r)
+                         log_warn("redis: publish failed: {}", reply_text(r));
                        // A master demoted to a replica (a failover we have not heard of yet):
                        // find the master again.
-                       if (r && str(r).starts_with("READONLY") && sentinel_)
+                       if (r && reply_text(r).starts_with("READONLY") && sentinel_)
                          asio::post(ctx_, [this] { drop_connections(); });
                        auto waiting = awaiting_delivery_.find(token);
                        if (waiting == awaiting_delivery_.end()) return;
@@ -386,10 +317,11 @@ void redis_bus::release_session(const std::string& key) {
 
 void redis_bus::on_control(const redisReply* r) {
   // ["message", channel, "<verb> <node> <argument>"]; the subscribe confirmation is skipped.
-  if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 3 || str(r->element[0]) != "message") {
+  if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+      reply_text(r->element[0]) != "message") {
     return;
   }
-  const std::string_view payload = str(r->element[2]);
+  const std::string_view payload = reply_text(r->element[2]);
   const auto first = payload.find(' ');
   const auto second = payload.find(' ', first + 1);
   if (first == std::string_view::npos || second == std::string_view::npos) return;

@@ -14,6 +14,8 @@
 //                    session over and tells the old node, over pub/sub `ringcast:control`, to close
 //                    its connection `replaced`.
 //   kick             sent to every node over `ringcast:control`.
+// The stream's format is redis_stream.hpp; presence, scheduled publishes and reach keep keys of
+// their own through command() (redis_presence, redis_schedule, redis_reach).
 // Everything runs on one io_context (loop 0's); no call blocks.
 #pragma once
 

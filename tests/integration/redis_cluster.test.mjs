@@ -89,3 +89,23 @@ test('a session moves to another node and is told it resumed; the old connection
   assert.equal(second.hello.resumed, true);
   assert.deepEqual(await first.next('close', 3000), { type: 'close', reason: 'replaced' });
 });
+
+test('a promotion scheduled on one node is listed on another and published once, on the slot\'s primary', async () => {
+  const users = nodes.map(() => uid('cs'));
+  const clients = await Promise.all(nodes.map((n, i) => n.wsHello({ user: users[i] })));
+  const r = await nodes[1].admin('POST', '/admin/publish', { body: { users, data: 'cluster', delay: '500ms' } });
+  assert.equal(r.status, 202, r.text);
+  const listed = await nodes[2].admin('GET', '/admin/scheduled');
+  assert.ok(listed.json.scheduled.some((s) => s.scheduled === r.json.scheduled), listed.text);
+  const ids = [];
+  for (const c of clients) {
+    const m = await c.next('message', 4000);
+    assert.equal(m.data, 'cluster');
+    assert.ok(m.ts >= r.json.at);
+    ids.push(m.id);
+  }
+  assert.equal(new Set(ids).size, 1);
+  await Promise.all(clients.map((c) => c.none('message', 400)));
+  const slot = Number(cli(primaries[0].port, 'CLUSTER', 'KEYSLOT', '{ringcast}:scheduled'));
+  assert.equal(slot, Number(cli(primaries[0].port, 'CLUSTER', 'KEYSLOT', '{ringcast}:stream')));
+});

@@ -32,20 +32,21 @@ class counting_operations final : public node_operations {
     done(0);
   }
   void schedule_publish(std::string, std::int64_t, boost::asio::any_io_executor,
-                        std::function<void(std::optional<std::string>)> done) override {
-    done(std::nullopt);
+                        std::function<void(promotion_outcome, std::string)> done) override {
+    done(promotion_outcome::too_many, {});
   }
-  void list_scheduled(boost::asio::any_io_executor,
-                      std::function<void(std::vector<scheduled_promotion>)> done) override {
-    done({});
+  void list_scheduled(
+      boost::asio::any_io_executor,
+      std::function<void(std::optional<std::vector<scheduled_promotion>>)> done) override {
+    done(std::vector<scheduled_promotion>{});
   }
   void cancel_scheduled(std::string, boost::asio::any_io_executor,
-                        std::function<void(bool)> done) override {
-    done(false);
+                        std::function<void(promotion_outcome)> done) override {
+    done(promotion_outcome::not_found);
   }
   void reach(std::uint64_t, boost::asio::any_io_executor,
-             std::function<void(std::optional<message_reach>)> done) override {
-    done(std::nullopt);
+             std::function<void(promotion_outcome, message_reach)> done) override {
+    done(promotion_outcome::not_found, {});
   }
   void snapshot(boost::asio::any_io_executor, std::function<void(server_snapshot)> done) override {
     done({});

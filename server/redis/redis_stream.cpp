@@ -1,0 +1,81 @@
+#include "redis_stream.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+
+namespace ringcast {
+
+// Lua numbers are doubles: ids stay exact below 2^53 (the year 2255 in microseconds). `expires`
+// (Unix ms, 0: none) and `spread` (ms, 0: none) are ignored by a node of an earlier version.
+const char* const stream_append_lua = R"lua(
+local function append(last_key, stream, node_us, maxlen, ts, to, target, data, token, expires, spread)
+  local last = tonumber(redis.call('GET', last_key) or '0')
+  local id = string.format('%.0f', math.max(last + 1, tonumber(node_us)))
+  redis.call('SET', last_key, id)
+  redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'id', id, 'ts', ts, 'to', to,
+             'target', target, 'data', data, 'token', token, 'expires', expires, 'spread', spread)
+  return id
+end
+)lua";
+
+std::string_view reply_text(const redisReply* r) {
+  return {r->str, r->len};
+}
+
+namespace {
+
+std::optional<std::uint64_t> to_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::string now_micros() {
+  return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count());
+}
+
+std::optional<stream_entry> parse_entry(const redisReply* e) {
+  if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return std::nullopt;
+  const redisReply* fields = e->element[1];
+  if (fields->type != REDIS_REPLY_ARRAY) return std::nullopt;
+  std::optional<std::uint64_t> id, ts, expires, spread_ms;
+  std::string_view to, target, data, token;
+  for (std::size_t i = 0; i + 1 < fields->elements; i += 2) {
+    const std::string_view name = reply_text(fields->element[i]);
+    const std::string_view value = reply_text(fields->element[i + 1]);
+    if (name == "id")
+      id = to_u64(value);
+    else if (name == "ts")
+      ts = to_u64(value);
+    else if (name == "to")
+      to = value;
+    else if (name == "target")
+      target = value;
+    else if (name == "data")
+      data = value;
+    else if (name == "token")
+      token = value;
+    else if (name == "expires")
+      expires = to_u64(value);
+    else if (name == "spread")  // absent in entries of versions without paced publish: 0
+      spread_ms = to_u64(value);
+  }
+  if (!id || !ts || data.empty()) return std::nullopt;
+  return stream_entry{
+      std::string(reply_text(e->element[0])),
+      make_message(*id, static_cast<std::int64_t>(*ts),
+                   {audience_named(to).value_or(audience::broadcast), std::string(target)}, data,
+                   static_cast<std::int64_t>(expires.value_or(0)),
+                   std::chrono::milliseconds(spread_ms.value_or(0))),
+      std::string(token)};
+}
+
+}  // namespace ringcast

@@ -1,0 +1,41 @@
+// The shared message stream's format in Redis (docs/scaling.md): its keys, the Lua that numbers a
+// message and appends it (one text, used by a publish and by a scheduled publish coming due), and
+// the reading of an entry back.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "message.hpp"
+
+struct redisReply;
+
+namespace ringcast {
+
+// Every key carries the hash tag {ringcast}, so that on a Redis Cluster they are all in one slot:
+// the scripts touch several of them, and one slot means one primary to talk to (the bus follows
+// MOVED to it). docs/scaling.md#cluster.
+inline const std::string stream_key = "{ringcast}:stream";
+inline const std::string last_id_key = "{ringcast}:last_id";
+
+// Lua defining `append(last_id_key, stream_key, node_us, maxlen, ts, to, target, data, token,
+// expires, spread)`, which numbers a message and appends it to the stream, returning its id: the
+// larger of last id + 1 and `node_us` (the calling node's clock in µs), so ids never go backwards,
+// even if Redis loses its data. A script using it starts with this text.
+extern const char* const stream_append_lua;
+
+std::string_view reply_text(const redisReply* r);
+
+struct stream_entry {
+  std::string entry_id;
+  message_ptr msg;
+  std::string token;  // names the node's publish waiting for it; empty for a scheduled one
+};
+// [entry id, [field, value, ...]] -> a message; nullopt for an entry this version cannot read.
+std::optional<stream_entry> parse_entry(const redisReply* e);
+
+// The node's clock in µs since the Unix epoch, as the append script's `node_us`.
+std::string now_micros();
+
+}  // namespace ringcast
