@@ -98,6 +98,10 @@ class node_operations {
   // not_found: the message is not (or no longer) in history.
   virtual void reach(std::uint64_t id, boost::asio::any_io_executor origin,
                      std::function<void(promotion_outcome, message_reach)> done) = 0;
+  // The `limit` newest messages in history with their reach, newest first (ok or unavailable).
+  virtual void recent_messages(
+      std::size_t limit, boost::asio::any_io_executor origin,
+      std::function<void(promotion_outcome, std::vector<message_reach>)> done) = 0;
 
   virtual void snapshot(boost::asio::any_io_executor origin,
                         std::function<void(server_snapshot)> done) = 0;

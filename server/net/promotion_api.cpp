@@ -9,6 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "duration.hpp"
+#include "messages_query.hpp"
 #include "wall_clock.hpp"
 
 namespace ringcast {
@@ -20,6 +21,7 @@ namespace {
 
 constexpr std::string_view scheduled_path = "/admin/scheduled";
 constexpr std::string_view scheduled_prefix = "/admin/scheduled/";
+constexpr std::string_view messages_path = "/admin/messages";
 constexpr std::string_view messages_prefix = "/admin/messages/";
 
 using outcome = node_operations::promotion_outcome;
@@ -71,6 +73,15 @@ void cancel_scheduled(node_operations& node, boost::asio::any_io_executor origin
   });
 }
 
+std::string reach_json(const node_operations::message_reach& r) {
+  return fmt::format(
+      R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}}})",
+      r.id, r.published_ms, r.recipients, r.delivered, r.acked, r.expired,
+      // A paced publish: "delivered" rises over this window.
+      r.spread.count() > 0 ? fmt::format(R"(,"spread":"{}")", format_duration(r.spread))
+                           : std::string());
+}
+
 void message_reach(node_operations& node, boost::asio::any_io_executor origin,
                    std::string_view id_text, const http_request& req,
                    std::function<void(http_response)> reply) {
@@ -86,22 +97,30 @@ void message_reach(node_operations& node, boost::asio::any_io_executor origin,
       return reply(
           error_response(http_status::not_found, "not_found", "no such message in history", req));
     }
-    reply(json_response(
-        http_status::ok,
-        fmt::format(
-            R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}}})",
-            r.id, r.published_ms, r.recipients, r.delivered, r.acked, r.expired,
-            // A paced publish: "delivered" rises over this window.
-            r.spread.count() > 0 ? fmt::format(R"(,"spread":"{}")", format_duration(r.spread))
-                                 : std::string()),
-        req));
+    reply(json_response(http_status::ok, reach_json(r), req));
   });
+}
+
+void recent_messages(node_operations& node, boost::asio::any_io_executor origin,
+                     const http_request& req, std::function<void(http_response)> reply) {
+  const auto limit = parse_messages_query(req.target());
+  if (!limit)
+    return reply(error_response(http_status::bad_request, "bad_request", limit.error, req));
+  node.recent_messages(*limit.value, std::move(origin),
+                       [req, reply](outcome o, std::vector<node_operations::message_reach> list) {
+                         if (o != outcome::ok) return reply(unavailable(req));
+                         std::string body = R"({"messages":[)";
+                         for (std::size_t i = 0; i < list.size(); ++i)
+                           body += (i ? "," : "") + reach_json(list[i]);
+                         body += "]}";
+                         reply(json_response(http_status::ok, body, req));
+                       });
 }
 
 }  // namespace
 
 bool is_promotion_path(std::string_view path) {
-  return path == scheduled_path ||
+  return path == scheduled_path || path == messages_path ||
          (path.starts_with(scheduled_prefix) && path.size() > scheduled_prefix.size()) ||
          (path.starts_with(messages_prefix) && path.size() > messages_prefix.size());
 }
@@ -119,6 +138,7 @@ void handle_promotion_path(node_operations& node, boost::asio::any_io_executor o
                             std::move(reply));
   }
   if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
+  if (path == messages_path) return recent_messages(node, std::move(origin), req, std::move(reply));
   message_reach(node, std::move(origin), path.substr(messages_prefix.size()), req,
                 std::move(reply));
 }

@@ -2,6 +2,9 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
+#include <memory>
+
 #include "cluster_promotions.hpp"
 #include "event_loop.hpp"
 #include "log.hpp"
@@ -87,10 +90,25 @@ void promotions::cancel(std::string id, boost::asio::any_io_executor origin,
   });
 }
 
+namespace {
+
+// This node's counts: every loop holds the same message object, and its counters are shared.
+node_operations::message_reach local_reach(const message& m) {
+  constexpr auto relaxed = std::memory_order_relaxed;
+  return {.id = m.id,
+          .published_ms = m.ts_ms,
+          .recipients = m.recipients.load(relaxed),
+          .delivered = m.delivered.load(relaxed),
+          .acked = m.acked.load(relaxed),
+          .expired = m.expired.load(relaxed),
+          .spread = m.spread};
+}
+
+}  // namespace
+
 void promotions::reach(std::uint64_t id, boost::asio::any_io_executor origin,
                        std::function<void(outcome, node_operations::message_reach)> done) {
-  // Every loop holds the same message object, and its counters are shared: one loop's history
-  // answers for the node.
+  // One loop's history answers for the node: every loop holds the same messages.
   asio::post(home_.io(), [this, id, origin, done = std::move(done)]() mutable {
     auto answer = [origin, done = std::move(done)](outcome o,
                                                    node_operations::message_reach r) mutable {
@@ -99,14 +117,45 @@ void promotions::reach(std::uint64_t id, boost::asio::any_io_executor origin,
     const message_ptr m = home_.sessions().find(id);
     if (!m) return answer(outcome::not_found, {});
     if (cluster_) return cluster_->reach(m, std::move(answer));
-    constexpr auto relaxed = std::memory_order_relaxed;
-    answer(outcome::ok, {.id = m->id,
-                         .published_ms = m->ts_ms,
-                         .recipients = m->recipients.load(relaxed),
-                         .delivered = m->delivered.load(relaxed),
-                         .acked = m->acked.load(relaxed),
-                         .expired = m->expired.load(relaxed),
-                         .spread = m->spread});
+    answer(outcome::ok, local_reach(*m));
+  });
+}
+
+void promotions::recent(
+    std::size_t limit, boost::asio::any_io_executor origin,
+    std::function<void(outcome, std::vector<node_operations::message_reach>)> done) {
+  using list = std::vector<node_operations::message_reach>;
+  asio::post(home_.io(), [this, limit, origin, done = std::move(done)]() mutable {
+    auto answer = [origin, done = std::move(done)](outcome o, list l) mutable {
+      asio::post(origin, [o, l = std::move(l), done = std::move(done)]() mutable {
+        done(o, std::move(l));
+      });
+    };
+    const std::vector<message_ptr> retained = home_.sessions().retained();  // oldest first
+    const std::size_t n = std::min(limit, retained.size());
+    std::vector<message_ptr> newest(retained.rbegin(), retained.rbegin() + n);
+    if (!cluster_ || n == 0) {
+      list out;
+      for (const auto& m : newest)
+        out.push_back(local_reach(*m));
+      return answer(outcome::ok, std::move(out));
+    }
+    // Summed over the nodes, one Redis read per message, all at once; all run on this loop.
+    struct gathering {
+      list out;
+      std::size_t remaining;
+      bool unavailable = false;
+      decltype(answer) done;
+    };
+    auto g = std::make_shared<gathering>(gathering{list(n), n, false, std::move(answer)});
+    for (std::size_t i = 0; i < n; ++i) {
+      cluster_->reach(newest[i], [g, i](outcome o, node_operations::message_reach r) {
+        if (o != outcome::ok) g->unavailable = true;
+        g->out[i] = r;
+        if (--g->remaining == 0)
+          g->done(g->unavailable ? outcome::unavailable : outcome::ok, std::move(g->out));
+      });
+    }
   });
 }
 

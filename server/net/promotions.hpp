@@ -43,6 +43,9 @@ class promotions {
               std::function<void(outcome)> done);
   void reach(std::uint64_t id, boost::asio::any_io_executor origin,
              std::function<void(outcome, node_operations::message_reach)> done);
+  // The `limit` newest messages in history, newest first, each with its reach as reach() gives it.
+  void recent(std::size_t limit, boost::asio::any_io_executor origin,
+              std::function<void(outcome, std::vector<node_operations::message_reach>)> done);
   // How many wait (read on any thread); with --redis, in the cluster at the last claim or add.
   std::size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
 

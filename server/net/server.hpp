@@ -69,6 +69,11 @@ class server final : public node {
              std::function<void(promotion_outcome, message_reach)> done) override {
     promotions_->reach(id, std::move(origin), std::move(done));
   }
+  void recent_messages(
+      std::size_t limit, boost::asio::any_io_executor origin,
+      std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
+    promotions_->recent(limit, std::move(origin), std::move(done));
+  }
   void presence(const presence_query& q, boost::asio::any_io_executor origin,
                 std::function<void(std::optional<presence_figures>)> done) override;
   bool healthy() const override;

@@ -188,3 +188,29 @@ test('reach: recipients, delivered and acked per message; 404 once unknown', asy
   assert.match((await srv.get('/metrics')).text, /^ringcast_messages_acked_total [1-9]/mu);
   await sleep(0);
 });
+
+test('recent messages: GET /admin/messages lists the newest with their reach, newest first', async () => {
+  const user = uid('recent');
+  const c = await srv.wsHello({ user });
+  const ids = [];
+  for (let i = 0; i < 3; i++) ids.push((await srv.publish({ user, data: i, spread: i === 2 ? '1s' : undefined })).id);
+  const m = await c.next('message');
+  c.send({ type: 'ack', id: m.id });
+  const list = await waitFor(async () => {
+    const x = await srv.admin('GET', '/admin/messages?limit=3');
+    return x.json?.messages?.find((r) => r.id === ids[0])?.acked === 1 ? x : null;
+  }, 3000, 'the ack counted in the list');
+  assert.equal(list.status, 200, list.text);
+  assert.deepEqual(list.json.messages.map((r) => r.id), [...ids].reverse(), 'newest first');
+  const [paced, , first] = list.json.messages;
+  assert.equal(paced.spread, '1s');
+  assert.deepEqual({ ...first, published: undefined },
+    { id: ids[0], published: undefined, recipients: 1, delivered: 1, acked: 1, expired: false });
+  // The same figures as GET /admin/messages/<id>.
+  assert.deepEqual((await srv.admin('GET', `/admin/messages/${ids[0]}`)).json, first);
+  assert.equal((await srv.admin('GET', '/admin/messages')).json.messages.length >= 3, true, 'default limit');
+  for (const bad of ['limit=0', 'limit=101', 'limit=x', 'top=3']) {
+    assertError(await srv.admin('GET', `/admin/messages?${bad}`), 400, 'bad_request', bad);
+  }
+  assertError(await srv.admin('POST', '/admin/messages'), 405, 'method_not_allowed', 'POST');
+});

@@ -200,6 +200,9 @@ test('reach is summed over both nodes; expiry travels in the stream to every nod
     assert.deepEqual({ ...reach, published: undefined },
       { id: r.id, published: undefined, recipients: 2, delivered: 2, acked: 2, expired: false });
   }
+  // The list of recent messages sums the nodes the same way.
+  const listed = (await b.admin('GET', '/admin/messages?limit=1')).json.messages;
+  assert.deepEqual(listed.map((x) => [x.id, x.recipients, x.delivered, x.acked]), [[r.id, 2, 2, 2]]);
   // The ttl, set on node A, expires the message on node B's client too.
   const expired = await cb.next('expired', 3000);
   assert.equal(expired.id, r.id);
@@ -221,6 +224,7 @@ test('Redis unreachable: scheduling, listing, cancelling and reach answer 503 un
   assertError(await b.admin('GET', '/admin/scheduled'), 503, 'unavailable', 'list');
   assertError(await a.admin('DELETE', `/admin/scheduled/${waiting.scheduled}`), 503, 'unavailable', 'cancel');
   assertError(await b.admin('GET', `/admin/messages/${r.id}`), 503, 'unavailable', 'reach');
+  assertError(await b.admin('GET', '/admin/messages'), 503, 'unavailable', 'recent messages');
   // Still 404 for a message no node holds, and 400 for bad input: those need no Redis.
   assertError(await a.admin('GET', '/admin/messages/1'), 404, 'not_found', 'unknown message');
   assertError(await a.admin('POST', '/admin/publish', { body: { data: 1, delay: 'soon' } }), 400, 'bad_request', 'bad delay');

@@ -1,4 +1,5 @@
 #include "admin_request.hpp"
+#include "messages_query.hpp"
 
 #include <string>
 
@@ -194,6 +195,21 @@ TEST(ParseKickRequest, Errors) {
   EXPECT_EQ(kick_error(R"({"user":"a/b"})"), "user: 1-64 characters of [A-Za-z0-9_.:@-]");
   EXPECT_EQ(kick_error("user=alice"), "invalid JSON");
   EXPECT_EQ(kick_error(R"("alice")"), "expected a JSON object");
+}
+
+TEST(MessagesQuery, LimitIsOptionalFromOneToAHundred) {
+  EXPECT_EQ(parse_messages_query("/admin/messages").value, default_recent_messages);
+  EXPECT_EQ(parse_messages_query("/admin/messages?limit=1").value, 1u);
+  EXPECT_EQ(parse_messages_query("/admin/messages?limit=100").value, 100u);
+  for (const char* bad :
+       {"/admin/messages?limit=0", "/admin/messages?limit=101",
+        "/admin/messages?limit=", "/admin/messages?limit=3x", "/admin/messages?limit=-1"}) {
+    const auto r = parse_messages_query(bad);
+    EXPECT_FALSE(r.value) << bad;
+    EXPECT_EQ(r.error, "limit: expected a whole number from 1 to 100") << bad;
+  }
+  EXPECT_EQ(parse_messages_query("/admin/messages?top=3").error,
+            "unknown parameter 'top'; expected limit");
 }
 
 }  // namespace
