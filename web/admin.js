@@ -3,7 +3,9 @@ import { call, token, ApiError } from './admin_api.js';
 import { WheelView } from './wheel.js';
 import { LineChart } from './chart.js';
 import { showTopChannels, TOP_CHANNELS } from './top_channels.js';
-import { refreshPromotions, watchReach, timingFields } from './admin_promotions.js';
+import {
+  refreshPromotions, published, timingFields, whenANewMessageAppears,
+} from './admin_promotions.js';
 import { DeliveryChart } from './admin_delivery_chart.js';
 
 const STATS_EVERY_MS = 1000;
@@ -25,6 +27,8 @@ const messagesChart = new LineChart($('chart-messages'), {
   ],
 });
 const deliveryChart = new DeliveryChart($('chart-deliveries'), $('deliveries-summary'));
+// A scheduled publish going out (or one through the API) becomes the last promotion too.
+whenANewMessageAppears((id) => deliveryChart.follow(id));
 
 // ---- signing in ----
 
@@ -97,7 +101,7 @@ $('publish-form').addEventListener('submit', async (event) => {
       return;
     }
     succeed(result, `Published #${reply.id} to ${reply.recipients} live session(s).`);
-    watchReach(reply.id);
+    published(reply.id);
     deliveryChart.follow(reply.id);
   } catch (err) {
     report(err, result);

@@ -1,11 +1,12 @@
 // The admin page's promotions: when, for how long and how paced a publish runs, the scheduled publishes
-// waiting (with cancel), and the reach of the promotions published from this page, kept live.
+// waiting (with cancel), and the reach of the recent promotions (whoever published them), kept live.
 import { call, token } from './admin_api.js';
 
 const REFRESH_EVERY_MS = 1000;
-const MAX_WATCHED = 10; // the most recent promotions whose reach is shown
+const SHOWN = 10; // the most recent promotions whose reach is shown
 const $ = (id) => document.getElementById(id);
-const watched = []; // ids, newest first
+let newestSeen = null; // the newest message id known to the page (null: not read yet)
+let onNewMessage = () => {};
 
 /** The "at", "ttl" and "spread" fields of a publish, from the form (empty fields: none). */
 export function timingFields() {
@@ -20,10 +21,18 @@ export function timingFields() {
   return fields;
 }
 
-/** Shows the reach of message `id` from now on. */
-export function watchReach(id) {
-  watched.unshift(id);
-  watched.length = Math.min(watched.length, MAX_WATCHED);
+/**
+ * `callback(id)` is called for each message that appears after the page first read the list, and
+ * was not published from the page (see published()): a scheduled publish going out, a publish
+ * through the API.
+ */
+export function whenANewMessageAppears(callback) {
+  onNewMessage = callback;
+}
+
+/** The page published message `id` itself: read the reach now. */
+export function published(id) {
+  newestSeen = Math.max(newestSeen ?? 0, id);
   refreshPromotions();
 }
 
@@ -80,22 +89,20 @@ function showScheduled(list) {
 }
 
 async function showReach() {
-  const rows = await Promise.all(watched.map((id) =>
-    call('GET', `/admin/messages/${id}`).catch(() => ({ id, gone: true }))));
+  const rows = (await call('GET', `/admin/messages?limit=${SHOWN}`)).messages;
+  const newest = rows[0]?.id ?? 0;
+  if (newestSeen !== null && newest > newestSeen) onNewMessage(newest);
+  newestSeen = Math.max(newestSeen ?? 0, newest);
   const body = $('reach').querySelector('tbody');
   body.replaceChildren();
   for (const r of rows) {
     const row = document.createElement('tr');
     row.dataset.id = r.id;
     cell(row, `#${r.id}`);
-    if (r.gone) {
-      cell(row, 'no longer in history').colSpan = 4;
-    } else {
-      cell(row, String(r.recipients));
-      cell(row, String(r.delivered)).dataset.testid = 'delivered';
-      cell(row, String(r.acked)).dataset.testid = 'acked';
-      cell(row, r.expired ? 'expired' : '');
-    }
+    cell(row, String(r.recipients));
+    cell(row, String(r.delivered)).dataset.testid = 'delivered';
+    cell(row, String(r.acked)).dataset.testid = 'acked';
+    cell(row, r.expired ? 'expired' : '');
     body.append(row);
   }
   $('reach').hidden = rows.length === 0;

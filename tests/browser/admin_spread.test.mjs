@@ -6,6 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { fakeSkip, launchBrowser, startServer, uniqueUser } from './support.mjs';
 
+async function waitFor(ok, ms, what) {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const CLIENTS = 20;
 const SPREAD_MS = 3000;
 // How late the page's reading after the window may start: the last turn (a tick late), and one
@@ -134,5 +142,28 @@ describe('admin page: paced publish', { skip: fakeSkip('the stand-in has no pace
     assert.ok(chart.intervals.slice(1).every((b) => b.count === 0), JSON.stringify(chart.intervals));
     assert.match(await admin.textContent('#deliveries-summary'), new RegExp(`, at once: ${CLIENTS} delivered of ${CLIENTS} recipient`, 'u'));
     for (const { messages } of clients) assert.equal(messages.length, 1);
+  });
+
+  test('a scheduled promotion that goes out, and one published through the API, become the last promotion', async () => {
+    for (const { messages } of clients) messages.length = 0;
+    await admin.fill('#publish-spread', '');
+    const at = new Date(Date.now() + 2500);
+    // datetime-local takes the browser's local time, to the minute or second: give it seconds.
+    const local = new Date(at.getTime() - at.getTimezoneOffset() * 60000).toISOString().slice(0, 19);
+    await admin.fill('#publish-at', local);
+    const result = await publish('', 'Later');
+    await admin.fill('#publish-at', '');
+    assert.match(result, /^Scheduled /u);
+    await Promise.all(clients.map(({ messages }) =>
+      waitFor(() => messages.length === 1, 10000, 'the scheduled publish')));
+    const id = clients[0].messages[0].envelope.id;
+    const chart = await chartOf(id, 10000);
+    assert.equal(chart.intervals.reduce((sum, b) => sum + b.count, 0), CLIENTS, JSON.stringify(chart.intervals));
+    await admin.locator(`#reach tr[data-id="${id}"]`).waitFor({ timeout: 5000 });
+
+    const viaApi = (await server.publish({ data: { title: 'Through the API' } })).id;
+    await admin.waitForFunction((i) => document.querySelector('#chart-deliveries').dataset.messageId === i,
+      String(viaApi), { timeout: 5000 });
+    await admin.locator(`#reach tr[data-id="${viaApi}"]`).waitFor({ timeout: 5000 });
   });
 });
