@@ -7,11 +7,13 @@
 
 namespace ringcast {
 
-schedule::schedule(std::size_t limit, arm_fn arm, disarm_fn disarm, publish_fn publish)
+schedule::schedule(std::size_t limit, arm_fn arm, disarm_fn disarm, publish_fn publish,
+                   wall_wait_fn wall_wait)
     : limit_(limit),
       arm_(std::move(arm)),
       disarm_(std::move(disarm)),
-      publish_(std::move(publish)) {}
+      publish_(std::move(publish)),
+      wall_wait_(std::move(wall_wait)) {}
 
 schedule::~schedule() {
   for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
@@ -76,11 +78,17 @@ void schedule::release(entry& e) {
   --size_;
 }
 
-void schedule::entry::on_timer(time_point) {
-  owner_->fire(*this);
+void schedule::entry::on_timer(time_point now) {
+  owner_->fire(*this, now);
 }
 
-void schedule::fire(entry& e) {
+void schedule::fire(entry& e, time_point now) {
+  if (wall_wait_) {
+    if (const auto left = wall_wait_(e.at_ms); left.count() > 0) {
+      arm_(e, now + left);  // the wall clock was set back while it waited
+      return;
+    }
+  }
   std::string request = std::move(e.request_json);
   release(e);
   publish_(request);

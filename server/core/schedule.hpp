@@ -9,6 +9,7 @@
 // Used from one event loop only.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,8 +30,14 @@ class schedule {
   // Arms or disarms a node on the owning loop's wheel (hub::arm / hub::disarm).
   using arm_fn = std::function<void(timed&, time_point)>;
   using disarm_fn = std::function<void(timed&)>;
+  // How long the wall clock still has to go until `at_ms` (zero or less: it is there). The wheel
+  // runs on the steady clock, so a promotion that comes due on it checks the wall clock too: one
+  // set back while it waited waits the difference again, and is never published early. Without
+  // it (tests, benchmarks) the steady clock alone decides.
+  using wall_wait_fn = std::function<std::chrono::milliseconds(std::int64_t at_ms)>;
 
-  schedule(std::size_t limit, arm_fn arm, disarm_fn disarm, publish_fn publish);
+  schedule(std::size_t limit, arm_fn arm, disarm_fn disarm, publish_fn publish,
+           wall_wait_fn wall_wait = {});
   ~schedule();
   schedule(const schedule&) = delete;
   schedule& operator=(const schedule&) = delete;
@@ -66,12 +73,13 @@ class schedule {
     return chunks_[slot / chunk_size][slot % chunk_size];
   }
   void release(entry& e);
-  void fire(entry& e);
+  void fire(entry& e, time_point now);
 
   std::size_t limit_;
   arm_fn arm_;
   disarm_fn disarm_;
   publish_fn publish_;
+  wall_wait_fn wall_wait_;
   // One allocation per 1,024 entries: a deque's 512-byte blocks would add ~4 bytes per entry.
   static constexpr std::uint32_t chunk_size = 1024;
   std::vector<std::unique_ptr<entry[]>> chunks_;

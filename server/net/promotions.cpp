@@ -21,7 +21,8 @@ promotions::promotions(event_loop& home, std::size_t limit,
   schedule_ = std::make_unique<schedule>(
       limit, [&h](timed& t, schedule::time_point due) { h.arm(t, due); },
       [&h](timed& t) { h.disarm(t); },
-      [this](const std::string& request_json) { publish_due(request_json); });
+      [this](const std::string& request_json) { publish_due(request_json); },
+      [](std::int64_t at_ms) { return std::chrono::milliseconds(at_ms - unix_ms()); });
 }
 
 promotions::~promotions() = default;

@@ -65,6 +65,32 @@ TEST_F(ScheduleTest, PublishesAtItsTimeNeverEarlyAtMostOneTickLate) {
   EXPECT_EQ(wheel.size(), 0u);
 }
 
+// The wall clock set back 500 ms while a promotion waits: when the wheel (steady clock) says it is
+// due, it waits the difference again, so that it is not published before `at` by the wall clock.
+TEST_F(ScheduleTest, AWallClockSetBackWhileWaitingNeverPublishesEarly) {
+  std::int64_t wall_ms = 10'000;  // the wall clock at epoch
+  sched = std::make_unique<schedule>(
+      10, [this](timed& t, time_point due) { wheel.schedule(t, due); },
+      [this](timed& t) { wheel.cancel(t); },
+      [this](const std::string& request) {
+        published.push_back({now, request});
+      },
+      [&](std::int64_t at_ms) {
+        const auto since_epoch = std::chrono::duration_cast<std::chrono::milliseconds>(now - epoch);
+        return std::chrono::milliseconds(at_ms - (wall_ms + since_epoch.count()));
+      });
+  ASSERT_TRUE(sched->add(11'000, epoch + 1s, "a"));
+  advance_to(epoch + 300ms);
+  wall_ms -= 500;  // set back
+  advance_to(epoch + 1490ms);
+  EXPECT_TRUE(published.empty());
+  advance_to(epoch + 2s);
+  ASSERT_EQ(published.size(), 1u);
+  EXPECT_GE(published[0].when, epoch + 1500ms);
+  EXPECT_LE(published[0].when, epoch + 1510ms);
+  EXPECT_EQ(sched->size(), 0u);
+}
+
 TEST_F(ScheduleTest, CancelledIsNeverPublishedEvenInsideItsTick) {
   auto& s = make();
   const auto a = s.add(1, epoch + 101ms, "a");
