@@ -4,7 +4,7 @@
 // (docs/protocol.md, "Paced publish"). It stops when the message leaves history or a little after
 // the window has passed. What it drew is on the canvas's data- attributes, for tests.
 import { call, ApiError } from './admin_api.js';
-import { formatNumber, niceCeiling, sharpContext } from './chart.js';
+import { PAD, drawValueGrid, formatNumber, niceCeiling, sharpContext } from './chart.js';
 
 const READ_EVERY_MS = 1000;
 // Read on this long after the window: the last turns come up to a tick late, and the reading that
@@ -12,7 +12,6 @@ const READ_EVERY_MS = 1000;
 const AFTER_WINDOW_MS = 2500;
 // Without a first reading the window is unknown: give up after this long of failed reads.
 const GIVE_UP_UNREAD_MS = 10 * 1000;
-const PAD = { left: 44, right: 10, top: 22, bottom: 18 };
 const UNITS_MS = { ms: 1, s: 1000, m: 60 * 1000, h: 60 * 60 * 1000 };
 
 /** A duration as the server writes it ("3s", "500ms", "10m"; a bare number is seconds), in ms. */
@@ -114,16 +113,7 @@ export class DeliveryChart {
       ctx.fillText(`spread ${formatSeconds(spreadMs)}`, x(spreadMs) - 4, PAD.top + 8);
     }
     // Grid: zero, half and max, labelled on the left.
-    ctx.textAlign = 'right';
-    for (const v of [0, max / 2, max]) {
-      ctx.strokeStyle = '#e6e9ef';
-      ctx.beginPath();
-      ctx.moveTo(PAD.left, y(v));
-      ctx.lineTo(width - PAD.right, y(v));
-      ctx.stroke();
-      ctx.fillStyle = '#6b7385';
-      ctx.fillText(formatNumber(v), PAD.left - 6, y(v));
-    }
+    drawValueGrid(ctx, width, max, y);
     ctx.textAlign = 'left';
     ctx.fillText('publish', PAD.left, height - PAD.bottom / 2);
     ctx.textAlign = 'right';

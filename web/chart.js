@@ -1,6 +1,6 @@
 // A small hand-drawn time-series chart: a few named lines over a sliding time window.
 
-const PAD = { left: 44, right: 10, top: 22, bottom: 18 };
+export const PAD = { left: 44, right: 10, top: 22, bottom: 18 };
 const MIN_WINDOW_MS = 10 * 1000;
 
 export class LineChart {
@@ -34,17 +34,8 @@ export class LineChart {
 
     // Grid: zero, half and max, labelled on the left.
     ctx.font = '11px system-ui, sans-serif';
-    ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
-    for (const v of [0, max / 2, max]) {
-      ctx.strokeStyle = '#e6e9ef';
-      ctx.beginPath();
-      ctx.moveTo(PAD.left, y(v));
-      ctx.lineTo(width - PAD.right, y(v));
-      ctx.stroke();
-      ctx.fillStyle = '#6b7385';
-      ctx.fillText(formatNumber(v), PAD.left - 6, y(v));
-    }
+    drawValueGrid(ctx, width, max, y);
     ctx.textAlign = 'left';
     const ago = span < 120000 ? `${Math.round(span / 1000)} s` : `${Math.round(span / 60000)} min`;
     ctx.fillText(`${ago} ago`, PAD.left, height - PAD.bottom / 2);
@@ -98,4 +89,18 @@ export function niceCeiling(v) {
 
 export function formatNumber(v) {
   return v >= 1000 ? `${(v / 1000).toFixed(v >= 10000 ? 0 : 1)}k` : String(Math.round(v * 10) / 10);
+}
+
+/** Horizontal lines at zero, half and `max` across the plot, labelled on the left; y(v) places them. */
+export function drawValueGrid(ctx, width, max, y) {
+  ctx.textAlign = 'right';
+  for (const v of [0, max / 2, max]) {
+    ctx.strokeStyle = '#e6e9ef';
+    ctx.beginPath();
+    ctx.moveTo(PAD.left, y(v));
+    ctx.lineTo(width - PAD.right, y(v));
+    ctx.stroke();
+    ctx.fillStyle = '#6b7385';
+    ctx.fillText(formatNumber(v), PAD.left - 6, y(v));
+  }
 }
