@@ -259,6 +259,11 @@ test('ringcast.js getToken: called before every connect; close/expired reconnect
   await import('../../web/ringcast.js');
   for (const transport of ['ws', 'poll']) {
     const user = uid(`lib${transport}`);
+    // What happened when, for the failure message: this test has failed (rarely) under a sanitizer
+    // and the cause was not found; a wait that runs out says what the client saw.
+    const started = Date.now();
+    const events = [];
+    const note = (...what) => events.push([Date.now() - started, ...what]);
     const calls = [];
     let published = null;
     const client = new globalThis.RingcastClient({
@@ -267,6 +272,7 @@ test('ringcast.js getToken: called before every connect; close/expired reconnect
       transport,
       getToken: async () => {
         calls.push(Date.now());
+        note('getToken', calls.length);
         // While the client waits for its second token, a message is published: the reconnect's
         // `since` must bring it.
         if (calls.length === 2) published = await hs.publish({ user, data: { n: 2 } });
@@ -275,17 +281,26 @@ test('ringcast.js getToken: called before every connect; close/expired reconnect
     });
     const received = [];
     const statuses = [];
-    client.on('message', (m) => received.push(m.data.n));
-    client.on('status', (s) => statuses.push(s.reason));
+    client.on('message', (m) => { received.push(m.data.n); note('message', m.id); });
+    client.on('status', (s) => { statuses.push(s.reason); note(s.state, s.reason); });
+    const wait = async (ok, ms, what) => {
+      try {
+        await waitUntil(ok, ms, what);
+      } catch (err) {
+        err.message += `\n${transport} client: ${JSON.stringify(events)}\nserver log:\n${hs.logTail(20)}`;
+        throw err;
+      }
+    };
     client.connect();
     try {
       await hs.statsUntil((s) => s.connections[transport] >= 1, 3000, `${transport} connected`);
-      await hs.publish({ user, data: { n: 1 } });
-      await waitUntil(() => received.length >= 1, 3000, 'the first message');
-      await waitUntil(() => calls.length >= 2 && published, 5000, 'a second token after close/expired');
-      await waitUntil(() => received.length >= 2, 3000, `the message published meanwhile (${transport})`);
-      await hs.publish({ user, data: { n: 3 } });
-      await waitUntil(() => received.length >= 3, 3000, 'a message on the new connection');
+      note('published', (await hs.publish({ user, data: { n: 1 } })).id);
+      await wait(() => received.length >= 1, 5000, 'the first message');
+      await wait(() => calls.length >= 2 && published, 5000, 'a second token after close/expired');
+      note('published meanwhile', published.id);
+      await wait(() => received.length >= 2, 10000, `the message published meanwhile (${transport})`);
+      note('published', (await hs.publish({ user, data: { n: 3 } })).id);
+      await wait(() => received.length >= 3, 5000, 'a message on the new connection');
       assert.deepEqual(received, [1, 2, 3], transport);
       assert.ok(statuses.includes('expired'), `${transport}: ${JSON.stringify(statuses)}`);
       assert.equal(calls.length, 2, `${transport}: one token per connect`);
