@@ -6,7 +6,8 @@
 # timeline sampled from /proc about once a second, seconds counted from the publish):
 #   memory: server PSS (and RSS) mid-window (t = spread/2) minus just before the publish;
 #   CPU:    server CPU time (schedstat, in ns) from the publish to the end of the CPU span, minus
-#           the idle rate of the 10 s before the publish times that span, over the deliveries;
+#           the idle rate of the `rest` seconds before the publish (10, or 20 with --timers
+#           default) times that span, over the deliveries;
 #   peak:   the busiest second of the arrival histogram against N / spread.
 # The same sample times are used in both modes, so the immediate run is the baseline.
 #
@@ -64,7 +65,8 @@ case $timers in
   default)
     timer_flags=()
     heartbeat=25 # the server's default --heartbeat
-    rate=$(((clients + heartbeat - 1) / heartbeat)) rest=10
+    # 20 s of idle rate, not 10: the pings make it ~0.5 s over the span, against ~0.2 s of deliveries.
+    rate=$(((clients + heartbeat - 1) / heartbeat)) rest=20
     # 1.5 heartbeats after the publish, or 2.5, ... : the first such point after the window.
     cpu_until=$(python3 -c "import math; print((math.floor($spread / $heartbeat) + 0.5) * $heartbeat)")
     after=$(python3 -c "import math; print(math.ceil($cpu_until - $spread) + 3)")
@@ -126,4 +128,4 @@ for rep in $(seq "$repeats"); do
   run_one 0 "$rep"
   run_one "$spread" "$rep"
 done
-python3 "$here/table.py" --spread "$spread" --cpu-until "$cpu_until" "$out"
+python3 "$here/table.py" --spread "$spread" --cpu-until "$cpu_until" --idle-span "$rest" "$out"
