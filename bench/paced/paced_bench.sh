@@ -5,13 +5,26 @@
 # a freshly started Release server. Per run, from ringcast-load's report (arrivals, server
 # timeline sampled from /proc about once a second, seconds counted from the publish):
 #   memory: server PSS (and RSS) mid-window (t = spread/2) minus just before the publish;
-#   CPU:    server CPU time (schedstat, in ns) from the publish to t = spread + 1 s, minus the
-#           idle rate of the 10 s before the publish times that span, over the deliveries;
+#   CPU:    server CPU time (schedstat, in ns) from the publish to the end of the CPU span, minus
+#           the idle rate of the `rest` seconds before the publish (10, or 20 with --timers
+#           default) times that span, over the deliveries;
 #   peak:   the busiest second of the arrival histogram against N / spread.
 # The same sample times are used in both modes, so the immediate run is the baseline.
 #
+# --timers picks the session timers of the server:
+#   quiet    --heartbeat 10m --idle-timeout 10m --session-ttl 10m: no timer is due inside the
+#            window, so the wheel never ticks in an immediate run; clients connect at 2,500/s;
+#            CPU span: publish to spread + 1 s.
+#   default  the server's own --heartbeat (25 s), --idle-timeout and --session-ttl, clients
+#            connecting at N / 25 s, so that heartbeats fall due in every tick of the wheel in
+#            both modes (~800 pings a second, all the time). A delivery postpones its session's
+#            next ping by a whole heartbeat, so the pings inside the CPU span depend on when the
+#            deliveries happened; the span runs to spread + 7.5 s (37.5 s = 1.5 heartbeats), where
+#            an immediate broadcast and a paced one have each saved half a ping a session on
+#            average, so the pings the idle rate accounts for match in both modes.
+#
 #   bench/paced/paced_bench.sh [--clients 19900] [--spread 30] [--repeats 2] [--out DIR]
-#                              [--build DIR]
+#                              [--build DIR] [--timers quiet|default]
 # The table goes to stdout, progress to stderr, every raw JSON report to --out. Every load run is
 # bounded by `timeout` and every server by stop_server, so the script ends by itself.
 set -euo pipefail
@@ -22,6 +35,7 @@ build=$root/build-perf
 clients=19900
 spread=30 # seconds
 repeats=2
+timers=quiet
 out=
 while (($#)); do
   case $1 in
@@ -30,6 +44,7 @@ while (($#)); do
     --repeats) repeats=$2 ;;
     --out) out=$2 ;;
     --build) build=$2 ;;
+    --timers) timers=$2 ;;
     -h | --help)
       awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
       exit 0
@@ -42,6 +57,28 @@ while (($#)); do
   shift 2
 done
 [[ $spread =~ ^[1-9][0-9]*$ ]] || { echo "paced_bench.sh: --spread: whole seconds > 0" >&2; exit 2; }
+case $timers in
+  quiet)
+    timer_flags=(--idle-timeout 10m --session-ttl 10m --heartbeat 10m)
+    rate=2500 rest=10 cpu_until=$((spread + 1)) after=3
+    ;;
+  default)
+    timer_flags=()
+    heartbeat=25 # the server's default --heartbeat
+    # 20 s of idle rate, not 10: the pings make it ~0.5 s over the span, against ~0.2 s of deliveries.
+    rate=$(((clients + heartbeat - 1) / heartbeat)) rest=20
+    # 1.5 heartbeats after the publish, or 2.5, ... : the first such point after the window.
+    cpu_until=$(python3 -c "import math; print((math.floor($spread / $heartbeat) + 0.5) * $heartbeat)")
+    after=$(python3 -c "import math; print(math.ceil($cpu_until - $spread) + 3)")
+    ;;
+  *)
+    echo "paced_bench.sh: --timers: quiet or default" >&2
+    exit 2
+    ;;
+esac
+# The publish comes after the ramp (N / rate seconds, more on a loaded machine) and `rest` idle
+# seconds that give the idle CPU rate.
+warmup=$(((clients + rate - 1) / rate + 7 + rest))
 server=$build/server/ringcast
 load=$build/loadtest/ringcast-load
 for b in "$server" "$load"; do
@@ -66,30 +103,29 @@ fi
 token=paced-$RANDOM$RANDOM
 export RINGCAST_ADMIN_TOKEN=$token
 
-# Ramp 19,900 clients at 2,500/s (8 s, more on a loaded machine), then 10 s of idle baseline,
-# then one publish at 25 s (--publish-rate 0.5 with --duration 26s sends exactly one). Both modes
-# keep the clients connected for spread + 3 s after the publish.
+# One publish at `warmup` (--publish-rate 0.5 with --duration warmup + 1 s sends exactly one).
+# Both modes keep the clients connected for spread + `after` seconds after the publish.
 run_one() { # MODE_SPREAD_S REPEAT
   local s=$1 rep=$2 name="spread${1}s-run$2"
-  local settle=$((s == 0 ? spread + 3 : 3))
+  local settle=$((s == 0 ? spread + after : after))
   start_ringcast "$work/$name.log" "$server" --threads 2 \
-    --max-connections $((clients + 50)) --idle-timeout 10m --session-ttl 10m --heartbeat 10m \
+    --max-connections $((clients + 50)) "${timer_flags[@]}" \
     --drain 0 || { echo "paced_bench.sh: server did not start" >&2; exit 1; }
   echo "paced_bench.sh: $name: ringcast pid $server_pid; $(uptime | sed 's/.*load average/load average/')" >&2
   local status=0
-  timeout $((spread + 150)) "$load" --target "127.0.0.1:$port" --server-pid "$server_pid" \
-    --clients "$clients" --mix ws --idle 100 --rate 2500 --procs 2 --warmup 25s --duration 26s \
-    --publish-rate 0.5 --spread "${s}s" --settle "${settle}s" --expect-zero-loss \
-    >"$out/$name.json" 2>"$work/$name.err" || status=$?
+  timeout $((warmup + spread + after + 130)) "$load" --target "127.0.0.1:$port" \
+    --server-pid "$server_pid" --clients "$clients" --mix ws --idle 100 --rate "$rate" --procs 2 \
+    --warmup "${warmup}s" --duration "$((warmup + 1))s" --publish-rate 0.5 --spread "${s}s" \
+    --settle "${settle}s" --expect-zero-loss >"$out/$name.json" 2>"$work/$name.err" || status=$?
   tail -n 12 "$work/$name.err" >&2
   stop_server || status=1
   echo "load_after=\"$(uptime | sed 's/.*load average: //')\"" >"$out/$name.load"
   ((status == 0)) || { echo "paced_bench.sh: $name failed (status $status)" >&2; exit 1; }
 }
 
-echo "paced_bench.sh: $clients clients, spread 0 vs ${spread}s, $repeats runs each; nproc $(nproc); $(uptime | sed 's/.*load average/load average/')" >&2
+echo "paced_bench.sh: $clients clients, spread 0 vs ${spread}s, $repeats runs each, timers $timers (${timer_flags[*]:-server defaults}), rate $rate/s, publish at ${warmup}s, CPU to +${cpu_until}s; nproc $(nproc); $(uptime | sed 's/.*load average/load average/')" >&2
 for rep in $(seq "$repeats"); do
   run_one 0 "$rep"
   run_one "$spread" "$rep"
 done
-python3 "$here/table.py" --spread "$spread" "$out"
+python3 "$here/table.py" --spread "$spread" --cpu-until "$cpu_until" --idle-span "$rest" "$out"

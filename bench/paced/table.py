@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The table of bench/paced/paced_bench.sh from its raw ringcast-load reports.
 
-usage: table.py --spread SECONDS DIR   (DIR holds spread<S>s-run<K>.json and .load files)
+usage: table.py --spread SECONDS [--cpu-until SECONDS] [--idle-span SECONDS] DIR
+       (DIR holds spread<S>s-run<K>.json and .load files)
 
 Per run: memory = server RSS/PSS at t = spread/2 minus at the publish (t = 0); CPU = server
-CPU time (schedstat, else utime+stime) from t = 0 to t = spread + 1 s, minus the idle rate of the 10 s before the publish
-times that span, over the deliveries; peak = the busiest second of the arrival histogram.
+CPU time (schedstat, else utime+stime) from t = 0 to t = --cpu-until (default spread + 1 s),
+minus the idle rate of the --idle-span (default 10) s before the publish times that span, over
+the deliveries; peak = the busiest second of the arrival histogram.
 The same sample times are used for both modes, so the immediate runs are the baseline.
 """
 import argparse
@@ -25,14 +27,14 @@ def cpu(sample):
     return sample.get("cpu_sched_s") or sample["cpu_s"]
 
 
-def measure(path, spread):
+def measure(path, spread, cpu_until, idle_span):
     r = json.load(open(path))
     tl = r["server_timeline"]
     n = r["messages"]["received"]
     at0 = nearest(tl, 0.0)
     mid = nearest(tl, spread / 2)
-    end = nearest(tl, spread + 1.0)
-    before = nearest(tl, -10.0)
+    end = nearest(tl, cpu_until)
+    before = nearest(tl, -idle_span)
     idle_rate = (cpu(at0) - cpu(before)) / max(at0["t_s"] - before["t_s"], 1e-9)
     span = end["t_s"] - at0["t_s"]
     cpu_window = cpu(end) - cpu(at0)
@@ -66,14 +68,17 @@ def measure(path, spread):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spread", type=float, required=True)
+    ap.add_argument("--cpu-until", type=float)
+    ap.add_argument("--idle-span", type=float, default=10.0)
     ap.add_argument("dir")
     args = ap.parse_args()
+    cpu_until = args.spread + 1 if args.cpu_until is None else args.cpu_until
     runs = []
     for path in sorted(glob.glob(os.path.join(args.dir, "spread*s-run*.json"))):
-        runs.append(measure(path, args.spread))
+        runs.append(measure(path, args.spread, cpu_until, args.idle_span))
     print("| run | deliveries | ΔPSS mid-window (KiB) | ΔRSS mid-window (KiB) | server CPU publish→+%gs (s) | "
           "idle part (s) | CPU per delivery (µs) | worst second (/s) | worst/mean | after window | "
-          "load after |" % (args.spread + 1))
+          "load after |" % cpu_until)
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for m in runs:
         print(f"| {m['name']} | {m['n']} | {m['dpss_kb']} | {m['drss_kb']} | "

@@ -157,7 +157,7 @@ void hub::detach_now(session& s, time_point now) {
   attached_[s.attached_index_] = last;
   last->attached_index_ = s.attached_index_;
   attached_.pop_back();
-  pacing_index_.erase(pacing_index_.iterator_to(s));
+  pacing_index_.erase(s);
   s.paced_until_ = paced_.walked_to();  // turns after this come while it is away
   s.detached_at_ = now;
   arm(s, next_deadline(s));

@@ -22,13 +22,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include <boost/intrusive/set.hpp>
-
 #include "client_params.hpp"
 #include "config.hpp"
 #include "history.hpp"
 #include "loop_stats.hpp"
 #include "pacing.hpp"
+#include "ring_index.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "session.hpp"
 #include "session_events.hpp"
@@ -162,16 +161,8 @@ class hub {
    private:
     hub& hub_;
   };
-  struct place_of_session {
-    using type = std::uint64_t;
-    type operator()(const session& s) const { return s.place_; }
-  };
   // Live sessions by their place on the pacing ring; a paced message walks it (core/pacing.hpp).
-  using pacing_index = boost::intrusive::multiset<
-      session,
-      boost::intrusive::member_hook<session, boost::intrusive::set_member_hook<>,
-                                    &session::pacing_link_>,
-      boost::intrusive::key_of_value<place_of_session>>;
+  using pacing_index = pacing::ring_index<session, &session::place_, &session::pacing_link_>;
 
   const config& cfg_;
   timing_wheel wheel_;
@@ -192,8 +183,10 @@ class hub {
   pacing::paced_log paced_;
   pacing_index pacing_index_;  // after sessions_: unlinked before they are destroyed
   pacing_timer pacing_timer_{*this};
-  // Reused by every walk: the (session, message) turns that came in this tick.
+  // Reused by every walk: the (session, message) turns that came in this tick, and the messages
+  // of one session when it has several.
   std::vector<std::pair<session*, const message_ptr*>> turns_;
+  std::vector<message_ptr> batch_;
 };
 
 }  // namespace ringcast

@@ -5,9 +5,10 @@
 // turns the ring by a hash of its id. A session's turn for the message is
 //   published + offset,  offset = (place + turn of the ring) mod 2^64 scaled onto [0, spread)
 // so it is a pure function of (session key, message id), uniform over the window, the same on
-// every node and after every reconnect. Each loop keeps its live sessions in one ordered index by
-// place (intrusive: no allocation); a paced message is a cursor over that index, so it costs the
-// same whether it has ten recipients or a million, and nothing per recipient while they wait.
+// every node and after every reconnect. Each loop keeps its live sessions in one index by place
+// (core/ring_index.hpp, intrusive: no allocation); a paced message is a cursor over that index, so
+// it costs the same whether it has ten recipients or a million, and nothing per recipient while
+// they wait.
 #pragma once
 
 #include <chrono>

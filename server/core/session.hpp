@@ -8,8 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/intrusive/set_hook.hpp>
-
+#include "ring_index.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "subscriber.hpp"
 
@@ -82,7 +81,7 @@ class session final : public timed {
   // sessions by place, the id it started after (paced messages at or below it are not its
   // business), and how far the paced walk had got when its last connection ended.
   std::uint64_t place_;
-  boost::intrusive::set_member_hook<> pacing_link_;
+  pacing::ring_link<session> pacing_link_;
   std::uint64_t start_id_ = 0;
   time_point paced_until_{};
 };
