@@ -148,70 +148,66 @@ std::string prometheus_text(const server_snapshot& s) {
   auto sample = [&](std::string_view name, auto value, std::string_view labels = {}) {
     out += fmt::format("{}{} {}\n", name, labels, value);
   };
-  family("ringcast_connections", "gauge", "Open TCP connections.");
-  sample("ringcast_connections", s.open_connections);
+  // A family of one unlabelled sample.
+  auto metric = [&](std::string_view name, std::string_view type, std::string_view help,
+                    auto value) {
+    family(name, type, help);
+    sample(name, value);
+  };
+  metric("ringcast_connections", "gauge", "Open TCP connections.", s.open_connections);
   family("ringcast_streams", "gauge", "Live client streams by transport (poll: held polls).");
   sample("ringcast_streams", t.ws, R"({transport="ws"})");
   sample("ringcast_streams", t.sse, R"({transport="sse"})");
   sample("ringcast_streams", t.poll, R"({transport="poll"})");
-  family("ringcast_sessions", "gauge", "Sessions, connected or waiting out their TTL.");
-  sample("ringcast_sessions", all.sessions);
-  family("ringcast_messages_published_total", "counter", "Messages published.");
-  sample("ringcast_messages_published_total", s.published);
-  family("ringcast_messages_delivered_total", "counter", "Messages queued to clients.");
-  sample("ringcast_messages_delivered_total", t.delivered);
-  family("ringcast_paced_in_flight", "gauge",
-         "Paced publishes (spread) whose window is still open: some turns still to come.");
-  sample("ringcast_paced_in_flight", all.paced_in_flight);
-  family("ringcast_paced_delivered_total", "counter",
-         "Messages queued to clients at their turn of a paced publish (part of delivered).");
-  sample("ringcast_paced_delivered_total", t.paced_delivered);
-  family("ringcast_scheduled", "gauge", "Scheduled publishes waiting on this node.");
-  sample("ringcast_scheduled", s.scheduled);
-  family("ringcast_messages_acked_total", "counter", "Client acks of messages in history.");
-  sample("ringcast_messages_acked_total", t.acked);
-  family("ringcast_messages_expired_total", "counter", "Messages whose ttl passed.");
-  sample("ringcast_messages_expired_total", t.messages_expired);
-  family("ringcast_expired_notices_total", "counter", "Expired notices queued to clients.");
-  sample("ringcast_expired_notices_total", t.expired_notices);
+  metric("ringcast_sessions", "gauge", "Sessions, connected or waiting out their TTL.",
+         all.sessions);
+  metric("ringcast_messages_published_total", "counter", "Messages published.", s.published);
+  metric("ringcast_messages_delivered_total", "counter", "Messages queued to clients.",
+         t.delivered);
+  metric("ringcast_paced_in_flight", "gauge",
+         "Paced publishes (spread) whose window is still open: some turns still to come.",
+         all.paced_in_flight);
+  metric("ringcast_paced_delivered_total", "counter",
+         "Messages queued to clients at their turn of a paced publish (part of delivered).",
+         t.paced_delivered);
+  metric("ringcast_scheduled", "gauge", "Scheduled publishes waiting on this node.", s.scheduled);
+  metric("ringcast_messages_acked_total", "counter", "Client acks of messages in history.",
+         t.acked);
+  metric("ringcast_messages_expired_total", "counter", "Messages whose ttl passed.",
+         t.messages_expired);
+  metric("ringcast_expired_notices_total", "counter", "Expired notices queued to clients.",
+         t.expired_notices);
   family("ringcast_expirations_total", "counter", "Connections or sessions ended, by reason.");
   for_each_expiration(t, [&](const char* reason, std::uint64_t v) {
     sample("ringcast_expirations_total", v, fmt::format(R"({{reason="{}"}})", reason));
   });
-  family("ringcast_sessions_reused_total", "counter",
-         "Connects that found their session within its TTL.");
-  sample("ringcast_sessions_reused_total", t.sessions_reused);
-  family("ringcast_client_errors_total", "counter", "Malformed client messages.");
-  sample("ringcast_client_errors_total", t.client_errors);
-  family("ringcast_wheel_armed", "gauge", "Timers armed in the timing wheels.");
-  sample("ringcast_wheel_armed", all.armed);
-  family("ringcast_wheel_moves_total", "counter", "Timer moves (reschedules) in the wheels.");
-  sample("ringcast_wheel_moves_total", all.wheel.moved);
-  family("ringcast_wheel_fired_total", "counter", "Timers fired by the wheels.");
-  sample("ringcast_wheel_fired_total", all.wheel.fired);
+  metric("ringcast_sessions_reused_total", "counter",
+         "Connects that found their session within its TTL.", t.sessions_reused);
+  metric("ringcast_client_errors_total", "counter", "Malformed client messages.", t.client_errors);
+  metric("ringcast_wheel_armed", "gauge", "Timers armed in the timing wheels.", all.armed);
+  metric("ringcast_wheel_moves_total", "counter", "Timer moves (reschedules) in the wheels.",
+         all.wheel.moved);
+  metric("ringcast_wheel_fired_total", "counter", "Timers fired by the wheels.", all.wheel.fired);
   if (s.clustered) {
-    family("ringcast_redis_up", "gauge", "1 when this node's Redis connections are up.");
-    sample("ringcast_redis_up", s.redis_up ? 1 : 0);
-    family("ringcast_redis_reconnects_total", "counter", "Redis connections lost and retried.");
-    sample("ringcast_redis_reconnects_total", s.redis_reconnects);
+    metric("ringcast_redis_up", "gauge", "1 when this node's Redis connections are up.",
+           s.redis_up ? 1 : 0);
+    metric("ringcast_redis_reconnects_total", "counter", "Redis connections lost and retried.",
+           s.redis_reconnects);
   }
   if (s.hooks) {
     const hook_counters& h = all.hooks;
-    family("ringcast_hook_events_sent_total", "counter", "Hook events the backend accepted.");
-    sample("ringcast_hook_events_sent_total", h.sent);
-    family("ringcast_hook_retries_total", "counter", "Hook POSTs repeating a failed one.");
-    sample("ringcast_hook_retries_total", h.retried);
-    family("ringcast_hook_failures_total", "counter",
-           "Hook POSTs answered non-2xx or not within --hook-timeout.");
-    sample("ringcast_hook_failures_total", h.failed);
-    family("ringcast_hook_events_dropped_total", "counter",
-           "Hook events dropped, oldest first, beyond --hook-queue.");
-    sample("ringcast_hook_events_dropped_total", h.dropped);
-    family("ringcast_hook_queue", "gauge", "Hook events waiting, batches in flight included.");
-    sample("ringcast_hook_queue", h.queued);
-    family("ringcast_hook_backend_up", "gauge",
-           "1 when the last hook POST of every loop was accepted.");
-    sample("ringcast_hook_backend_up", h.backend_up ? 1 : 0);
+    metric("ringcast_hook_events_sent_total", "counter", "Hook events the backend accepted.",
+           h.sent);
+    metric("ringcast_hook_retries_total", "counter", "Hook POSTs repeating a failed one.",
+           h.retried);
+    metric("ringcast_hook_failures_total", "counter",
+           "Hook POSTs answered non-2xx or not within --hook-timeout.", h.failed);
+    metric("ringcast_hook_events_dropped_total", "counter",
+           "Hook events dropped, oldest first, beyond --hook-queue.", h.dropped);
+    metric("ringcast_hook_queue", "gauge", "Hook events waiting, batches in flight included.",
+           h.queued);
+    metric("ringcast_hook_backend_up", "gauge",
+           "1 when the last hook POST of every loop was accepted.", h.backend_up ? 1 : 0);
   }
   if (s.connect_hook) {
     const connect_hook_counters& c = all.connect_hook;
@@ -223,8 +219,8 @@ std::string prometheus_text(const server_snapshot& s) {
     sample("ringcast_connect_hook_total", c.unavailable, R"({outcome="unavailable"})");
     sample("ringcast_connect_hook_total", c.bad_answers, R"({outcome="bad_answer"})");
   }
-  family("ringcast_uptime_seconds", "gauge", "Seconds since start.");
-  sample("ringcast_uptime_seconds", static_cast<double>(s.uptime.count()) / 1000.0);
+  metric("ringcast_uptime_seconds", "gauge", "Seconds since start.",
+         static_cast<double>(s.uptime.count()) / 1000.0);
   return out;
 }
 
