@@ -10,6 +10,8 @@
 //                               {"type":"ping"} (answered {"type":"pong"});
 //   POST /admin/publish         {"data":…} (broadcast only) → {"id":N,"recipients":K}, after the
 //                               sends; ids start at the Unix time in µs, as ringcast's do;
+//                               with "spread":"<N>ms" (or "<N>s"), each connection at its turn
+//                               instead (below);
 //   GET /admin/stats            the counters the load tool reads; GET /healthz → 200 ok.
 // There is no history, resume, heartbeat or idle expiry: nothing runs between publishes.
 //
@@ -22,7 +24,14 @@
 // real server spends above this per delivery or per connection is its own overhead; what this
 // spends is the kernel's (on loopback the sender also runs the receiver's TCP input path).
 //
-//   ringcast-bare-sender [--listen 127.0.0.1:0] [--admin-token T]   (else RINGCAST_ADMIN_TOKEN)
+// The paced floor (docs/performance.md, section 9): a publish with a spread gives every
+// connection a turn drawn uniformly in [0, spread) and sends it its frame at the first tick
+// (--tick-ms, 100 as ringcast's default) at or after its turn, one send() per turn, the same
+// number of wake-ups ringcast's loop needs at that tick. The turns are a vector sorted once per
+// publish (memory per recipient is not what this floor is for), walked by a cursor.
+//
+//   ringcast-bare-sender [--listen 127.0.0.1:0] [--admin-token T] [--tick-ms 100]
+//                        (the token else from RINGCAST_ADMIN_TOKEN)
 // Prints "listening on 127.0.0.1:PORT with 1 thread(s)" on stderr; exits 0 on SIGTERM/SIGINT.
 
 #include <arpa/inet.h>
@@ -47,6 +56,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -58,6 +68,8 @@ namespace json = boost::json;
 
 constexpr std::size_t max_request = 64 * 1024;      // request line, headers and body
 constexpr std::size_t max_client_frame = 4 * 1024;  // as ringcast: larger → close 1009
+
+using steady = std::chrono::steady_clock;
 
 std::int64_t unix_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -117,6 +129,24 @@ bool valid_identifier(std::string_view s) {
   });
 }
 
+// "<N>ms" or "<N>s", N > 0 (what ringcast-load sends); nullopt otherwise.
+std::optional<std::chrono::milliseconds> spread_of(std::string_view text) {
+  std::int64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  const std::string_view unit(end, text.data() + text.size() - end);
+  if (ec != std::errc{} || n <= 0) return std::nullopt;
+  if (unit == "ms") return std::chrono::milliseconds(n);
+  if (unit == "s") return std::chrono::seconds(n);
+  return std::nullopt;
+}
+
+// A uniform 64-bit value from a 64-bit key (splitmix64's finalizer).
+std::uint64_t mix(std::uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 struct request {
   std::string_view method, path, query, body;
   std::string_view authorization, upgrade, websocket_key;
@@ -153,7 +183,8 @@ std::string json_error(int status, std::string_view reason, std::string_view cod
 
 class bare_sender {
  public:
-  bare_sender(int listener, std::string token) : listener_(listener), token_(std::move(token)) {
+  bare_sender(int listener, std::string token, std::chrono::milliseconds tick)
+      : listener_(listener), token_(std::move(token)), tick_(tick) {
     epoll_ = epoll_create1(EPOLL_CLOEXEC);
     sigset_t signals;
     sigemptyset(&signals);
@@ -169,9 +200,10 @@ class bare_sender {
   void run() {
     std::vector<epoll_event> events(1024);
     for (;;) {
-      const int n = epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), -1);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw std::runtime_error(fmt::format("epoll_wait: {}", std::strerror(errno)));
+      const int n = epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), timeout());
+      if (n < 0 && errno != EINTR)
+        throw std::runtime_error(fmt::format("epoll_wait: {}", std::strerror(errno)));
+      if (!paced_.empty() && steady::now() >= next_walk_) walk_paced(steady::now());
       for (int i = 0; i < n; ++i) {
         const int fd = events[i].data.fd;
         if (fd == signals_) return;
@@ -199,9 +231,10 @@ class bare_sender {
   struct conn {
     state st = state::free;
     bool close_when_flushed = false;
-    std::uint32_t slot = 0;  // index in websockets_
-    std::string in;          // an incomplete request or client frame
-    std::string out;         // what send() did not take yet
+    std::uint32_t slot = 0;    // index in websockets_
+    std::uint64_t serial = 0;  // which accepted connection holds the descriptor
+    std::string in;            // an incomplete request or client frame
+    std::string out;           // what send() did not take yet
   };
 
   void watch(int fd, std::uint32_t events, int op) {
@@ -218,8 +251,8 @@ class bare_sender {
       const int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as ringcast
       if (static_cast<std::size_t>(fd) >= conns_.size()) conns_.resize(fd + 1024);
-      conns_[fd] = conn{state::http, false, 0, {}, {}};
       ++accepted_, ++open_;
+      conns_[fd] = conn{state::http, false, 0, accepted_, {}, {}};
       watch(fd, EPOLLIN, EPOLL_CTL_ADD);
     }
   }
@@ -417,12 +450,27 @@ class bare_sender {
     if (object->contains("channel") || object->contains("user"))
       return json_error(400, "Bad Request", "bad_request", "the bare sender only broadcasts", ka);
 
+    std::chrono::milliseconds spread{0};
+    if (const auto* text = object->if_contains("spread")) {
+      const auto parsed = text->is_string() ? spread_of(text->get_string()) : std::nullopt;
+      if (!parsed)
+        return json_error(400, "Bad Request", "bad_request", "spread: <N>ms or <N>s", ka);
+      spread = *parsed;
+    }
+
     const auto id = ++last_id_;
+    const auto spread_field =
+        spread.count() > 0 ? fmt::format(R"(,"spread_ms":{})", spread.count()) : "";
     const auto message =
-        fmt::format(R"({{"type":"message","id":{},"channel":"*","ts":{},"data":{}}})", id,
-                    unix_us() / 1000, json::serialize(*data));
-    const auto bytes = frame(0x1, message);
+        fmt::format(R"({{"type":"message","id":{},"channel":"*","ts":{}{},"data":{}}})", id,
+                    unix_us() / 1000, spread_field, json::serialize(*data));
+    auto bytes = frame(0x1, message);
     ++published_;
+    if (spread.count() > 0) {
+      const std::size_t recipients = pace(id, std::move(bytes), spread);
+      return http_response(200, "OK", "application/json",
+                           fmt::format(R"({{"id":{},"recipients":{}}})", id, recipients), ka);
+    }
     std::size_t recipients = 0;
     dead_.clear();
     for (const int fd : websockets_) {
@@ -439,6 +487,54 @@ class bare_sender {
     delivered_ += recipients;
     return http_response(200, "OK", "application/json",
                          fmt::format(R"({{"id":{},"recipients":{}}})", id, recipients), ka);
+  }
+
+  // A paced publish: every WebSocket's turn, sorted; the first turns (offset 0) go now. Returns
+  // the recipients.
+  std::size_t pace(std::uint64_t id, std::string bytes, std::chrono::milliseconds spread) {
+    paced p{std::move(bytes), steady::now(), {}, 0};
+    p.turns.reserve(websockets_.size());
+    const auto window = std::chrono::duration_cast<std::chrono::nanoseconds>(spread).count();
+    for (const int fd : websockets_) {
+      const auto serial = conns_[fd].serial;
+      // Uniform in [0, window): 53 uniform bits as a fraction of the window.
+      const double fraction =
+          static_cast<double>(mix(serial * 0x9e3779b97f4a7c15ULL ^ id) >> 11) * 0x1p-53;
+      const auto offset = static_cast<std::int64_t>(fraction * static_cast<double>(window));
+      p.turns.push_back({std::chrono::nanoseconds(offset), fd, serial});
+    }
+    std::sort(p.turns.begin(), p.turns.end(),
+              [](const turn& a, const turn& b) { return a.offset < b.offset; });
+    const std::size_t recipients = p.turns.size();
+    paced_.push_back(std::move(p));
+    walk_paced(steady::now());
+    return recipients;
+  }
+
+  // Sends every turn that has come, then sets the next tick.
+  void walk_paced(steady::time_point now) {
+    for (auto& p : paced_) {
+      for (; p.next < p.turns.size() && p.start + p.turns[p.next].offset <= now; ++p.next) {
+        const turn& t = p.turns[p.next];
+        if (conns_[t.fd].st != state::websocket || conns_[t.fd].serial != t.serial) continue;
+        ++sends_;
+        if (deliver(t.fd, p.bytes)) {
+          ++delivered_;
+        } else {
+          ++failed_sends_;
+          close_conn(t.fd);
+        }
+      }
+    }
+    std::erase_if(paced_, [](const paced& p) { return p.next == p.turns.size(); });
+    next_walk_ = now + tick_;
+  }
+
+  // epoll_wait's timeout: until the next tick while a paced message has turns to come.
+  int timeout() const {
+    if (paced_.empty()) return -1;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(next_walk_ - steady::now());
+    return static_cast<int>(std::max<std::int64_t>(left.count(), 0));
   }
 
   std::string stats(bool ka) const {
@@ -496,12 +592,27 @@ class bare_sender {
   int epoll_ = -1;
   int signals_ = -1;
   std::string token_;
+  std::chrono::milliseconds tick_;
   std::vector<conn> conns_;  // by descriptor
   std::vector<int> websockets_;
   std::vector<int> dead_;
   std::uint64_t last_id_ = static_cast<std::uint64_t>(unix_us());
   std::uint64_t published_ = 0, delivered_ = 0, accepted_ = 0, open_ = 0;
   std::uint64_t sends_ = 0, partial_sends_ = 0, failed_sends_ = 0;
+
+  struct turn {
+    std::chrono::nanoseconds offset;
+    int fd;
+    std::uint64_t serial;  // the connection it was drawn for (descriptors are reused)
+  };
+  struct paced {
+    std::string bytes;
+    steady::time_point start;
+    std::vector<turn> turns;  // by offset
+    std::size_t next;         // the first turn not yet come
+  };
+  std::vector<paced> paced_;  // in flight, oldest first
+  steady::time_point next_walk_{};
 };
 
 // 127.0.0.1:PORT (IPv4 only: the bench is loopback).
@@ -535,13 +646,22 @@ int main(int argc, char** argv) {
   std::string where = "127.0.0.1:8080";
   const char* env_token = std::getenv("RINGCAST_ADMIN_TOKEN");
   std::string token = env_token ? env_token : "";
+  std::chrono::milliseconds tick{100};
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    int tick_ms = 0;
     if ((arg == "--listen" || arg == "--admin-token") && i + 1 < argc) {
       (arg == "--listen" ? where : token) = argv[++i];
+    } else if (arg == "--tick-ms" && i + 1 < argc &&
+               std::from_chars(argv[i + 1], argv[i + 1] + std::strlen(argv[i + 1]), tick_ms).ec ==
+                   std::errc{} &&
+               tick_ms > 0) {
+      tick = std::chrono::milliseconds(tick_ms);
+      ++i;
     } else {
       fmt::print(stderr,
-                 "usage: ringcast-bare-sender [--listen 127.0.0.1:0] [--admin-token T]\n"
+                 "usage: ringcast-bare-sender [--listen 127.0.0.1:0] [--admin-token T] "
+                 "[--tick-ms 100]\n"
                  "  (the admin token defaults to RINGCAST_ADMIN_TOKEN)\n");
       return arg == "--help" || arg == "-h" ? 0 : 2;
     }
@@ -561,7 +681,7 @@ int main(int argc, char** argv) {
   // baseline and not billed to the first connection.
   websocket_accept("dGhlIHNhbXBsZSBub25jZQ==");
   try {
-    bare_sender server(listen_on(where), token);
+    bare_sender server(listen_on(where), token, tick);
     server.run();
     server.summary();
   } catch (const std::exception& e) {

@@ -11,6 +11,11 @@
 #   peak:   the busiest second of the arrival histogram against N / spread.
 # The same sample times are used in both modes, so the immediate run is the baseline.
 #
+# The floor (--servers ringcast,floor, the default): the same runs against ringcast-bare-sender
+# (bench/compare/bare_sender.cpp), one send() per turn at the first tick (--tick-ms) at or after it: what
+# the kernel charges a sender for the same deliveries, immediate and paced (on loopback that
+# includes the receiver's TCP input and the wake-up of a client that had gone to sleep).
+#
 # --timers picks the session timers of the server:
 #   quiet    --heartbeat 10m --idle-timeout 10m --session-ttl 10m: no timer is due inside the
 #            window, so the wheel never ticks in an immediate run; clients connect at 2,500/s;
@@ -24,7 +29,9 @@
 #            average, so the pings the idle rate accounts for match in both modes.
 #
 #   bench/paced/paced_bench.sh [--clients 19900] [--spread 30] [--repeats 2] [--out DIR]
-#                              [--build DIR] [--timers quiet|default]
+#                              [--build DIR] [--timers quiet|default] [--servers ringcast,floor]
+#                              [--tick-ms 100]
+# --tick-ms goes to both servers: a paced turn is sent at the first tick at or after it.
 # The table goes to stdout, progress to stderr, every raw JSON report to --out. Every load run is
 # bounded by `timeout` and every server by stop_server, so the script ends by itself.
 set -euo pipefail
@@ -36,6 +43,8 @@ clients=19900
 spread=30 # seconds
 repeats=2
 timers=quiet
+servers=ringcast,floor
+tick_ms=100 # the server's default
 out=
 while (($#)); do
   case $1 in
@@ -45,6 +54,8 @@ while (($#)); do
     --out) out=$2 ;;
     --build) build=$2 ;;
     --timers) timers=$2 ;;
+    --servers) servers=$2 ;;
+    --tick-ms) tick_ms=$2 ;;
     -h | --help)
       awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
       exit 0
@@ -79,10 +90,14 @@ esac
 # The publish comes after the ramp (N / rate seconds, more on a loaded machine) and `rest` idle
 # seconds that give the idle CPU rate.
 warmup=$(((clients + rate - 1) / rate + 7 + rest))
-server=$build/server/ringcast
+declare -A binary=([ringcast]=$build/server/ringcast [floor]=$build/bench/ringcast-bare-sender)
 load=$build/loadtest/ringcast-load
-for b in "$server" "$load"; do
-  [[ -x $b ]] || { echo "paced_bench.sh: $b missing (cmake --build $build --target ringcast ringcast-load)" >&2; exit 2; }
+IFS=, read -ra kinds <<<"$servers"
+for kind in "${kinds[@]}"; do
+  [[ -n ${binary[$kind]:-} ]] || { echo "paced_bench.sh: --servers: ringcast and/or floor" >&2; exit 2; }
+done
+for b in "$load" "${binary[@]}"; do
+  [[ -x $b ]] || { echo "paced_bench.sh: $b missing (cmake --build $build --target ringcast ringcast-load ringcast-bare-sender, with -DRINGCAST_BUILD_BENCH=ON)" >&2; exit 2; }
 done
 work=$(mktemp -d /tmp/ringcast-paced.XXXXXX)
 out=${out:-$work/out}
@@ -105,13 +120,17 @@ export RINGCAST_ADMIN_TOKEN=$token
 
 # One publish at `warmup` (--publish-rate 0.5 with --duration warmup + 1 s sends exactly one).
 # Both modes keep the clients connected for spread + `after` seconds after the publish.
-run_one() { # MODE_SPREAD_S REPEAT
-  local s=$1 rep=$2 name="spread${1}s-run$2"
+run_one() { # ringcast|floor MODE_SPREAD_S REPEAT
+  local kind=$1 s=$2 rep=$3 name="spread${2}s-run$3"
+  [[ $kind == floor ]] && name=floor-$name
   local settle=$((s == 0 ? spread + after : after))
-  start_ringcast "$work/$name.log" "$server" --threads 2 \
-    --max-connections $((clients + 50)) "${timer_flags[@]}" \
-    --drain 0 || { echo "paced_bench.sh: server did not start" >&2; exit 1; }
-  echo "paced_bench.sh: $name: ringcast pid $server_pid; $(uptime | sed 's/.*load average/load average/')" >&2
+  if [[ $kind == ringcast ]]; then
+    start_ringcast "$work/$name.log" "${binary[ringcast]}" --threads 2 \
+      --max-connections $((clients + 50)) "${timer_flags[@]}" --drain 0 --tick-ms "$tick_ms"
+  else # no timers of its own: nothing runs between publishes but the paced walk
+    start_ringcast "$work/$name.log" "${binary[floor]}" --tick-ms "$tick_ms"
+  fi || { echo "paced_bench.sh: $kind did not start" >&2; exit 1; }
+  echo "paced_bench.sh: $name: $kind pid $server_pid; $(uptime | sed 's/.*load average/load average/')" >&2
   local status=0
   timeout $((warmup + spread + after + 130)) "$load" --target "127.0.0.1:$port" \
     --server-pid "$server_pid" --clients "$clients" --mix ws --idle 100 --rate "$rate" --procs 2 \
@@ -123,9 +142,11 @@ run_one() { # MODE_SPREAD_S REPEAT
   ((status == 0)) || { echo "paced_bench.sh: $name failed (status $status)" >&2; exit 1; }
 }
 
-echo "paced_bench.sh: $clients clients, spread 0 vs ${spread}s, $repeats runs each, timers $timers (${timer_flags[*]:-server defaults}), rate $rate/s, publish at ${warmup}s, CPU to +${cpu_until}s; nproc $(nproc); $(uptime | sed 's/.*load average/load average/')" >&2
+echo "paced_bench.sh: $clients clients, spread 0 vs ${spread}s, $repeats runs each, tick ${tick_ms} ms, timers $timers (${timer_flags[*]:-server defaults}), rate $rate/s, publish at ${warmup}s, CPU to +${cpu_until}s; nproc $(nproc); $(uptime | sed 's/.*load average/load average/')" >&2
 for rep in $(seq "$repeats"); do
-  run_one 0 "$rep"
-  run_one "$spread" "$rep"
+  for kind in "${kinds[@]}"; do
+    run_one "$kind" 0 "$rep"
+    run_one "$kind" "$spread" "$rep"
+  done
 done
 python3 "$here/table.py" --spread "$spread" --cpu-until "$cpu_until" --idle-span "$rest" "$out"

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The table of bench/paced/paced_bench.sh from its raw ringcast-load reports.
 
-usage: table.py --spread SECONDS [--cpu-until SECONDS] [--idle-span SECONDS] DIR
-       (DIR holds spread<S>s-run<K>.json and .load files)
+usage: table.py --spread SECONDS [--cpu-until SECONDS] [--idle-span SECONDS] DIR [DIR ...]
+       (DIR holds spread<S>s-run<K>.json and .load files, and floor-spread<S>s-run<K>.json for
+       the floor, ringcast-bare-sender; the runs of several DIRs are pooled)
 
 Per run: memory = server RSS/PSS at t = spread/2 minus at the publish (t = 0); CPU = server
 CPU time (schedstat, else utime+stime) from t = 0 to t = --cpu-until (default spread + 1 s),
 minus the idle rate of the --idle-span (default 10) s before the publish times that span, over
 the deliveries; peak = the busiest second of the arrival histogram.
 The same sample times are used for both modes, so the immediate runs are the baseline.
+With floor runs, a last table sets ringcast's CPU per delivery against the floor's, mode by mode.
 """
 import argparse
 import glob
@@ -65,17 +67,25 @@ def measure(path, spread, cpu_until, idle_span):
     }
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--spread", type=float, required=True)
-    ap.add_argument("--cpu-until", type=float)
-    ap.add_argument("--idle-span", type=float, default=10.0)
-    ap.add_argument("dir")
-    args = ap.parse_args()
-    cpu_until = args.spread + 1 if args.cpu_until is None else args.cpu_until
-    runs = []
-    for path in sorted(glob.glob(os.path.join(args.dir, "spread*s-run*.json"))):
-        runs.append(measure(path, args.spread, cpu_until, args.idle_span))
+def summary(runs, spread):
+    """The means of the paced and the immediate runs of one server; None without both."""
+    imm = [m for m in runs if m["spread"] == 0]
+    paced = [m for m in runs if m["spread"] > 0]
+    if not imm or not paced:
+        return None
+    mean = lambda ms, k: statistics.mean(m[k] for m in ms)
+    n = mean(paced, "n")
+    return {
+        "n": n,
+        "drss": (mean(paced, "drss_kb"), mean(imm, "drss_kb")),
+        "dpss": (mean(paced, "dpss_kb"), mean(imm, "dpss_kb")),
+        "cpu": (mean(paced, "cpu_us_per_delivery"), mean(imm, "cpu_us_per_delivery")),
+        "peak": (mean(paced, "worst_per_s"), mean(imm, "worst_per_s")),
+        "ideal": n / spread,
+    }
+
+
+def print_runs(runs, cpu_until):
     print("| run | deliveries | ΔPSS mid-window (KiB) | ΔRSS mid-window (KiB) | server CPU publish→+%gs (s) | "
           "idle part (s) | CPU per delivery (µs) | worst second (/s) | worst/mean | after window | "
           "load after |" % cpu_until)
@@ -85,31 +95,58 @@ def main():
               f"{m['cpu_window_s']:.2f} | {m['cpu_idle_s']:.2f} | {m['cpu_us_per_delivery']:.2f} | "
               f"{m['worst_per_s']} (s {m['worst_second']}) | {m['worst_to_mean']:.2f} | "
               f"{m['after_window']} | {m['load']} |")
-    imm = [m for m in runs if m["spread"] == 0]
-    paced = [m for m in runs if m["spread"] > 0]
-    if not imm or not paced:
-        return
-    mean = lambda ms, k: statistics.mean(m[k] for m in ms)
-    n = mean(paced, "n")
-    extra_b = (mean(paced, "dpss_kb") - mean(imm, "dpss_kb")) * 1024 / n
-    extra_rss_b = (mean(paced, "drss_kb") - mean(imm, "drss_kb")) * 1024 / n
-    cpu_ratio = mean(paced, "cpu_us_per_delivery") / mean(imm, "cpu_us_per_delivery")
-    ideal = n / args.spread
-    peak_ratio = mean(paced, "worst_per_s") / ideal
-    print()
+
+
+def print_targets(s, spread, targets):
+    """The issue's figures; `targets` False for the floor, which keeps its turns in a sorted
+    vector (24 B a recipient) and is there for its CPU."""
+    per_b = lambda pair: (pair[0] - pair[1]) * 1024 / s["n"]
+    t = (lambda text: text) if targets else (lambda text: "")
     print("| figure (means of the runs) | paced | immediate | ratio / difference | target |")
     print("|---|---:|---:|---:|---|")
     # RSS first: ringcast is one process, and its PSS moves with other processes that map the
     # same library pages (other servers and tests on a shared machine) by hundreds of KiB.
-    print(f"| ΔRSS mid-window (KiB) | {mean(paced, 'drss_kb'):.0f} | {mean(imm, 'drss_kb'):.0f} | "
-          f"{extra_rss_b:+.1f} B per recipient | ≤ +16 B |")
-    print(f"| ΔPSS mid-window (KiB) | {mean(paced, 'dpss_kb'):.0f} | {mean(imm, 'dpss_kb'):.0f} | "
-          f"{extra_b:+.1f} B per recipient | ≤ +16 B |")
-    print(f"| CPU per delivery (µs) | {mean(paced, 'cpu_us_per_delivery'):.2f} | "
-          f"{mean(imm, 'cpu_us_per_delivery'):.2f} | ×{cpu_ratio:.2f} | ≤ ×1.10 |")
-    print(f"| peak deliveries per second | {mean(paced, 'worst_per_s'):.0f} | "
-          f"{mean(imm, 'worst_per_s'):.0f} | ×{peak_ratio:.2f} of N/{args.spread:g} = {ideal:.0f} | "
-          f"≤ ×1.25 |")
+    print(f"| ΔRSS mid-window (KiB) | {s['drss'][0]:.0f} | {s['drss'][1]:.0f} | "
+          f"{per_b(s['drss']):+.1f} B per recipient | {t('≤ +16 B')} |")
+    print(f"| ΔPSS mid-window (KiB) | {s['dpss'][0]:.0f} | {s['dpss'][1]:.0f} | "
+          f"{per_b(s['dpss']):+.1f} B per recipient | {t('≤ +16 B')} |")
+    print(f"| CPU per delivery (µs) | {s['cpu'][0]:.2f} | {s['cpu'][1]:.2f} | "
+          f"×{s['cpu'][0] / s['cpu'][1]:.2f} | {t('≤ ×1.10')} |")
+    print(f"| peak deliveries per second | {s['peak'][0]:.0f} | {s['peak'][1]:.0f} | "
+          f"×{s['peak'][0] / s['ideal']:.2f} of N/{spread:g} = {s['ideal']:.0f} | {t('≤ ×1.25')} |")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--spread", type=float, required=True)
+    ap.add_argument("--cpu-until", type=float)
+    ap.add_argument("--idle-span", type=float, default=10.0)
+    ap.add_argument("dirs", nargs="+")
+    args = ap.parse_args()
+    cpu_until = args.spread + 1 if args.cpu_until is None else args.cpu_until
+    runs = {"ringcast": [], "floor": []}
+    for d in args.dirs:
+        for path in sorted(glob.glob(os.path.join(d, "*spread*s-run*.json"))):
+            kind = "floor" if os.path.basename(path).startswith("floor-") else "ringcast"
+            run = measure(path, args.spread, cpu_until, args.idle_span)
+            if len(args.dirs) > 1:
+                run["name"] = f"{os.path.basename(os.path.normpath(d))}/{run['name']}"
+            runs[kind].append(run)
+    print_runs(runs["ringcast"] + runs["floor"], cpu_until)
+    ringcast, floor = (summary(runs[k], args.spread) for k in ("ringcast", "floor"))
+    for title, s in (("ringcast", ringcast), ("the floor (ringcast-bare-sender)", floor)):
+        if s:
+            print(f"\n{title}:\n")
+            print_targets(s, args.spread, targets=s is ringcast)
+    if ringcast and floor:
+        print("\nCPU per delivery against the floor (µs):\n")
+        print("| mode | ringcast | floor | ringcast / floor |")
+        print("|---|---:|---:|---:|")
+        for i, mode in enumerate(("paced", "immediate")):
+            print(f"| {mode} | {ringcast['cpu'][i]:.2f} | {floor['cpu'][i]:.2f} | "
+                  f"×{ringcast['cpu'][i] / floor['cpu'][i]:.2f} |")
+        print(f"| paced / immediate | ×{ringcast['cpu'][0] / ringcast['cpu'][1]:.2f} | "
+              f"×{floor['cpu'][0] / floor['cpu'][1]:.2f} | |")
 
 
 if __name__ == "__main__":

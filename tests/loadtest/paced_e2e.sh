@@ -4,11 +4,15 @@
 # it has arrivals), sums to the deliveries, and no second holds
 # more than 1.5x the mean; the server timeline spans the window. An immediate publish would put
 # everything in second 0 and fail.
-#   tests/loadtest/paced_e2e.sh <ringcast binary> <ringcast-load binary>
+# With `floor`, the server is ringcast-bare-sender (bench/compare/bare_sender.cpp), the paced floor
+# of bench/paced/paced_bench.sh, held to the same checks (WebSocket clients only: all it speaks).
+#   tests/loadtest/paced_e2e.sh <ringcast or ringcast-bare-sender> <ringcast-load> [ringcast|floor]
 set -euo pipefail
 
-server=${1:?usage: paced_e2e.sh <ringcast> <ringcast-load>}
-load=${2:?usage: paced_e2e.sh <ringcast> <ringcast-load>}
+usage="usage: paced_e2e.sh <server> <ringcast-load> [ringcast|floor]"
+server=${1:?$usage}
+load=${2:?$usage}
+kind=${3:-ringcast}
 work=$(mktemp -d /tmp/ringcast-paced-e2e.XXXXXX)
 server_pid=
 source "$(dirname "${BASH_SOURCE[0]}")/../../loadtest/server_process.sh"
@@ -20,12 +24,24 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 export RINGCAST_ADMIN_TOKEN=paced-e2e-$RANDOM$RANDOM
-start_ringcast "$work/server.log" "$server" --threads 2 --max-connections 1000 \
-  --idle-timeout 2m --session-ttl 2m --drain 0 ||
-  { echo "paced e2e: the server did not start" >&2; exit 1; }
+case $kind in
+  ringcast)
+    mix=ws=60,sse=25,poll=15
+    start_ringcast "$work/server.log" "$server" --threads 2 --max-connections 1000 \
+      --idle-timeout 2m --session-ttl 2m --drain 0
+    ;;
+  floor)
+    mix=ws
+    start_ringcast "$work/server.log" "$server"
+    ;;
+  *)
+    echo "$usage" >&2
+    exit 2
+    ;;
+esac || { echo "paced e2e: the server did not start" >&2; exit 1; }
 # One publish: at the end of the warmup (1.5 s), the next one would be due after --duration.
 status=0
-timeout 60 "$load" --target "127.0.0.1:$port" --clients 200 --mix ws=60,sse=25,poll=15 \
+timeout 60 "$load" --target "127.0.0.1:$port" --clients 200 --mix "$mix" \
   --rate 400 --publish-rate 1 --warmup 1500ms --duration 2s --spread 3s --settle 1s \
   --server-pid "$server_pid" --expect-zero-loss >"$work/report.json" 2>"$work/load.log" ||
   status=$?
