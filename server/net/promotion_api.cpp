@@ -110,8 +110,10 @@ void recent_messages(node_operations& node, boost::asio::any_io_executor origin,
                        [req, reply](outcome o, std::vector<node_operations::message_reach> list) {
                          if (o != outcome::ok) return reply(unavailable(req));
                          std::string body = R"({"messages":[)";
-                         for (std::size_t i = 0; i < list.size(); ++i)
-                           body += (i ? "," : "") + reach_json(list[i]);
+                         for (std::size_t i = 0; i < list.size(); ++i) {
+                           if (i > 0) body += ',';
+                           body += reach_json(list[i]);
+                         }
                          body += "]}";
                          reply(json_response(http_status::ok, body, req));
                        });

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "hub.hpp"
@@ -110,7 +111,7 @@ TEST_F(HubPacingTest, EverySessionAtItsTurnNeverBeforeAtMostOneTickAfter) {
   std::vector<std::unique_ptr<recording_subscriber>> conns;
   for (int i = 0; i < n; ++i) {
     conns.push_back(std::make_unique<recording_subscriber>(transport::ws, now));
-    attach(params("u" + std::to_string(i)), *conns.back());
+    attach(params(fmt::format("u{}", i)), *conns.back());
   }
   const time_point published = now;
   auto m = make(5s);
@@ -121,7 +122,7 @@ TEST_F(HubPacingTest, EverySessionAtItsTurnNeverBeforeAtMostOneTickAfter) {
   for (int i = 0; i < n; ++i) {
     const auto& got = conns[i]->received;
     ASSERT_EQ(got.size(), 1u) << i;
-    const time_point turn = due("u" + std::to_string(i), m->id, 5s, published);
+    const time_point turn = due(fmt::format("u{}", i), m->id, 5s, published);
     EXPECT_GE(got[0].at, turn) << i;
     EXPECT_LE(got[0].at, turn + cfg.tick) << i;
   }
@@ -271,7 +272,7 @@ TEST_F(HubPacingTest, AnExpiredNoticeOfAPacedMessageGoesOnlyToTurnsThatCame) {
   std::vector<std::unique_ptr<recording_subscriber>> conns;
   for (int i = 0; i < n; ++i) {
     conns.push_back(std::make_unique<recording_subscriber>(transport::ws, now));
-    attach(params("u" + std::to_string(i)), *conns.back());
+    attach(params(fmt::format("u{}", i)), *conns.back());
   }
   const std::uint64_t id = ++last_id;
   // Published at wall-clock 1'700'000'000'000 ms, expiring 1 s later, spread over 4 s.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
@@ -437,7 +438,7 @@ TEST_F(HubTest, HeldPollIsAnsweredReconnectTimeout) {
   std::vector<std::unique_ptr<fake_subscriber>> polls;
   for (int i = 0; i < 50; ++i) {
     polls.push_back(std::make_unique<fake_subscriber>(transport::poll));
-    attach(params("u" + std::to_string(i)), *polls.back());
+    attach(params(fmt::format("u{}", i)), *polls.back());
   }
   publish(audience::user, "nobody");  // so that last_id is 1
   const time_point answered = advance_until([&] { return polls[0]->ended(); }, now + 10s);
@@ -488,7 +489,7 @@ TEST_F(HubTest, MaxConnectionAgeAsksForAJitteredReconnect) {
   std::vector<session*> sessions;
   for (int i = 0; i < 60; ++i) {
     conns.push_back(std::make_unique<fake_subscriber>(transport::ws));
-    sessions.push_back(attach(params("u" + std::to_string(i)), *conns.back()).s);
+    sessions.push_back(attach(params(fmt::format("u{}", i)), *conns.back()).s);
   }
   advance_to(epoch + 1000ms);
   for (session* s : sessions)
@@ -606,7 +607,7 @@ TEST_F(HubTest, SubscribeRefusesMoreThanTheChannelLimit) {
   const auto r = attach(params("alice", "0", {"c0"}), ws);
   std::vector<std::string> more;
   for (std::size_t i = 1; i < max_channels_per_client; ++i)
-    more.push_back("c" + std::to_string(i));
+    more.push_back(fmt::format("c{}", i));
   EXPECT_TRUE(the_hub().subscribe(*r.s, more));  // exactly the limit
   EXPECT_FALSE(the_hub().subscribe(*r.s, {"one-too-many"}));
   EXPECT_EQ(publish(audience::channel, "one-too-many"), 0u);
@@ -642,7 +643,7 @@ TEST_F(HubTest, DeliverySelfDetachingSubscribersInABroadcast) {
   for (int i = 0; i < 20; ++i) {
     const transport kind = i % 3 == 0 ? transport::ws : transport::poll;
     conns.push_back(std::make_unique<fake_subscriber>(kind));
-    sessions.push_back(attach(params("u" + std::to_string(i)), *conns.back()).s);
+    sessions.push_back(attach(params(fmt::format("u{}", i)), *conns.back()).s);
   }
   for (int i = 0; i < 20; ++i) {
     fake_subscriber* conn = conns[i].get();
@@ -865,7 +866,7 @@ TEST_F(HubTest, DrainAsksEveryConnectionToReconnectWithinTheWindow) {
   for (int i = 0; i < 60; ++i) {
     const transport kind = static_cast<transport>(i % 3);
     conns.push_back(std::make_unique<fake_subscriber>(kind));
-    attach(params("u" + std::to_string(i)), *conns.back());
+    attach(params(fmt::format("u{}", i)), *conns.back());
   }
   fake_subscriber gone(transport::ws);
   const auto rg = attach(params("gone"), gone);
