@@ -24,11 +24,9 @@
 // real server spends above this per delivery or per connection is its own overhead; what this
 // spends is the kernel's (on loopback the sender also runs the receiver's TCP input path).
 //
-// The paced floor (docs/performance.md, section 9): a publish with a spread gives every
-// connection a turn drawn uniformly in [0, spread) and sends it its frame at the first tick
-// (--tick-ms, 100 as ringcast's default) at or after its turn, one send() per turn, the same
-// number of wake-ups ringcast's loop needs at that tick. The turns are a vector sorted once per
-// publish (memory per recipient is not what this floor is for), walked by a cursor.
+// The paced floor (docs/performance.md, section 9; paced_turns.hpp): a publish with a spread
+// sends each connection its frame at the first tick (--tick-ms, 100 as ringcast's default) at or
+// after its turn, one send() per turn, with the wake-ups ringcast's loop needs at those ticks.
 //
 //   ringcast-bare-sender [--listen 127.0.0.1:0] [--admin-token T] [--tick-ms 100]
 //                        (the token else from RINGCAST_ADMIN_TOKEN)
@@ -62,14 +60,14 @@
 #include <string_view>
 #include <vector>
 
+#include "paced_turns.hpp"
+
 namespace {
 
 namespace json = boost::json;
 
 constexpr std::size_t max_request = 64 * 1024;      // request line, headers and body
 constexpr std::size_t max_client_frame = 4 * 1024;  // as ringcast: larger → close 1009
-
-using steady = std::chrono::steady_clock;
 
 std::int64_t unix_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -129,24 +127,6 @@ bool valid_identifier(std::string_view s) {
   });
 }
 
-// "<N>ms" or "<N>s", N > 0 (what ringcast-load sends); nullopt otherwise.
-std::optional<std::chrono::milliseconds> spread_of(std::string_view text) {
-  std::int64_t n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  const std::string_view unit(end, text.data() + text.size() - end);
-  if (ec != std::errc{} || n <= 0) return std::nullopt;
-  if (unit == "ms") return std::chrono::milliseconds(n);
-  if (unit == "s") return std::chrono::seconds(n);
-  return std::nullopt;
-}
-
-// A uniform 64-bit value from a 64-bit key (splitmix64's finalizer).
-std::uint64_t mix(std::uint64_t x) {
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 struct request {
   std::string_view method, path, query, body;
   std::string_view authorization, upgrade, websocket_key;
@@ -184,7 +164,7 @@ std::string json_error(int status, std::string_view reason, std::string_view cod
 class bare_sender {
  public:
   bare_sender(int listener, std::string token, std::chrono::milliseconds tick)
-      : listener_(listener), token_(std::move(token)), tick_(tick) {
+      : listener_(listener), token_(std::move(token)), paced_(tick) {
     epoll_ = epoll_create1(EPOLL_CLOEXEC);
     sigset_t signals;
     sigemptyset(&signals);
@@ -200,10 +180,11 @@ class bare_sender {
   void run() {
     std::vector<epoll_event> events(1024);
     for (;;) {
-      const int n = epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), timeout());
+      const int n = epoll_wait(epoll_, events.data(), static_cast<int>(events.size()),
+                               paced_.timeout_ms(bare::steady::now()));
       if (n < 0 && errno != EINTR)
         throw std::runtime_error(fmt::format("epoll_wait: {}", std::strerror(errno)));
-      if (!paced_.empty() && steady::now() >= next_walk_) walk_paced(steady::now());
+      if (paced_.walk_due(bare::steady::now())) walk_paced();
       for (int i = 0; i < n; ++i) {
         const int fd = events[i].data.fd;
         if (fd == signals_) return;
@@ -452,7 +433,7 @@ class bare_sender {
 
     std::chrono::milliseconds spread{0};
     if (const auto* text = object->if_contains("spread")) {
-      const auto parsed = text->is_string() ? spread_of(text->get_string()) : std::nullopt;
+      const auto parsed = text->is_string() ? bare::spread_of(text->get_string()) : std::nullopt;
       if (!parsed)
         return json_error(400, "Bad Request", "bad_request", "spread: <N>ms or <N>s", ka);
       spread = *parsed;
@@ -489,52 +470,30 @@ class bare_sender {
                          fmt::format(R"({{"id":{},"recipients":{}}})", id, recipients), ka);
   }
 
-  // A paced publish: every WebSocket's turn, sorted; the first turns (offset 0) go now. Returns
-  // the recipients.
+  // A paced publish: every WebSocket gets its turn; those at offset 0 get it now. Returns the
+  // recipients.
   std::size_t pace(std::uint64_t id, std::string bytes, std::chrono::milliseconds spread) {
-    paced p{std::move(bytes), steady::now(), {}, 0};
-    p.turns.reserve(websockets_.size());
-    const auto window = std::chrono::duration_cast<std::chrono::nanoseconds>(spread).count();
-    for (const int fd : websockets_) {
-      const auto serial = conns_[fd].serial;
-      // Uniform in [0, window): 53 uniform bits as a fraction of the window.
-      const double fraction =
-          static_cast<double>(mix(serial * 0x9e3779b97f4a7c15ULL ^ id) >> 11) * 0x1p-53;
-      const auto offset = static_cast<std::int64_t>(fraction * static_cast<double>(window));
-      p.turns.push_back({std::chrono::nanoseconds(offset), fd, serial});
-    }
-    std::sort(p.turns.begin(), p.turns.end(),
-              [](const turn& a, const turn& b) { return a.offset < b.offset; });
-    const std::size_t recipients = p.turns.size();
-    paced_.push_back(std::move(p));
-    walk_paced(steady::now());
-    return recipients;
+    std::vector<bare::recipient> to;
+    to.reserve(websockets_.size());
+    for (const int fd : websockets_)
+      to.push_back({fd, conns_[fd].serial});
+    paced_.add(id, std::move(bytes), spread, to, bare::steady::now());
+    walk_paced();
+    return to.size();
   }
 
-  // Sends every turn that has come, then sets the next tick.
-  void walk_paced(steady::time_point now) {
-    for (auto& p : paced_) {
-      for (; p.next < p.turns.size() && p.start + p.turns[p.next].offset <= now; ++p.next) {
-        const turn& t = p.turns[p.next];
-        if (conns_[t.fd].st != state::websocket || conns_[t.fd].serial != t.serial) continue;
-        ++sends_;
-        if (deliver(t.fd, p.bytes)) {
-          ++delivered_;
-        } else {
-          ++failed_sends_;
-          close_conn(t.fd);
-        }
+  // One send per turn that has come, to the connection it was drawn for if it is still open.
+  void walk_paced() {
+    paced_.walk(bare::steady::now(), [this](const bare::recipient& r, std::string_view bytes) {
+      if (conns_[r.fd].st != state::websocket || conns_[r.fd].serial != r.serial) return;
+      ++sends_;
+      if (deliver(r.fd, bytes)) {
+        ++delivered_;
+      } else {
+        ++failed_sends_;
+        close_conn(r.fd);
       }
-    }
-    std::erase_if(paced_, [](const paced& p) { return p.next == p.turns.size(); });
-    next_walk_ = now + tick_;
-  }
-
-  // epoll_wait's timeout: until the next tick while a paced message has turns to come.
-  int timeout() const {
-    if (paced_.empty()) return -1;
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(next_walk_ - steady::now());
-    return static_cast<int>(std::max<std::int64_t>(left.count(), 0));
+    });
   }
 
   std::string stats(bool ka) const {
@@ -592,7 +551,6 @@ class bare_sender {
   int epoll_ = -1;
   int signals_ = -1;
   std::string token_;
-  std::chrono::milliseconds tick_;
   std::vector<conn> conns_;  // by descriptor
   std::vector<int> websockets_;
   std::vector<int> dead_;
@@ -600,19 +558,7 @@ class bare_sender {
   std::uint64_t published_ = 0, delivered_ = 0, accepted_ = 0, open_ = 0;
   std::uint64_t sends_ = 0, partial_sends_ = 0, failed_sends_ = 0;
 
-  struct turn {
-    std::chrono::nanoseconds offset;
-    int fd;
-    std::uint64_t serial;  // the connection it was drawn for (descriptors are reused)
-  };
-  struct paced {
-    std::string bytes;
-    steady::time_point start;
-    std::vector<turn> turns;  // by offset
-    std::size_t next;         // the first turn not yet come
-  };
-  std::vector<paced> paced_;  // in flight, oldest first
-  steady::time_point next_walk_{};
+  bare::paced_turns paced_;
 };
 
 // 127.0.0.1:PORT (IPv4 only: the bench is loopback).
