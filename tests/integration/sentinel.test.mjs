@@ -192,11 +192,22 @@ test('a failover with the old master still up (SENTINEL FAILOVER): the nodes fol
     await waitFor(() => (n.log.match(/announces \+switch-master/g) ?? []).length > switches[i], 5000, '+switch-master seen');
   }
   const acknowledged = [];
-  await waitFor(async () => {
-    const r = await nodes[0].admin('POST', '/admin/publish', { body: { data: { manual: 1 } } });
-    if (r.status === 200) acknowledged.push(r.json.id);
-    return acknowledged.length > 0;
-  }, 10000, 'publishing on the new master');
+  let refused = null;
+  try {
+    await waitFor(async () => {
+      const r = await nodes[0].admin('POST', '/admin/publish', { body: { data: { manual: 1 } } });
+      if (r.status === 200) acknowledged.push(r.json.id);
+      else refused = { status: r.status, body: r.text };
+      return acknowledged.length > 0;
+    }, 10000, 'publishing on the new master');
+  } catch (err) {
+    // Failed once in CI (never alone): say what the nodes and the servers saw.
+    err.message += `\nlast refusal: ${JSON.stringify(refused)}` +
+      `\nold master: ${tryCli(master.port, 'INFO', 'replication').split('\n').slice(0, 4).join(' ')}` +
+      `\nformer replica: ${tryCli(replica.port, 'INFO', 'replication').split('\n').slice(0, 4).join(' ')}` +
+      nodes.map((n, i) => `\nnode ${i} log:\n${n.logTail(25)}`).join('');
+    throw err;
+  }
   for (let i = 0; i < 5; i++) acknowledged.push((await nodes[i % 2].publish({ data: { manual: i } })).id);
   for (const c of clients) {
     await waitFor(() => acknowledged.every((id) => c.ids().includes(id)), 5000, 'every acknowledged message');
