@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "duration.hpp"
+#include "flag_parser_error.hpp"
 #include "tls_context.hpp"
 
 namespace po = boost::program_options;
@@ -204,7 +205,7 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
                       stray.front()));
     po::store(parsed, vm);
   } catch (const po::error& e) {
-    throw flag_error(e.what());
+    throw flag_error(ringcast::flag_parser_error(e, argc, argv));
   }
   if (vm.count("help")) {
     std::ostringstream text;

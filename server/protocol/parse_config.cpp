@@ -23,6 +23,7 @@
 #include "config_secrets.hpp"
 #include "duration.hpp"
 #include "flag_error.hpp"
+#include "flag_parser_error.hpp"
 #include "http_url.hpp"
 #include "redis_url.hpp"
 
@@ -260,7 +261,7 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
   } catch (const po::multiple_occurrences& e) {
     err << fmt::format("ringcast: {}: given more than once\n", e.get_option_name());
   } catch (const po::error& e) {
-    err << fmt::format("ringcast: {}; {}\n", e.what(), help_hint);
+    err << fmt::format("ringcast: {}; {}\n", flag_parser_error(e, argc, argv), help_hint);
   } catch (const flag_error& e) {
     if (const auto entry = from_file.find(e.flag); entry != from_file.end()) {
       err << fmt::format("ringcast: {}:{}: {}: {}\n", file, entry->second.line, e.flag, e.why);

@@ -327,5 +327,14 @@ TEST(ParseConfig, UnknownAndMalformedFlags) {
   }
 }
 
+// Boost 1.81 would loop for ever building the message of this error: the option it names holds
+// the placeholder its template replaces with that name (found by fuzz_config).
+TEST(ParseConfig, AnArgumentHoldingAFlagParserPlaceholderIsReportedNotHung) {
+  expect_error({"--x%original_token%="},
+               "ringcast: cannot parse the argument '--x%original_token%=' (and it holds "
+               "'%original_token%', which the flag parser cannot put in an error message); run "
+               "'ringcast --help' for the list of flags");
+}
+
 }  // namespace
 }  // namespace ringcast
