@@ -10,8 +10,8 @@
 //                               {"type":"ping"} (answered {"type":"pong"});
 //   POST /admin/publish         {"data":…} (broadcast only) → {"id":N,"recipients":K}, after the
 //                               sends; ids start at the Unix time in µs, as ringcast's do;
-//                               with "spread":"<N>ms" (or "<N>s"), each connection at its turn
-//                               instead (below);
+//                               with "spread" (a duration: "30s", "500ms"), each connection at
+//                               its turn instead (below);
 //   GET /admin/stats            the counters the load tool reads; GET /healthz → 200 ok.
 // There is no history, resume, heartbeat or idle expiry: nothing runs between publishes.
 //
@@ -54,12 +54,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "duration.hpp"
 #include "paced_turns.hpp"
 
 namespace {
@@ -214,6 +214,7 @@ class bare_sender {
     bool close_when_flushed = false;
     std::uint32_t slot = 0;    // index in websockets_
     std::uint64_t serial = 0;  // which accepted connection holds the descriptor
+    std::uint64_t place = 0;   // its session's place on ringcast's pacing ring (WebSockets)
     std::string in;            // an incomplete request or client frame
     std::string out;           // what send() did not take yet
   };
@@ -233,7 +234,7 @@ class bare_sender {
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as ringcast
       if (static_cast<std::size_t>(fd) >= conns_.size()) conns_.resize(fd + 1024);
       ++accepted_, ++open_;
-      conns_[fd] = conn{state::http, false, 0, accepted_, {}, {}};
+      conns_[fd] = conn{state::http, false, 0, accepted_, 0, {}, {}};
       watch(fd, EPOLLIN, EPOLL_CTL_ADD);
     }
   }
@@ -417,6 +418,7 @@ class bare_sender {
         websocket_accept(req.websocket_key));
     auto& c = conns_[fd];
     c.st = state::websocket;
+    c.place = ringcast::pacing::place_of(fmt::format("{}/{}", user, sid));
     c.slot = static_cast<std::uint32_t>(websockets_.size());
     websockets_.push_back(fd);
     if (!deliver(fd, head + frame(0x1, hello))) close_conn(fd);
@@ -431,12 +433,14 @@ class bare_sender {
     if (object->contains("channel") || object->contains("user"))
       return json_error(400, "Bad Request", "bad_request", "the bare sender only broadcasts", ka);
 
-    std::chrono::milliseconds spread{0};
+    std::chrono::milliseconds spread{0};  // a duration as ringcast takes it; no --max-spread here
     if (const auto* text = object->if_contains("spread")) {
-      const auto parsed = text->is_string() ? bare::spread_of(text->get_string()) : std::nullopt;
+      // Not a string: parsed as "", which is no duration either.
+      const auto parsed = ringcast::parse_duration(
+          text->is_string() ? std::string_view(text->get_string()) : std::string_view());
       if (!parsed)
-        return json_error(400, "Bad Request", "bad_request", "spread: <N>ms or <N>s", ka);
-      spread = *parsed;
+        return json_error(400, "Bad Request", "bad_request", "spread: " + parsed.error, ka);
+      spread = *parsed.value;
     }
 
     const auto id = ++last_id_;
@@ -476,7 +480,7 @@ class bare_sender {
     std::vector<bare::recipient> to;
     to.reserve(websockets_.size());
     for (const int fd : websockets_)
-      to.push_back({fd, conns_[fd].serial});
+      to.push_back({fd, conns_[fd].serial, conns_[fd].place});
     paced_.add(id, std::move(bytes), spread, to, bare::steady::now());
     walk_paced();
     return to.size();

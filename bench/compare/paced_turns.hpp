@@ -1,60 +1,44 @@
 // The paced floor's turns (bare_sender.cpp; docs/performance.md, section 9): a publish with a
-// spread gives every recipient a turn drawn uniformly in [0, spread), and each walk, one a tick,
-// sends the frame to the recipients whose turn has come — what ringcast's loop does at that tick,
-// with nothing else around it. The turns are a vector sorted once per publish, walked by a cursor
-// (the memory per recipient is not what this floor is for).
+// spread gives every recipient the turn ringcast gives its session (pacing::offset_of, from the
+// session's place on the ring), and each walk, one a tick, sends the frame to the recipients whose
+// turn has come — what ringcast's loop does at that tick, with nothing else around it. The turns
+// are a vector sorted once per publish, walked by a cursor (the memory per recipient is not what
+// this floor is for).
 #pragma once
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "pacing.hpp"
 
 namespace bare {
 
 using steady = std::chrono::steady_clock;
 
-// "<N>ms" or "<N>s", N > 0 (what ringcast-load sends); nullopt otherwise.
-inline std::optional<std::chrono::milliseconds> spread_of(std::string_view text) {
-  std::int64_t n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  const std::string_view unit(end, text.data() + text.size() - end);
-  if (ec != std::errc{} || n <= 0) return std::nullopt;
-  if (unit == "ms") return std::chrono::milliseconds(n);
-  if (unit == "s") return std::chrono::seconds(n);
-  return std::nullopt;
-}
-
-// A connection as the walk knows it: its descriptor, and which accepted connection held it when
-// the turn was drawn (descriptors are reused).
+// A connection as the walk knows it: its descriptor, which accepted connection held it when the
+// turn was drawn (descriptors are reused), and its session's place on the ring.
 struct recipient {
   int fd;
   std::uint64_t serial;
+  std::uint64_t place;
 };
 
 class paced_turns {
  public:
   explicit paced_turns(std::chrono::milliseconds tick) : tick_(tick) {}
 
-  // Draws every recipient's turn for message `id`; `frame` goes to each at its turn. Call walk()
-  // next: the turns at offset 0 are due at once.
+  // Every recipient's turn for message `id`; `frame` goes to each at its turn. Call walk() next:
+  // the turns at offset 0 are due at once.
   void add(std::uint64_t id, std::string frame, std::chrono::milliseconds spread,
            const std::vector<recipient>& to, steady::time_point now) {
     message m{std::move(frame), now, {}, 0};
     m.turns.reserve(to.size());
-    const auto window = std::chrono::duration_cast<std::chrono::nanoseconds>(spread).count();
-    for (const recipient& r : to) {
-      // Uniform in [0, window): 53 uniform bits as a fraction of the window.
-      const double fraction =
-          static_cast<double>(mix(r.serial * 0x9e3779b97f4a7c15ULL ^ id) >> 11) * 0x1p-53;
-      m.turns.push_back({std::chrono::nanoseconds(
-                             static_cast<std::int64_t>(fraction * static_cast<double>(window))),
-                         r});
-    }
+    for (const recipient& r : to)
+      m.turns.push_back({ringcast::pacing::offset_of(r.place, id, spread), r});
     std::sort(m.turns.begin(), m.turns.end(),
               [](const turn& a, const turn& b) { return a.offset < b.offset; });
     messages_.push_back(std::move(m));
@@ -82,15 +66,8 @@ class paced_turns {
   }
 
  private:
-  // A uniform 64-bit value from a 64-bit key (SplitMix64's finalizer).
-  static std::uint64_t mix(std::uint64_t x) {
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  }
-
   struct turn {
-    std::chrono::nanoseconds offset;
+    ringcast::pacing::duration offset;
     recipient to;
   };
   struct message {
