@@ -80,6 +80,8 @@ class hub {
   message_ptr find(std::uint64_t id) const;
   // Every message in history, oldest first (with --redis, for writing their reach).
   std::vector<message_ptr> retained() const;
+  // The `n` newest messages in history (fewer if it holds fewer), newest first.
+  std::vector<message_ptr> newest(std::size_t n) const;
   // Ends the user's live connections with close/kicked and drops the sessions. Returns how many
   // live connections were closed.
   std::size_t kick(std::string_view user, time_point now);

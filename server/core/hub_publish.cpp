@@ -1,6 +1,7 @@
 // The hub's fan-out: a published message to the live sessions it addresses; when its ttl passes,
 // the `expired` notice to the same sessions; and the reach counters (docs/protocol.md, "Reach").
 #include <algorithm>
+#include <iterator>
 
 #include "hub.hpp"
 
@@ -154,6 +155,13 @@ message_ptr hub::find(std::uint64_t id) const {
 std::vector<message_ptr> hub::retained() const {
   const auto span = history_.after(0);
   return {span.begin, span.end};
+}
+
+std::vector<message_ptr> hub::newest(std::size_t n) const {
+  const auto span = history_.after(0);
+  const auto count =
+      std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(n), span.end - span.begin);
+  return {std::make_reverse_iterator(span.end), std::make_reverse_iterator(span.end - count)};
 }
 
 }  // namespace ringcast

@@ -132,9 +132,8 @@ void promotions::recent(
         done(o, std::move(l));
       });
     };
-    const std::vector<message_ptr> retained = home_.sessions().retained();  // oldest first
-    const std::size_t n = std::min(limit, retained.size());
-    std::vector<message_ptr> newest(retained.rbegin(), retained.rbegin() + n);
+    const std::vector<message_ptr> newest = home_.sessions().newest(limit);
+    const std::size_t n = newest.size();
     if (!cluster_ || n == 0) {
       list out;
       for (const auto& m : newest)

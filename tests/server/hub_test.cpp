@@ -1064,6 +1064,21 @@ TEST_F(HubTest, FindForgetsWhatLeftHistory) {
   EXPECT_NE(the_hub().find(3), nullptr);
 }
 
+TEST_F(HubTest, NewestIsTheTailOfHistoryNewestFirst) {
+  cfg.history = 3;
+  EXPECT_TRUE(the_hub().newest(5).empty());
+  for (int i = 0; i < 4; ++i)
+    publish();
+  auto ids_of = [](const std::vector<message_ptr>& list) {
+    std::vector<std::uint64_t> out;
+    for (const auto& m : list)
+      out.push_back(m->id);
+    return out;
+  };
+  EXPECT_EQ(ids_of(the_hub().newest(2)), (std::vector<std::uint64_t>{4, 3}));
+  EXPECT_EQ(ids_of(the_hub().newest(10)), (std::vector<std::uint64_t>{4, 3, 2}));  // 1 was evicted
+}
+
 }  // namespace
 }  // namespace ringcast
 
