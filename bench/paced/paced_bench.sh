@@ -93,10 +93,12 @@ warmup=$(((clients + rate - 1) / rate + 7 + rest))
 declare -A binary=([ringcast]=$build/server/ringcast [floor]=$build/bench/ringcast-bare-sender)
 load=$build/loadtest/ringcast-load
 IFS=, read -ra kinds <<<"$servers"
+needed=("$load")
 for kind in "${kinds[@]}"; do
   [[ -n ${binary[$kind]:-} ]] || { echo "paced_bench.sh: --servers: ringcast and/or floor" >&2; exit 2; }
+  needed+=("${binary[$kind]}")
 done
-for b in "$load" "${binary[@]}"; do
+for b in "${needed[@]}"; do
   [[ -x $b ]] || { echo "paced_bench.sh: $b missing (cmake --build $build --target ringcast ringcast-load ringcast-bare-sender, with -DRINGCAST_BUILD_BENCH=ON)" >&2; exit 2; }
 done
 work=$(mktemp -d /tmp/ringcast-paced.XXXXXX)

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include <fmt/format.h>
 #include <boost/url/parse.hpp>
 
 namespace ringcast {
@@ -19,7 +20,8 @@ parsed<std::size_t> parse_messages_query(std::string_view target) {
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), limit);
     if (ec != std::errc{} || end != value.data() + value.size() || limit < 1 ||
         limit > max_recent_messages)
-      return result::fail("limit: expected a whole number from 1 to 100");
+      return result::fail(
+          fmt::format("limit: expected a whole number from 1 to {}", max_recent_messages));
   }
   return result::ok(limit);
 }
