@@ -80,7 +80,11 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
   }
   session& s = *slot;
   r.s = &s;
-  set_channels(s, params.channels);
+  // What this connection is sent starts after `since`, or now (was_sent).
+  const std::uint64_t starts_after = params.since.value_or(history_.newest_id());
+  if (!params.since || starts_after > s.sent_up_to_)
+    s.ack_floor_ = std::max(s.ack_floor_, starts_after);
+  set_channels(s, params.channels, starts_after);
   s.allowed_channels_ = params.allowed_channels;
   s.token_expires_ = params.expires.value_or(time_point::max());
 
@@ -113,8 +117,10 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
     const auto span = history_.after(*params.since);
     r.gap = span.gap;
     r.backlog = resume_backlog(s, *params.since, span, new_here);
-    for (const auto& m : r.backlog)
+    for (const auto& m : r.backlog) {
       m->delivered.fetch_add(1, std::memory_order_relaxed);
+      s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
+    }
   }
   arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
   if (!s.online_) go_online(s, r.resumed);
@@ -214,7 +220,7 @@ void hub::evict(std::string_view key, time_point now) {
 void hub::drop(session& s, std::string_view reason) {
   if (s.online_) go_offline(s, reason);  // first: leaving every channel is part of going away
   wheel_.cancel(s);
-  set_channels(s, {});
+  set_channels(s, {}, 0);
   auto& same_user = by_user_[s.user()];
   same_user.erase(std::find(same_user.begin(), same_user.end(), &s));
   if (same_user.empty()) by_user_.erase(s.user());

@@ -64,11 +64,17 @@ class hub {
   void end_connection(session& s, ending why, time_point now);
 
   void activity(session& s, time_point now) { s.last_activity_ = now; }
-  // The client's {"type":"ack","id":N}: recorded, and counted in the message's reach.
+  // The client's {"type":"ack","id":N}: recorded, and counted in the message's reach if that
+  // message was sent to this session (was_sent); an ack of another message in history is refused
+  // (counted in stats().acks_refused) and changes nothing.
   void acknowledge(session& s, std::uint64_t id);
+  // Whether `m` was handed to a connection of `s`: addressed to it (its user, a channel it had
+  // joined before `m`, a broadcast), after the session or the connection that got it started,
+  // at or below the highest id it was sent, and for a paced `m`, once its turn came.
+  bool was_sent(const session& s, const message& m) const;
   // Adds or removes channels; false if the session would exceed the channel limit.
   bool subscribe(session& s, const std::vector<std::string>& channels);
-  // False if the connection's client token restricts channels and one of these is not among them.
+  // False if one of these is outside the channels the connection was granted (client_params.hpp).
   bool may_subscribe(const session& s, const std::vector<std::string>& channels) const;
   void unsubscribe(session& s, const std::vector<std::string>& channels);
 
@@ -138,7 +144,8 @@ class hub {
   void expire_at(const message_ptr& m, time_point due);
   void expire(expiry& e, time_point now);
   static bool is_expired(const message& m);
-  void set_channels(session& s, std::vector<std::string> channels);
+  // `joined_after`: the id after which messages of the channels new to `s` reach it.
+  void set_channels(session& s, std::vector<std::string> channels, std::uint64_t joined_after);
   void drop(session& s, std::string_view reason);
   // hub_events.cpp: the session's online state and what its observers are told.
   void go_online(session& s, bool resumed);
@@ -149,8 +156,9 @@ class hub {
   void publish_paced(const message_ptr& m, time_point now);
   void walk_pacing(time_point now);
   bool paced_for(const session& s, const message& m) const;
-  // Whether `m` went to `s`: `s` was there before it (or resumed), and a paced m's turn came.
-  bool was_sent(const session& s, const message& m) const;
+  // Whether `m` may have reached `s`, for its expiry notice: `s` was there before it (or
+  // resumed), and a paced m's turn came.
+  bool reached(const session& s, const message& m) const;
   std::vector<message_ptr> resume_backlog(const session& s, std::uint64_t since,
                                           history::resume_span span, bool new_here) const;
   time_point left_at_estimate(const session& s, std::uint64_t since) const;

@@ -20,7 +20,7 @@ bool hub::paced_for(const session& s, const message& m) const {
   return m.id > s.start_id_ && addressed_to(s, m) && !is_expired(m);
 }
 
-bool hub::was_sent(const session& s, const message& m) const {
+bool hub::reached(const session& s, const message& m) const {
   if (m.id <= s.start_id_) return false;
   if (m.spread.count() == 0) return true;
   const pacing::paced_message* p = paced_.find(m.id);

@@ -12,9 +12,10 @@ struct loop_stats {
   std::uint64_t poll = 0;
   std::uint64_t sessions_created = 0;
   std::uint64_t delivered = 0;
-  std::uint64_t paced_delivered = 0;  // of `delivered`, at a session's turn of a paced publish
+  std::uint64_t paced_delivered = 0;   // of `delivered`, at a session's turn of a paced publish
   std::uint64_t client_errors = 0;     // malformed or unknown client messages answered `error`
   std::uint64_t acked = 0;             // client acks that named a message in history
+  std::uint64_t acks_refused = 0;      // ... one that was never sent to that session
   std::uint64_t messages_expired = 0;  // messages whose ttl passed
   std::uint64_t expired_notices = 0;   // `expired` notices queued to clients
 
@@ -57,6 +58,7 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"paced_delivered", &loop_stats::paced_delivered, false},
     loop_stat_field{"client_errors", &loop_stats::client_errors, false},
     loop_stat_field{"acked", &loop_stats::acked, false},
+    loop_stat_field{"acks_refused", &loop_stats::acks_refused, false},
     loop_stat_field{"messages_expired", &loop_stats::messages_expired, false},
     loop_stat_field{"expired_notices", &loop_stats::expired_notices, false},
     loop_stat_field{"idle", &loop_stats::idle, true},

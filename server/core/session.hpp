@@ -64,7 +64,7 @@ class session final : public timed {
   std::string user_;
   std::string sid_;
   std::vector<std::string> channels_;
-  // From the client token of the current connection, if the server checks tokens.
+  // Granted to the current connection (its client token, the connect hook): grant_channels().
   std::optional<std::vector<std::string>> allowed_channels_;  // none: any channel
   time_point token_expires_ = time_point::max();              // the connection gets close/expired
   subscriber* conn_ = nullptr;           // the live connection or held poll, if any
@@ -72,11 +72,17 @@ class session final : public timed {
   std::size_t attached_index_ = 0;       // position in hub::attached_ while conn_ is set
   std::uint64_t acked_id_ = 0;           // the last id the client acknowledged
   std::uint64_t paced_acked_id_ = 0;     // the last paced id acknowledged (hub::acknowledge)
-  time_point attached_at_{};             // when conn_ was set
-  time_point last_activity_{};           // last client frame or pong (WebSocket)
-  time_point last_sent_{};               // last server write (heartbeats are due after it)
-  time_point detached_at_{};             // when the last connection ended
-  bool online_ = false;                  // see session_events.hpp
+  // What was sent, for hub::was_sent (acks count only for those): the highest id handed to its
+  // connections, the id at or below which a connection started without being sent anything, and
+  // for each of channels_ (same index) the newest id when it was joined.
+  std::uint64_t sent_up_to_ = 0;
+  std::uint64_t ack_floor_ = 0;
+  std::vector<std::uint64_t> joined_after_;
+  time_point attached_at_{};    // when conn_ was set
+  time_point last_activity_{};  // last client frame or pong (WebSocket)
+  time_point last_sent_{};      // last server write (heartbeats are due after it)
+  time_point detached_at_{};    // when the last connection ended
+  bool online_ = false;         // see session_events.hpp
   // Paced delivery (core/pacing.hpp): its place on the ring, its link in the hub's index of live
   // sessions by place, the id it started after (paced messages at or below it are not its
   // business), and how far the paced walk had got when its last connection ended.

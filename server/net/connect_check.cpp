@@ -52,7 +52,14 @@ void check_with_backend(connection_context& ctx, connect_gate& gate, admission a
     switch (v.what) {
       case connect_verdict::kind::admit:
         if (v.changes.user) a.params.user = std::move(*v.changes.user);
-        if (v.changes.channels) a.params.channels = std::move(*v.changes.channels);
+        if (v.changes.channels) {
+          // The backend's channels are a grant, enforced as a token's (client_params.hpp):
+          // a later subscribe outside them is refused. Under a token's grant too, the session
+          // listens to those both allow.
+          grant_channels(a.params, *v.changes.channels);
+          a.params.channels = std::move(*v.changes.channels);
+          keep_granted_channels(a.params);
+        }
         return done(std::move(a));
       case connect_verdict::kind::refuse:
         return done(error_response(http_status::forbidden, "forbidden",

@@ -95,6 +95,7 @@ std::string stats_json(const server_snapshot& s) {
         {"paced_delivered", t.paced_delivered},
         {"paced_in_flight", all.paced_in_flight},
         {"acked", t.acked},
+        {"acks_refused", t.acks_refused},
         {"expired", t.messages_expired},
         {"expired_notices", t.expired_notices},
         {"last_id", s.last_id},
@@ -173,6 +174,9 @@ std::string prometheus_text(const server_snapshot& s) {
   metric("ringcast_scheduled", "gauge", "Scheduled publishes waiting on this node.", s.scheduled);
   metric("ringcast_messages_acked_total", "counter", "Client acks of messages in history.",
          t.acked);
+  metric("ringcast_acks_refused_total", "counter",
+         "Client acks of messages in history that were never sent to that session.",
+         t.acks_refused);
   metric("ringcast_messages_expired_total", "counter", "Messages whose ttl passed.",
          t.messages_expired);
   metric("ringcast_expired_notices_total", "counter", "Expired notices queued to clients.",

@@ -128,7 +128,7 @@ void ws_connection::on_message(std::string_view text) {
             ++h.stats().client_errors;
             send_framed(frame("error",
                               error_json("unauthorized",
-                                         "a channel is not among the token's channels"),
+                                         "a channel is outside this session's grant"),
                               std::nullopt));
           } else if (!h.subscribe(*s, m.channels)) {
             ++h.stats().client_errors;

@@ -130,10 +130,6 @@ parsed<token_claims> read_claims(const json::object& body, bool require_exp, std
   return result::ok(std::move(claims));
 }
 
-bool contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 }  // namespace
 
 parsed<token_verifier> token_verifier::with_secret(std::string secret, bool require_exp) {
@@ -213,11 +209,9 @@ std::optional<std::string> apply_claims(const token_claims& claims, client_param
     params.sid = *claims.sid;
   }
   if (claims.channels) {
-    for (const auto& c : params.channels) {
-      if (!contains(*claims.channels, c))
-        return fmt::format("channel '{}' is not among the token's channels", c);
-    }
-    params.allowed_channels = claims.channels;
+    grant_channels(params, *claims.channels);
+    if (const auto refused = channel_not_granted(params))
+      return fmt::format("channel '{}' is not among the token's channels", *refused);
   }
   return std::nullopt;
 }

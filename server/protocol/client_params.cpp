@@ -93,4 +93,30 @@ parsed<client_params> parse_client_params(std::string_view target, bool user_req
   return result::ok(std::move(params));
 }
 
+bool within_grant(const std::optional<std::vector<std::string>>& allowed,
+                  std::string_view channel) {
+  return !allowed || std::find(allowed->begin(), allowed->end(), channel) != allowed->end();
+}
+
+void grant_channels(client_params& params, const std::vector<std::string>& channels) {
+  if (!params.allowed_channels) {
+    params.allowed_channels = channels;
+    return;
+  }
+  std::erase_if(*params.allowed_channels, [&](const std::string& c) {
+    return std::find(channels.begin(), channels.end(), c) == channels.end();
+  });
+}
+
+std::optional<std::string> channel_not_granted(const client_params& params) {
+  for (const auto& c : params.channels)
+    if (!within_grant(params.allowed_channels, c)) return c;
+  return std::nullopt;
+}
+
+void keep_granted_channels(client_params& params) {
+  std::erase_if(params.channels,
+                [&](const std::string& c) { return !within_grant(params.allowed_channels, c); });
+}
+
 }  // namespace ringcast

@@ -1,4 +1,5 @@
-// The query parameters every client endpoint (/ws, /sse, /poll) takes; docs/protocol.md, "Sessions" and "Message ids and resume".
+// The query parameters every client endpoint (/ws, /sse, /poll) takes; docs/protocol.md, "Sessions"
+// and "Message ids and resume".
 #pragma once
 
 #include <chrono>
@@ -31,10 +32,22 @@ struct client_params {
   std::vector<std::string> channels;   // de-duplicated, in the order given
   std::string token;                   // `token=`: a client token (client_auth.hpp)
 
-  // Set from a verified client token, never from the query.
-  std::optional<std::vector<std::string>> allowed_channels;      // the token's `channels` claim
+  // Set from a verified client token or the connect hook's answer, never from the query.
+  std::optional<std::vector<std::string>> allowed_channels;      // grant_channels(); none: any
   std::optional<std::chrono::steady_clock::time_point> expires;  // the token's `exp`
 };
+
+// The one rule for a grant of channels, whoever makes it (a client token's `channels` claim, the
+// connect hook's `channels` answer): from then on the session may join only these, on connect as
+// on a later `subscribe` (hub::may_subscribe refuses the rest). Grants narrow each other: with a
+// token and a hook, the session may join the channels both granted (their intersection).
+void grant_channels(client_params& params, const std::vector<std::string>& granted);
+// Whether `channel` is within a session's grant (none: no grant was made, any channel is).
+bool within_grant(const std::optional<std::vector<std::string>>& allowed, std::string_view channel);
+// The first of `params.channels` outside what was granted, if any.
+std::optional<std::string> channel_not_granted(const client_params& params);
+// Drops from `params.channels` what was not granted (the hook's channels under a token's grant).
+void keep_granted_channels(client_params& params);
 
 // Parses the query of a request target such as "/ws?user=alice&sid=t1&since=41&channels=a,b".
 // Percent-decoding applies (Boost.URL) to keys and values. Unknown parameters are ignored; one of

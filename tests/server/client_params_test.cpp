@@ -162,5 +162,35 @@ TEST(ParseClientParams, MalformedTarget) {
   EXPECT_EQ(parse_error("/ws?user=a b"), "malformed request target");
 }
 
+// One rule for every grant (a token's `channels`, the connect hook's): the first sets the allowed
+// channels, each later one narrows them to the intersection.
+TEST(GrantChannels, FirstGrantSetsLaterGrantsNarrow) {
+  client_params p = parse_ok("/ws?user=a&channels=news");
+  EXPECT_EQ(p.allowed_channels, std::nullopt);
+  EXPECT_TRUE(within_grant(p.allowed_channels, "anything"));
+  EXPECT_EQ(channel_not_granted(p), std::nullopt);
+
+  grant_channels(p, {"news", "deals", "vip"});
+  EXPECT_EQ(p.allowed_channels, (std::vector<std::string>{"news", "deals", "vip"}));
+  EXPECT_EQ(channel_not_granted(p), std::nullopt);
+  grant_channels(p, {"vip", "free", "news"});
+  EXPECT_EQ(p.allowed_channels, (std::vector<std::string>{"news", "vip"}));
+  EXPECT_FALSE(within_grant(p.allowed_channels, "deals"));
+  EXPECT_FALSE(within_grant(p.allowed_channels, "free"));
+  grant_channels(p, {});
+  EXPECT_EQ(p.allowed_channels, std::vector<std::string>{});
+  EXPECT_EQ(channel_not_granted(p), "news");
+}
+
+TEST(GrantChannels, KeepGrantedDropsTheRestInOrder) {
+  client_params p = parse_ok("/ws?user=a&channels=free,vip,news");
+  EXPECT_EQ(channel_not_granted(p), std::nullopt);
+  grant_channels(p, {"news", "free"});
+  EXPECT_EQ(channel_not_granted(p), "vip");
+  keep_granted_channels(p);
+  EXPECT_EQ(p.channels, (std::vector<std::string>{"free", "news"}));
+  EXPECT_EQ(channel_not_granted(p), std::nullopt);
+}
+
 }  // namespace
 }  // namespace ringcast

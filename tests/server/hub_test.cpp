@@ -1054,6 +1054,77 @@ TEST_F(HubTest, ReachCountsRecipientsDeliveriesAndAcks) {
   EXPECT_EQ(the_hub().find(0), nullptr);
 }
 
+// An ack counts only for a message sent to that session (docs/protocol.md, "WebSocket"): not one
+// from before it started, to another user, to a channel it has not joined, or not yet published.
+TEST_F(HubTest, WasSentOnlyWhatTheSessionWasHanded) {
+  fake_subscriber a(transport::ws), b(transport::ws);
+  publish();  // 1: before alice
+  const auto ra = attach(params("alice", "0", {"news"}), a);
+  attach(params("bob", "0", {"vip"}), b);
+  publish(audience::user, "bob");      // 2
+  publish(audience::channel, "vip");   // 3
+  publish(audience::channel, "news");  // 4
+  publish();                           // 5
+  publish(audience::user, "alice");    // 6
+  session& alice = *ra.s;
+  const std::vector<bool> expected{false, false, false, true, true, true};
+  for (std::uint64_t id = 1; id <= 6; ++id)
+    EXPECT_EQ(the_hub().was_sent(alice, *the_hub().find(id)), expected[id - 1]) << id;
+
+  for (std::uint64_t id : {1, 2, 3})
+    the_hub().acknowledge(alice, id);
+  for (std::uint64_t id = 1; id <= 3; ++id)
+    EXPECT_EQ(the_hub().find(id)->acked, 0u) << id;
+  EXPECT_EQ(the_hub().stats().acks_refused, 3u);
+  the_hub().acknowledge(alice, 6);
+  EXPECT_EQ(the_hub().find(6)->acked, 1u);
+  EXPECT_EQ(the_hub().stats().acked, 1u);
+
+  // A channel joined later: its messages from before the subscribe were never sent.
+  publish(audience::channel, "deals");  // 7
+  ASSERT_TRUE(the_hub().subscribe(alice, {"deals"}));
+  publish(audience::channel, "deals");  // 8
+  EXPECT_FALSE(the_hub().was_sent(alice, *the_hub().find(7)));
+  EXPECT_TRUE(the_hub().was_sent(alice, *the_hub().find(8)));
+}
+
+TEST_F(HubTest, WasSentFollowsResumesAndFreshStarts) {
+  fake_subscriber first(transport::ws);
+  auto r = attach(params("alice"), first);
+  publish();  // 1: sent
+  detach(r, first);
+  publish();  // 2, 3: while away
+  publish();
+  auto sent = [&](std::uint64_t id) { return the_hub().was_sent(*r.s, *the_hub().find(id)); };
+
+  // Resuming from 1: 2 and 3 are sent on the resume.
+  fake_subscriber resumed(transport::ws);
+  r = attach(params("alice", "0", {}, 1), resumed);
+  EXPECT_TRUE(sent(1));
+  EXPECT_TRUE(sent(2));
+  EXPECT_TRUE(sent(3));
+  detach(r, resumed);
+  publish();  // 4, 5: while away
+  publish();
+
+  // Back without `since`: 4 and 5 were never sent, and it starts afresh after them.
+  fake_subscriber fresh(transport::ws);
+  r = attach(params("alice"), fresh);
+  EXPECT_FALSE(sent(4));
+  EXPECT_FALSE(sent(5));
+  publish();  // 6
+  EXPECT_TRUE(sent(6));
+  detach(r, fresh);
+  publish();  // 7, 8
+  publish();
+
+  // A `since` beyond what it was sent (7 never was): only what the resume sends counts.
+  fake_subscriber ahead(transport::ws);
+  r = attach(params("alice", "0", {}, 7), ahead);
+  EXPECT_FALSE(sent(7));
+  EXPECT_TRUE(sent(8));
+}
+
 TEST_F(HubTest, FindForgetsWhatLeftHistory) {
   cfg.history = 2;
   publish();
