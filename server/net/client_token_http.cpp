@@ -33,11 +33,7 @@ std::optional<http_response> check_client_token(const token_verifier& tokens,
   if (!claims) return unauthorized_response(claims.error, req);
   if (auto why = apply_claims(*claims.value, params))
     return error_response(http_status::forbidden, "forbidden", *why, req);
-  if (claims.value->exp) {
-    const std::chrono::sys_seconds exp{std::chrono::seconds{*claims.value->exp}};
-    params.expires =
-        now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(exp - wall_now);
-  }
+  if (claims.value->exp) params.expires = token_deadline(*claims.value->exp, wall_now, now);
   return std::nullopt;
 }
 

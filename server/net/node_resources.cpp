@@ -1,5 +1,7 @@
 #include "node_resources.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "client_auth.hpp"
@@ -9,16 +11,20 @@ namespace ringcast {
 
 parsed<node_resources> build_resources(const config& cfg) {
   node_resources r;
+  std::optional<token_verifier> tokens;
   if (!cfg.client_public_key_pem.empty()) {
     auto verifier = token_verifier::with_public_key(cfg.client_public_key_pem, cfg.require_exp);
     if (!verifier) {
       return parsed<node_resources>::fail(
           fmt::format("--client-public-key: {}: {}", cfg.client_public_key_file, verifier.error));
     }
-    r.client_tokens = std::make_shared<const token_verifier>(std::move(*verifier.value));
+    tokens = std::move(*verifier.value);
   } else if (!cfg.client_secret.empty()) {
-    r.client_tokens = std::make_shared<const token_verifier>(
-        std::move(*token_verifier::with_secret(cfg.client_secret, cfg.require_exp).value));
+    tokens = std::move(*token_verifier::with_secret(cfg.client_secret, cfg.require_exp).value);
+  }
+  if (tokens) {
+    tokens->require_claims(cfg.client_audience, cfg.client_issuer);
+    r.client_tokens = std::make_shared<const token_verifier>(std::move(*tokens));
   }
   if (cfg.tls()) {
     auto tls = tls_context::for_server(cfg.tls_cert_file, cfg.tls_key_file);

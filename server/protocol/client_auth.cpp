@@ -68,7 +68,12 @@ std::optional<std::string> base64url_decode(std::string_view text) {
   return out;
 }
 
-std::optional<std::string> header_algorithm(std::string_view token) {
+struct jose_header {
+  std::string alg;
+  bool critical = false;  // `crit` names extensions the recipient must understand
+};
+
+std::optional<jose_header> read_header(std::string_view token) {
   const auto dot = token.find('.');
   if (dot == std::string_view::npos) return std::nullopt;
   const auto header = base64url_decode(token.substr(0, dot));
@@ -78,7 +83,18 @@ std::optional<std::string> header_algorithm(std::string_view token) {
   if (ec || !v.is_object()) return std::nullopt;
   const json::value* alg = v.as_object().if_contains("alg");
   if (!alg || !alg->is_string()) return std::nullopt;
-  return std::string(alg->as_string());
+  return jose_header{std::string(alg->as_string()), v.as_object().contains("crit")};
+}
+
+// `aud` is a string or an array of strings (RFC 7519 §4.1.3); it must name `audience`.
+bool names_audience(const json::value* aud, std::string_view audience) {
+  if (!aud) return false;
+  if (aud->is_string()) return aud->as_string() == audience;
+  if (!aud->is_array()) return false;
+  const auto& list = aud->as_array();
+  return std::any_of(list.begin(), list.end(), [&](const json::value& a) {
+    return a.is_string() && a.as_string() == audience;
+  });
 }
 
 std::optional<std::int64_t> numeric_date(const json::value& v) {
@@ -93,9 +109,23 @@ std::string identifier_error(std::string_view claim) {
   return fmt::format("token: {}: {}", claim, identifier_rule);
 }
 
-parsed<token_claims> read_claims(const json::object& body, bool require_exp, std::int64_t now_s) {
+struct claim_rules {
+  bool require_exp;
+  std::string_view audience, issuer;  // empty: not checked
+};
+
+parsed<token_claims> read_claims(const json::object& body, const claim_rules& rules,
+                                 std::int64_t now_s) {
   using result = parsed<token_claims>;
   token_claims claims;
+  // A token minted for another service with the same key is not for us.
+  if (!rules.audience.empty() && !names_audience(body.if_contains("aud"), rules.audience))
+    return result::fail(fmt::format("token: aud: expected '{}'", rules.audience));
+  if (!rules.issuer.empty()) {
+    const json::value* iss = body.if_contains("iss");
+    if (!iss || !iss->is_string() || iss->as_string() != rules.issuer)
+      return result::fail(fmt::format("token: iss: expected '{}'", rules.issuer));
+  }
   const json::value* sub = body.if_contains("sub");
   if (!sub || !sub->is_string() || !valid_identifier(sub->as_string()))
     return result::fail(identifier_error("sub"));
@@ -119,7 +149,7 @@ parsed<token_claims> read_claims(const json::object& body, bool require_exp, std
     claims.exp = numeric_date(*exp);
     if (!claims.exp) return result::fail("token: exp: expected a time in Unix seconds");
     if (now_s >= *claims.exp) return result::fail("token: expired");
-  } else if (require_exp) {
+  } else if (rules.require_exp) {
     return result::fail("token: exp: required");
   }
   if (const json::value* nbf = body.if_contains("nbf")) {
@@ -165,11 +195,12 @@ parsed<token_verifier> token_verifier::with_public_key(std::string pem, bool req
 
 parsed<token_claims> token_verifier::verify(std::string_view token, std::int64_t now_s) const {
   using result = parsed<token_claims>;
-  const auto alg = header_algorithm(token);
-  if (!alg) return result::fail("token: malformed");
-  if (*alg != algorithm_)
+  const auto header = read_header(token);
+  if (!header) return result::fail("token: malformed");
+  if (header->alg != algorithm_)
     return result::fail(
-        fmt::format("token: algorithm '{}' refused; expected {}", *alg, algorithm_));
+        fmt::format("token: algorithm '{}' refused; expected {}", header->alg, algorithm_));
+  if (header->critical) return result::fail("token: crit: no extension is understood here");
 
   jwt_t* decoded = nullptr;
   const std::string text(token);
@@ -186,7 +217,23 @@ parsed<token_claims> token_verifier::verify(std::string_view token, std::int64_t
   boost::system::error_code ec;
   const json::value claims = json::parse(body.get(), ec);
   if (ec || !claims.is_object()) return result::fail("token: malformed");
-  return read_claims(claims.as_object(), require_exp_, now_s);
+  return read_claims(claims.as_object(), {require_exp_, audience_, issuer_}, now_s);
+}
+
+std::chrono::steady_clock::time_point token_deadline(
+    std::int64_t exp_s, std::chrono::system_clock::time_point wall_now,
+    std::chrono::steady_clock::time_point steady_now) {
+  using std::chrono::seconds;
+  // Compared in whole seconds first, so that nothing is converted that does not fit: exp_s may
+  // be anything up to 2^63-1, and seconds to nanoseconds overflows past about the year 2262.
+  const auto now_s = std::chrono::floor<seconds>(wall_now.time_since_epoch()).count();
+  if (exp_s <= now_s) return steady_now;
+  if (static_cast<std::uint64_t>(exp_s) - static_cast<std::uint64_t>(now_s) >
+      static_cast<std::uint64_t>(token_lifetime_clamp.count())) {
+    return steady_now + token_lifetime_clamp;
+  }
+  const auto left = std::chrono::sys_seconds{seconds{exp_s}} - wall_now;
+  return steady_now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(left);
 }
 
 std::optional<std::string_view> bearer_token(std::string_view authorization) {

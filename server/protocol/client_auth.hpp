@@ -4,9 +4,12 @@
 // The signature is checked by libjwt; the algorithm is fixed by the configured key, so a token
 // whose header names another one (`none`, or HS256 signed with the public key as the secret) is
 // refused before its claims are read. Claims used: `sub` (the user, required), `sid` (the session),
-// `channels` (the only channels the client may subscribe to), `exp` and `nbf` (Unix seconds).
+// `channels` (the only channels the client may subscribe to), `exp` and `nbf` (Unix seconds), and
+// with --client-audience / --client-issuer `aud` and `iss`. A header with `crit` is refused: this
+// server understands no JWS extension (RFC 7515 §4.1.11).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,6 +36,13 @@ class token_verifier {
   // what is wrong with the key ("not a PEM public key", "EC keys must be on P-256", ...).
   static parsed<token_verifier> with_public_key(std::string pem, bool require_exp);
 
+  // With a non-empty `audience`, a token must name it in `aud` (a string, or an array of them);
+  // with a non-empty `issuer`, its `iss` must be exactly that. Else it is refused (401).
+  void require_claims(std::string audience, std::string issuer) {
+    audience_ = std::move(audience);
+    issuer_ = std::move(issuer);
+  }
+
   std::string_view algorithm() const { return algorithm_; }
   // The claims of a token that is well-formed, signed with this key by this algorithm, and valid
   // at `now_s` (Unix seconds). The error is for the client (a 401 body): "token: expired".
@@ -45,7 +55,20 @@ class token_verifier {
   std::string_view algorithm_;  // "HS256", "RS256" or "ES256"
   std::string key_;
   bool require_exp_;
+  std::string audience_;  // --client-audience; empty: `aud` is not checked
+  std::string issuer_;    // --client-issuer; empty: `iss` is not checked
 };
+
+// The longest a token's `exp` can keep a connection: a later `exp` (the year 3000, 2^63-1
+// seconds) is clamped to this, never converted past what the steady clock holds.
+constexpr std::chrono::seconds token_lifetime_clamp{std::chrono::hours{24 * 365 * 100}};
+
+// The steady-clock instant at which a token that expires at `exp_s` (Unix seconds, after
+// `wall_now`) ends its connection, `steady_now` being the same instant as `wall_now`; at most
+// token_lifetime_clamp from now.
+std::chrono::steady_clock::time_point token_deadline(
+    std::int64_t exp_s, std::chrono::system_clock::time_point wall_now,
+    std::chrono::steady_clock::time_point steady_now);
 
 // The token in an `Authorization` header value "Bearer <token>" (the scheme in any case).
 std::optional<std::string_view> bearer_token(std::string_view authorization);

@@ -60,6 +60,8 @@ struct config {
   std::string client_public_key_file;
   std::string client_public_key_pem;  // the file's contents
   bool require_exp = false;
+  std::string client_audience;  // --client-audience: a token's `aud` must name it (empty: any)
+  std::string client_issuer;    // --client-issuer: a token's `iss` must be it (empty: any)
   bool demo = false;  // --demo: demo-only routes (POST /demo/token)
   bool client_tokens() const { return !client_secret.empty() || !client_public_key_pem.empty(); }
 

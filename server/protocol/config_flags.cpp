@@ -83,6 +83,10 @@ po::options_description describe_flags() {
        "require client tokens signed by the key of this PEM public key: RS256 for an RSA key, "
        "ES256 for an EC P-256 key")                                          //
       ("require-exp", "refuse client tokens without an exp (expiry) claim")  //
+      ("client-audience", po::value<std::string>()->value_name("AUD"),
+       "refuse client tokens whose aud (a string or an array) does not name AUD")  //
+      ("client-issuer", po::value<std::string>()->value_name("ISS"),
+       "refuse client tokens whose iss is not ISS")  //
       ("demo",
        "enable demo-only routes: POST /demo/token mints client tokens (with --client-secret)")  //
       ("tls-cert", po::value<std::string>()->value_name("FILE"),

@@ -61,6 +61,8 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"client-public-key", text(&config::client_public_key_pem)},
       {"require-exp",
        [](const config& c) { return std::string(c.require_exp ? "true" : "false"); }},
+      {"client-audience", text(&config::client_audience)},
+      {"client-issuer", text(&config::client_issuer)},
       {"demo", [](const config& c) { return std::string(c.demo ? "true" : "false"); }},
       {"tls-cert", text(&config::tls_cert_file)},
       {"tls-key", text(&config::tls_key_file)},

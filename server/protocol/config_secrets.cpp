@@ -93,6 +93,13 @@ void resolve_client_tokens(const po::variables_map& vm,
     bad_flag("require-exp", "needs --client-secret or --client-public-key");
   }
   cfg.require_exp = require_exp;
+  for (const char* flag : {"client-audience", "client-issuer"}) {
+    if (!vm.count(flag)) continue;
+    if (!cfg.client_tokens()) bad_flag(flag, "needs --client-secret or --client-public-key");
+    if (text_of(vm, flag).empty()) bad_flag(flag, "expected a non-empty value");
+  }
+  if (vm.count("client-audience")) cfg.client_audience = text_of(vm, "client-audience");
+  if (vm.count("client-issuer")) cfg.client_issuer = text_of(vm, "client-issuer");
 }
 
 }  // namespace ringcast

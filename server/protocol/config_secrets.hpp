@@ -14,7 +14,8 @@ namespace ringcast {
 // characters with admin_token_generated set.
 void resolve_admin_token(const boost::program_options::variables_map& vm,
                          const std::function<const char*(const char*)>& getenv, config& cfg);
-// --client-secret(-file) or $RINGCAST_CLIENT_SECRET, or --client-public-key; --require-exp.
+// --client-secret(-file) or $RINGCAST_CLIENT_SECRET, or --client-public-key; --require-exp,
+// --client-audience, --client-issuer.
 void resolve_client_tokens(const boost::program_options::variables_map& vm,
                            const std::function<const char*(const char*)>& getenv, config& cfg);
 

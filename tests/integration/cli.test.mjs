@@ -37,6 +37,8 @@ const FLAGS = {
   '--client-secret-file': null,
   '--client-public-key': null,
   '--require-exp': 'switch',
+  '--client-audience': null,
+  '--client-issuer': null,
   '--demo': 'switch',
   '--tls-cert': null,
   '--tls-key': null,

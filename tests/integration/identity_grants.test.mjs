@@ -1,6 +1,6 @@
 // Who may receive what (issue 26; docs/security.md, "Threat model: identity, tokens, TLS"): channels
-// granted by the connect hook are enforced as a token's are, and an ack counts only for a message
-// that was sent to that session.
+// granted by the connect hook are enforced as a token's are, token claims (aud, iss, crit, a far
+// exp) are checked, and an ack counts only for a message that was sent to that session.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -10,8 +10,10 @@ import { startServer, uid } from './harness.mjs';
 const SECRET = 'identity-grants-secret';
 const b64u = (data) => Buffer.from(data).toString('base64url');
 const nowS = () => Math.floor(Date.now() / 1000);
+// An HS256 token; `claims` may be raw JSON text (for numbers JSON.stringify cannot write).
 function hs256(claims, header = { alg: 'HS256', typ: 'JWT' }) {
-  const input = `${b64u(JSON.stringify(header))}.${b64u(JSON.stringify(claims))}`;
+  const body = typeof claims === 'string' ? claims : JSON.stringify(claims);
+  const input = `${b64u(JSON.stringify(header))}.${b64u(body)}`;
   return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
 }
 
@@ -74,6 +76,63 @@ test('a token and the hook both granting: the session may join what both allow',
     await srv.publish({ channel: 'vip', data: 1 });
     const { id } = await srv.publish({ channel: 'free', data: 2 });
     assert.equal((await c.next((x) => x.type === 'message', 3000)).id, id);
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('--client-audience and --client-issuer: a token for another audience or issuer is refused 401', async () => {
+  const srv = await startServer(['--client-secret', SECRET, '--client-audience', 'shop',
+    '--client-issuer', 'https://auth.shop.example']);
+  try {
+    const exp = nowS() + 60;
+    const iss = 'https://auth.shop.example';
+    for (const claims of [
+      { sub: 'a', aud: 'billing-api', iss, exp },
+      { sub: 'a', aud: ['billing-api'], iss, exp },
+      { sub: 'a', iss, exp },
+      { sub: 'a', aud: 'shop', exp },
+      { sub: 'a', aud: 'shop', iss: 'https://evil.example', exp },
+    ]) {
+      const r = await srv.wsRefused({ token: hs256(claims) });
+      assert.equal(r.status, 401, JSON.stringify(claims));
+      assert.equal(r.json.error, 'unauthorized');
+    }
+    await srv.wsHello({ token: hs256({ sub: uid('a'), aud: 'shop', iss, exp }) });
+    await srv.wsHello({ token: hs256({ sub: uid('a'), aud: ['billing-api', 'shop'], iss, exp }) });
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('a token whose header has crit is refused 401 (RFC 7515 §4.1.11)', async () => {
+  const srv = await startServer(['--client-secret', SECRET]);
+  try {
+    const claims = { sub: uid('c'), exp: nowS() + 60 };
+    const r = await srv.wsRefused({ token: hs256(claims, { alg: 'HS256', crit: ['exp'], exp: 1 }) });
+    assert.equal(r.status, 401);
+    assert.match(r.json.message, /crit/u);
+    await srv.wsHello({ token: hs256(claims) });
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('an exp far in the future (the year 3000, 2^63-1) keeps the connection open', async () => {
+  const srv = await startServer(['--client-secret', SECRET]);
+  try {
+    const clients = [];
+    for (const exp of ['32503680000', '9223372036854775807']) {
+      const c = await srv.wsHello({ token: hs256(`{"sub":"${uid('far')}","exp":${exp}}`) });
+      clients.push(c);
+    }
+    // Closed `expired` at once on main: give it many ticks.
+    for (const c of clients) {
+      await c.none((m) => m.type === 'close', 10 * srv.tickMs + 200);
+      assert.ok(c.isOpen());
+      await c.sync();
+    }
+    assert.equal((await srv.stats()).expirations.expired, 0);
   } finally {
     await srv.stop();
   }

@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -20,6 +22,7 @@
 #include <jwt.h>
 #include <openssl/bio.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/pem.h>
 
 #include "config.hpp"
@@ -188,6 +191,87 @@ TEST(ClientTokens, BadClaims) {
             "token: channels: 1-64 characters of [A-Za-z0-9_.:@-]");
   EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a","exp":"tomorrow"})")),
             "token: exp: expected a time in Unix seconds");
+}
+
+// ---- aud, iss, crit, a far exp ----
+
+std::string b64url(std::string_view bytes) {
+  static constexpr char digits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (const unsigned char c : bytes) {
+    bits = (bits << 8) | c;
+    count += 8;
+    while (count >= 6) {
+      count -= 6;
+      out += digits[(bits >> count) & 63u];
+    }
+  }
+  if (count > 0) out += digits[(bits << (6 - count)) & 63u];
+  return out;
+}
+
+// An HS256 token with this header, which libjwt cannot write (`crit`).
+std::string hs256_with_header(const std::string& header, const std::string& claims) {
+  const std::string input = b64url(header) + "." + b64url(claims);
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  HMAC(EVP_sha256(), secret, static_cast<int>(std::strlen(secret)),
+       reinterpret_cast<const unsigned char*>(input.data()), input.size(), mac, &size);
+  return input + "." + b64url({reinterpret_cast<const char*>(mac), size});
+}
+
+TEST(ClientTokens, AudienceAndIssuerWhenRequired) {
+  auto v = hs_verifier();
+  // Not required: any aud and iss pass.
+  verify_ok(v, hs256(R"({"sub":"a","aud":"billing-api","iss":"elsewhere"})"));
+  v.require_claims("shop", "https://auth.shop.example");
+  const std::string iss = R"("iss":"https://auth.shop.example")";
+  verify_ok(v, hs256(R"({"sub":"a","aud":"shop",)" + iss + "}"));
+  verify_ok(v, hs256(R"({"sub":"a","aud":["billing-api","shop"],)" + iss + "}"));
+  for (const std::string aud : {R"("aud":"billing-api",)", R"("aud":["billing-api"],)",
+                                R"("aud":[],)", R"("aud":5,)", R"("aud":[["shop"]],)", ""}) {
+    EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a",)" + aud + iss + "}")),
+              "token: aud: expected 'shop'")
+        << aud;
+  }
+  for (const std::string other : {R"(,"iss":"https://evil.example")", R"(,"iss":7)", ""}) {
+    EXPECT_EQ(verify_error(v, hs256(R"({"sub":"a","aud":"shop")" + other + "}")),
+              "token: iss: expected 'https://auth.shop.example'")
+        << other;
+  }
+}
+
+TEST(ClientTokens, CriticalHeaderRefused) {
+  const auto v = hs_verifier();
+  const std::string claims = R"({"sub":"a"})";
+  verify_ok(v, hs256_with_header(R"({"alg":"HS256","typ":"JWT"})", claims));
+  EXPECT_EQ(verify_error(v, hs256_with_header(R"({"alg":"HS256","crit":["exp"],"exp":1})", claims)),
+            "token: crit: no extension is understood here");
+  EXPECT_EQ(verify_error(v, hs256_with_header(R"({"alg":"HS256","crit":[]})", claims)),
+            "token: crit: no extension is understood here");
+}
+
+TEST(ClientTokens, AFarExpIsAcceptedAndItsDeadlineClamped) {
+  const auto v = hs_verifier();
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t year_3000 = 32'503'680'000;
+  EXPECT_EQ(verify_ok(v, hs256(R"({"sub":"a","exp":9223372036854775807})")).exp, max);
+  EXPECT_EQ(verify_ok(v, hs256(R"({"sub":"a","exp":32503680000})")).exp, year_3000);
+
+  const std::chrono::system_clock::time_point wall{std::chrono::seconds{now_s}};
+  const std::chrono::steady_clock::time_point steady{std::chrono::hours{5}};
+  EXPECT_EQ(token_deadline(now_s + 60, wall, steady), steady + 60s);
+  EXPECT_EQ(token_deadline(now_s + 60, wall + 250ms, steady), steady + 59'750ms);
+  EXPECT_EQ(token_deadline(max, wall, steady), steady + token_lifetime_clamp);
+  EXPECT_EQ(token_deadline(year_3000, wall, steady), steady + token_lifetime_clamp);
+  const std::int64_t at_clamp = now_s + token_lifetime_clamp.count();
+  EXPECT_EQ(token_deadline(at_clamp, wall, steady), steady + token_lifetime_clamp);
+  EXPECT_EQ(token_deadline(at_clamp + 1, wall, steady), steady + token_lifetime_clamp);
+  EXPECT_EQ(token_deadline(now_s, wall, steady), steady);  // already passed: at once
+  EXPECT_GT(token_deadline(max, wall, steady), steady + std::chrono::hours{24 * 365 * 99});
 }
 
 TEST(ClientTokens, AlgNoneRefused) {
@@ -387,6 +471,25 @@ TEST(ClientTokenFlags, Errors) {
   std::filesystem::remove(key);
   EXPECT_EQ(error_of({"--require-exp"}),
             "ringcast: --require-exp: needs --client-secret or --client-public-key\n");
+}
+
+TEST(ClientTokenFlags, AudienceAndIssuer) {
+  const test::run r({"--client-secret", "s", "--client-audience", "shop", "--client-issuer", "me"});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.outcome.cfg->client_audience, "shop");
+  EXPECT_EQ(r.outcome.cfg->client_issuer, "me");
+  const auto verifier = verifier_of(*r.outcome.cfg);
+  ASSERT_NE(verifier, nullptr);
+  const auto token = [](const std::string& claims) { return sign(JWT_ALG_HS256, "s", claims); };
+  EXPECT_TRUE(verifier->verify(token(R"({"sub":"a","aud":"shop","iss":"me"})"), now_s));
+  EXPECT_EQ(verifier->verify(token(R"({"sub":"a","aud":"shop"})"), now_s).error,
+            "token: iss: expected 'me'");
+
+  const test::run alone({"--client-audience", "shop"});
+  EXPECT_EQ(alone.err,
+            "ringcast: --client-audience: needs --client-secret or --client-public-key\n");
+  const test::run empty({"--client-secret", "s", "--client-issuer", ""});
+  EXPECT_EQ(empty.err, "ringcast: --client-issuer: expected a non-empty value\n");
 }
 
 // ---- the hub: a token's expiry is the session's deadline ----
