@@ -18,6 +18,7 @@ connection_settings connection_settings::from(const config& cfg) {
   s.connect_hook_fallback_allow = cfg.connect_hook_fallback_allow;
   s.connect_retry_after = std::max(std::chrono::seconds(1),
                                    std::chrono::ceil<std::chrono::seconds>(cfg.reconnect_delay));
+  if (cfg.tls()) s.hsts = std::chrono::floor<std::chrono::seconds>(cfg.hsts);
   return s;
 }
 

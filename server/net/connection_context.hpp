@@ -36,6 +36,7 @@ struct connection_settings {
   std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
   bool connect_hook_fallback_allow = false;     // admit when the connect hook does not answer
   std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer
+  std::chrono::seconds hsts{0};  // Strict-Transport-Security max-age; 0: not sent (or no TLS)
 
   static connection_settings from(const config& cfg);
 };

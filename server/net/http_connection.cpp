@@ -249,6 +249,7 @@ void http_connection::proceed(std::variant<admission, http_response> outcome) {
 void http_connection::reply(http_response res) {
   if (ctx_.draining()) res.keep_alive(false);
   announce_keep_alive(res, ctx_.settings().keepalive_timeout);
+  announce_hsts(res, ctx_.settings().hsts);
   auto shared = std::make_shared<http_response>(std::move(res));
   http::async_write(stream_, *shared,
                     [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {

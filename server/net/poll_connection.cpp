@@ -110,6 +110,7 @@ void poll_connection::reply(std::string_view body, std::shared_ptr<const void> k
   http_response head = json_response(http_status::ok, {}, request_);
   if (ctx_.draining()) head.keep_alive(false);
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
+  announce_hsts(head, ctx_.settings().hsts);
   // The body is not copied: a message's reply bytes are shared by every poll it answers.
   using response = http::response<http::span_body<const char>>;
   auto res = std::make_shared<response>(std::move(head.base()));

@@ -12,11 +12,13 @@ namespace {
 
 // The body is delimited by the end of the connection (no length, no chunking), which every
 // EventSource understands; the first write carries these headers.
-std::string response_head(const http_request& req) {
+std::string response_head(const http_request& req, std::chrono::seconds hsts) {
   return fmt::format(
       "HTTP/1.{} 200 OK\r\nServer: ringcast\r\nContent-Type: text/event-stream\r\n"
-      "Cache-Control: no-store\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n",
-      req.version() == 10 ? 0 : 1);
+      "Cache-Control: no-store\r\nConnection: close\r\nX-Accel-Buffering: no\r\n{}\r\n",
+      req.version() == 10 ? 0 : 1,
+      hsts.count() > 0 ? fmt::format("Strict-Transport-Security: max-age={}\r\n", hsts.count())
+                       : std::string{});
 }
 
 constexpr std::string_view end_of_event = "\n\n";
@@ -26,7 +28,7 @@ constexpr std::string_view end_of_event = "\n\n";
 void sse_connection::start(connection_context& ctx, connection_parts parts,
                            const admission& admitted, bool known_elsewhere) {
   auto c = std::make_shared<sse_connection>(ctx, std::move(parts));
-  c->send_framed(response_head(admitted.request));
+  c->send_framed(response_head(admitted.request, ctx.settings().hsts));
   c->attach(admitted.params, known_elsewhere);
   c->watch_for_close();
 }

@@ -70,6 +70,7 @@ struct config {
   std::string tls_cert_file;
   std::string tls_key_file;
   bool tls() const { return !tls_cert_file.empty(); }
+  ms hsts{365LL * 24 * 3'600'000};  // --hsts: Strict-Transport-Security max-age on TLS; 0 = off
 
   log_level log = log_level::info;  // --log-level
   // --hook-url URL: session events POSTed to the shop's backend in batches, retried on failure

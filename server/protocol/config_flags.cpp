@@ -94,6 +94,9 @@ po::options_description describe_flags() {
        "needs --tls-key; SIGHUP reads both files again")  //
       ("tls-key", po::value<std::string>()->value_name("FILE"),
        "the PEM private key of --tls-cert")  //
+      ("hsts", duration(d.hsts),
+       "with TLS, tell browsers to use only https for this long (Strict-Transport-Security: "
+       "max-age); 0 = do not send it")  //
       ("log-level", text("LEVEL", "info"),
        "info: every event worth knowing; warn: only what needs attention (SIGHUP applies it)")  //
       ("hook-url", po::value<std::string>()->value_name("URL"),
@@ -102,7 +105,8 @@ po::options_description describe_flags() {
       ("hook-secret", po::value<std::string>()->value_name("SECRET"),
        "sign every hook body: X-Ringcast-Signature: sha256=<hex HMAC-SHA256 of the body>")  //
       ("hook-ca", text("FILE", d.hook_ca_file),
-       "PEM certificates an https hook backend is verified against")             //
+       "PEM certificates an https hook backend is verified against (never empty: the "
+       "backend's certificate is always checked)")                               //
       ("hook-batch", number("N", d.hook_batch), "events per hook POST at most")  //
       ("hook-flush", duration(d.hook_flush),
        "send a partial batch once its oldest event has waited this long")  //

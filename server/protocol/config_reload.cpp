@@ -66,6 +66,7 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"demo", [](const config& c) { return std::string(c.demo ? "true" : "false"); }},
       {"tls-cert", text(&config::tls_cert_file)},
       {"tls-key", text(&config::tls_key_file)},
+      {"hsts", duration(&config::hsts)},
       {"log-level",
        [](const config& c) { return std::string(c.log == log_level::warn ? "warn" : "info"); }},
       {"hook-url", [](const config& c) { return c.hook_url ? c.hook_url->text : std::string{}; }},

@@ -62,4 +62,9 @@ void announce_keep_alive(http_response& res, std::chrono::milliseconds timeout) 
   res.set(http::field::keep_alive, fmt::format("timeout={}", seconds));
 }
 
+void announce_hsts(http_response& res, std::chrono::seconds max_age) {
+  if (max_age.count() > 0)
+    res.set(http::field::strict_transport_security, fmt::format("max-age={}", max_age.count()));
+}
+
 }  // namespace ringcast

@@ -34,4 +34,8 @@ http_response draining_response(const http_request& req, std::chrono::millisecon
 // before N never meets the server's close. Under one second, the connection closes instead.
 void announce_keep_alive(http_response& res, std::chrono::milliseconds timeout);
 
+// `Strict-Transport-Security: max-age=N` (--hsts) on a reply over TLS: browsers then use only
+// https for this host for N seconds. 0: nothing is added.
+void announce_hsts(http_response& res, std::chrono::seconds max_age);
+
 }  // namespace ringcast

@@ -78,6 +78,7 @@ void parse_listen(const std::string& text, config& cfg) {
 void resolve_tls(const po::variables_map& vm, config& cfg) {
   const bool cert = vm.count("tls-cert") > 0, key = vm.count("tls-key") > 0;
   if (cert != key) bad_flag(cert ? "tls-cert" : "tls-key", "needs --tls-cert and --tls-key both");
+  cfg.hsts = duration_flag(vm, "hsts");
   if (!cert) return;
   cfg.tls_cert_file = text_of(vm, "tls-cert");
   cfg.tls_key_file = text_of(vm, "tls-key");
@@ -101,6 +102,11 @@ void resolve_hooks(const po::variables_map& vm, config& cfg) {
     cfg.hook_url = std::move(url.value);
   }
   cfg.hook_ca_file = text_of(vm, "hook-ca");
+  // An empty list of certificates would mean "verify nothing": an impostor backend would pass.
+  if (cfg.hook_ca_file.empty())
+    bad_flag("hook-ca",
+             "expected a file of PEM certificates; an empty value would turn off checking the "
+             "backend's certificate");
   if (vm.count("connect-hook")) {
     auto url = parse_http_url(text_of(vm, "connect-hook"));
     if (!url) bad_flag("connect-hook", url.error);

@@ -61,6 +61,26 @@ SSL_CTX* new_context(const SSL_METHOD* method) {
   return ctx;
 }
 
+// TLS 1.2 only with forward-secret key exchange (ECDHE) and AEAD ciphers, in the server's order
+// (strongest first; a client cannot talk it down to CBC with SHA-1 MACs). TLS 1.3 suites are all
+// AEAD and ECDHE already (OpenSSL's defaults stay).
+constexpr const char* tls12_ciphers =
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+
+// No session resumption: OpenSSL's ticket key is made once per SSL_CTX and never rotated, so one
+// key would protect every resumed session for the life of the process (its theft would open them
+// all, recorded ones too), and a server-side session cache would hold up to 20,480 sessions'
+// secrets in memory. A client of a push server connects once and stays, so a reconnect paying
+// a full handshake costs little. docs/security.md, "Native TLS".
+void harden_server(SSL_CTX* ctx) {
+  SSL_CTX_set_cipher_list(ctx, tls12_ciphers);
+  SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_TICKET);
+  SSL_CTX_set_num_tickets(ctx, 0);  // TLS 1.3: no NewSessionTicket at all
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+}
+
 // Boost's error_category has a non-virtual destructor by design (categories are never deleted
 // through a base pointer).
 #pragma GCC diagnostic push
@@ -118,6 +138,7 @@ parsed<tls_context> tls_context::for_server(const std::string& cert_file,
     }
     return parsed<tls_context>::fail(fmt::format("{}: {}", key_file, drain_error_text()));
   }
+  harden_server(ctx.get());
   SSL_CTX_set_alpn_select_cb(ctx.get(), select_http1, nullptr);
   return parsed<tls_context>::ok(tls_context(ctx.release(), true, false));
 }

@@ -42,6 +42,7 @@ const FLAGS = {
   '--demo': 'switch',
   '--tls-cert': null,
   '--tls-key': null,
+  '--hsts': '8760h',
   '--log-level': 'info',
   '--hook-url': null,
   '--hook-secret': null,

@@ -336,5 +336,20 @@ TEST(ParseConfig, AnArgumentHoldingAFlagParserPlaceholderIsReportedNotHung) {
                "'ringcast --help' for the list of flags");
 }
 
+TEST(ParseConfig, AnEmptyHookCaIsRefused) {
+  expect_error({"--hook-ca", ""},
+               "ringcast: --hook-ca: expected a file of PEM certificates; an empty value would "
+               "turn off checking the backend's certificate");
+}
+
+TEST(ParseConfig, HstsDefaultsToAYear) {
+  const run r({});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().hsts, std::chrono::hours{24 * 365});
+  const run off({"--hsts", "0"});
+  ASSERT_TRUE(off.outcome.cfg) << off.err;
+  EXPECT_EQ(off.cfg().hsts, milliseconds{0});
+}
+
 }  // namespace
 }  // namespace ringcast
