@@ -5,12 +5,15 @@
 #include <iostream>
 #include <thread>
 
+#include <unistd.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include "client_auth.hpp"
 #include "config.hpp"
 #include "config_reload.hpp"
+#include "config_secrets.hpp"
 #include "log.hpp"
 #include "node_resources.hpp"
 #include "parse_config.hpp"
@@ -39,6 +42,8 @@ int main(int argc, char** argv) {
         "may connect as any user");
   }
   if (resources.value->tls) ringcast::log_info("serving HTTPS and WSS (--tls-cert)");
+  for (const auto& warning : ringcast::secret_file_warnings(cfg, ::getegid()))
+    ringcast::log_warn("{}", warning);
   // OpenSSL writes to sockets itself, and a write to a peer that has gone must not kill us.
   std::signal(SIGPIPE, SIG_IGN);
   ringcast::server srv(cfg, std::move(*resources.value));

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "http_url.hpp"
 #include "redis_url.hpp"
@@ -62,7 +63,7 @@ struct config {
   bool require_exp = false;
   std::string client_audience;  // --client-audience: a token's `aud` must name it (empty: any)
   std::string client_issuer;    // --client-issuer: a token's `iss` must be it (empty: any)
-  bool demo = false;  // --demo: demo-only routes (POST /demo/token)
+  bool demo = false;            // --demo: demo-only routes (POST /demo/token)
   bool client_tokens() const { return !client_secret.empty() || !client_public_key_pem.empty(); }
 
   // --tls-cert FILE --tls-key FILE: HTTPS and WSS on the listening port (empty: plaintext). The
@@ -76,7 +77,7 @@ struct config {
   // --hook-url URL: session events POSTed to the shop's backend in batches, retried on failure
   // (docs/operations.md, "Event hooks"); none: no hooks.
   std::optional<http_url> hook_url;
-  std::string hook_secret;  // --hook-secret: signs each body (X-Ringcast-Signature)
+  std::string hook_secret;  // --hook-secret or --hook-secret-file: signs each body
   std::string hook_ca_file = "/etc/ssl/certs/ca-certificates.crt";  // --hook-ca: https backends
   std::size_t hook_batch = 100;      // --hook-batch: events per POST at most
   ms hook_flush{250};                // --hook-flush: an event waits at most this long for a batch
@@ -89,6 +90,13 @@ struct config {
   bool connect_hook_fallback_allow = false;
 
   std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
+
+  // The files secrets and keys were read from, as {flag, path} (--tls-key, --*-file): checked at
+  // start-up for being readable by others (secret_file_warnings).
+  struct secret_file {
+    std::string flag, path;
+  };
+  std::vector<secret_file> secret_files;
 };
 
 }  // namespace ringcast

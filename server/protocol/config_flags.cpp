@@ -74,6 +74,9 @@ po::options_description describe_flags() {
        "share ids, history, kicks and sessions with other nodes through Redis, e.g. "
        "redis://127.0.0.1:6379/0, or sentinel://HOST:PORT[,HOST:PORT...]/MASTER to follow "
        "failovers (default: none, a single node)")  //
+      ("redis-password-file", po::value<std::string>()->value_name("FILE"),
+       "read the password of the --redis URL from FILE (its first line), so that it is not "
+       "seen in ps; the URL then has none")  //
       ("client-secret", po::value<std::string>()->value_name("SECRET"),
        "require HS256 client tokens signed with SECRET on /ws, /sse and /poll "
        "(default: $RINGCAST_CLIENT_SECRET; neither: clients are not authenticated)")  //
@@ -104,6 +107,8 @@ po::options_description describe_flags() {
        "https:// URL in batches, retried with back-off until accepted (default: none)")  //
       ("hook-secret", po::value<std::string>()->value_name("SECRET"),
        "sign every hook body: X-Ringcast-Signature: sha256=<hex HMAC-SHA256 of the body>")  //
+      ("hook-secret-file", po::value<std::string>()->value_name("FILE"),
+       "read the hook secret from FILE (its first line) instead, so that it is not seen in ps")  //
       ("hook-ca", text("FILE", d.hook_ca_file),
        "PEM certificates an https hook backend is verified against (never empty: the "
        "backend's certificate is always checked)")                               //

@@ -5,6 +5,8 @@
 #include <random>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include "config_file.hpp"
 #include "flag_error.hpp"
 
@@ -38,6 +40,7 @@ void resolve_admin_token(const po::variables_map& vm,
   if (vm.count("admin-token-file")) {
     auto secret = read_secret_file(text_of(vm, "admin-token-file"));
     if (!secret) bad_flag("admin-token-file", secret.error);
+    cfg.secret_files.push_back({"admin-token-file", text_of(vm, "admin-token-file")});
     cfg.admin_token = std::move(*secret.value);
     if (!valid_token(cfg.admin_token))
       bad_flag("admin-token-file", "expected printable ASCII without spaces");
@@ -73,6 +76,7 @@ void resolve_client_tokens(const po::variables_map& vm,
     auto read = read_secret_file(text_of(vm, "client-secret-file"));
     if (!read) bad_flag("client-secret-file", read.error);
     secret = std::move(*read.value);
+    cfg.secret_files.push_back({"client-secret-file", text_of(vm, "client-secret-file")});
   } else if (const char* env = getenv(client_secret_env); env && *env) {
     secret = env;
   }
@@ -100,6 +104,50 @@ void resolve_client_tokens(const po::variables_map& vm,
   }
   if (vm.count("client-audience")) cfg.client_audience = text_of(vm, "client-audience");
   if (vm.count("client-issuer")) cfg.client_issuer = text_of(vm, "client-issuer");
+}
+
+void resolve_hook_secret(const po::variables_map& vm, config& cfg) {
+  if (vm.count("hook-secret") && vm.count("hook-secret-file"))
+    bad_flag("hook-secret-file", "give either --hook-secret or --hook-secret-file, not both");
+  const char* flag = vm.count("hook-secret") ? "hook-secret" : "hook-secret-file";
+  if (!vm.count(flag)) return;
+  if (!cfg.hook_url) bad_flag(flag, "needs --hook-url");
+  if (vm.count("hook-secret")) {
+    cfg.hook_secret = text_of(vm, "hook-secret");
+    if (cfg.hook_secret.empty()) bad_flag("hook-secret", "expected a non-empty secret");
+    return;
+  }
+  auto read = read_secret_file(text_of(vm, "hook-secret-file"));
+  if (!read) bad_flag("hook-secret-file", read.error);
+  cfg.hook_secret = std::move(*read.value);
+  cfg.secret_files.push_back({"hook-secret-file", text_of(vm, "hook-secret-file")});
+}
+
+void resolve_redis_password(const po::variables_map& vm, config& cfg) {
+  if (!vm.count("redis-password-file")) return;
+  if (!cfg.redis) bad_flag("redis-password-file", "needs --redis");
+  if (!cfg.redis->password.empty())
+    bad_flag("redis-password-file",
+             "the --redis URL has a password already; give it in one place, not both");
+  auto read = read_secret_file(text_of(vm, "redis-password-file"));
+  if (!read) bad_flag("redis-password-file", read.error);
+  cfg.redis->password = std::move(*read.value);
+  cfg.secret_files.push_back({"redis-password-file", text_of(vm, "redis-password-file")});
+}
+
+std::vector<std::string> secret_file_warnings(const config& cfg, unsigned own_group) {
+  std::vector<std::string> warnings;
+  for (const auto& [flag, path] : cfg.secret_files) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) continue;  // read at start-up; gone since: nothing to say
+    const unsigned mode = st.st_mode & 0777u;
+    const bool others = (mode & 007u) != 0;
+    const bool group = (mode & 070u) != 0 && st.st_gid != own_group;
+    if (!others && !group) continue;
+    warnings.push_back(fmt::format(
+        "--{}: {} is readable by group or others (mode {:04o}); chmod 600 it", flag, path, mode));
+  }
+  return warnings;
 }
 
 }  // namespace ringcast

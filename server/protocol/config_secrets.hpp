@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <boost/program_options/variables_map.hpp>
 
@@ -18,5 +20,15 @@ void resolve_admin_token(const boost::program_options::variables_map& vm,
 // --client-audience, --client-issuer.
 void resolve_client_tokens(const boost::program_options::variables_map& vm,
                            const std::function<const char*(const char*)>& getenv, config& cfg);
+// --hook-secret or --hook-secret-file (after --hook-url is read).
+void resolve_hook_secret(const boost::program_options::variables_map& vm, config& cfg);
+// --redis-password-file: the password of the --redis URL (after it is read), which then has none.
+void resolve_redis_password(const boost::program_options::variables_map& vm, config& cfg);
+
+// A warning for each file of `cfg.secret_files` that others may read, or its group when that is
+// not `own_group` (the server's: the package's root:ringcast 0640 is how the service reads its
+// token), to be logged at start-up: "--tls-key: key.pem is readable by group or others (mode
+// 0644); chmod 600 it".
+std::vector<std::string> secret_file_warnings(const config& cfg, unsigned own_group);
 
 }  // namespace ringcast

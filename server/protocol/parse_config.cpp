@@ -82,6 +82,7 @@ void resolve_tls(const po::variables_map& vm, config& cfg) {
   if (!cert) return;
   cfg.tls_cert_file = text_of(vm, "tls-cert");
   cfg.tls_key_file = text_of(vm, "tls-key");
+  cfg.secret_files.push_back({"tls-key", cfg.tls_key_file});
   // OpenSSL reports a missing file as "error 0x80000002"; say it in words first.
   for (const char* flag : {"tls-cert", "tls-key"}) {
     const std::string& path = text_of(vm, flag);
@@ -116,11 +117,7 @@ void resolve_hooks(const po::variables_map& vm, config& cfg) {
   if (fallback != "deny" && fallback != "allow")
     bad_flag("connect-hook-fallback", "expected deny or allow, got '" + fallback + "'");
   cfg.connect_hook_fallback_allow = fallback == "allow";
-  if (vm.count("hook-secret")) {
-    if (!cfg.hook_url) bad_flag("hook-secret", "needs --hook-url");
-    cfg.hook_secret = text_of(vm, "hook-secret");
-    if (cfg.hook_secret.empty()) bad_flag("hook-secret", "expected a non-empty secret");
-  }
+  resolve_hook_secret(vm, cfg);
 }
 
 // Timeouts run on the wheel, which cannot measure anything shorter than one tick.
@@ -191,6 +188,7 @@ config build_config(const po::variables_map& vm,
     if (!url) bad_flag("redis", url.error);
     cfg.redis = std::move(url.value);
   }
+  resolve_redis_password(vm, cfg);
   resolve_client_tokens(vm, getenv, cfg);
   cfg.demo = vm.count("demo") > 0;
   resolve_tls(vm, cfg);

@@ -294,6 +294,48 @@ TEST(Reload, WithLiveSettingsTakesEveryLiveSettingAndNothingElse) {
   EXPECT_EQ(next.log, log_level::warn);
 }
 
+// The identity, TLS and secret settings of issue 26 are read from a file like any flag, and a
+// change to them is reported on SIGHUP as needing a restart.
+TEST(Reload, TokenClaimsHstsAndSecretFilesFromTheFileNeedARestart) {
+  temp_dir dir;
+  const auto hook_secret = dir.write("hook-secret", "first\n");
+  const auto redis_password = dir.write("redis-password", "pw1\n");
+  const auto file = dir.write(
+      "ringcast.conf",
+      "client-secret = s\nclient-audience = shop\nclient-issuer = me\nhsts = 1h\n"
+      "hook-url = http://127.0.0.1:9/h\nhook-secret-file = " +
+          hook_secret +
+          "\nredis = redis://127.0.0.1:6379\nredis-password-file = " + redis_password + "\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().client_audience, "shop");
+  EXPECT_EQ(r.cfg().client_issuer, "me");
+  EXPECT_EQ(r.cfg().hsts, std::chrono::hours{1});
+  EXPECT_EQ(r.cfg().hook_secret, "first");
+  EXPECT_EQ(r.cfg().redis->password, "pw1");
+
+  dir.write("hook-secret", "second\n");
+  dir.write("redis-password", "pw2\n");
+  dir.write("ringcast.conf",
+            "client-secret = s\nclient-audience = billing\nclient-issuer = you\nhsts = 0\n"
+            "hook-url = http://127.0.0.1:9/h\nhook-secret-file = " +
+                hook_secret +
+                "\nredis = redis://127.0.0.1:6379\nredis-password-file = " + redis_password + "\n");
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_TRUE(report.ok);
+  EXPECT_FALSE(report.apply);
+  std::vector<std::string> names;
+  for (const auto& line : report.lines) {
+    const auto quote = line.find('\'');
+    names.push_back(line.substr(quote + 1, line.find('\'', quote + 1) - quote - 1));
+    EXPECT_NE(line.find("takes effect at the next restart"), std::string::npos) << line;
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"client-audience", "client-issuer", "hook-secret",
+                                             "hsts", "redis"}));
+}
+
 TEST(Reload, AGeneratedTokenIsNotReplacedByAnotherGeneratedOne) {
   const run a({}), b({});
   ASSERT_TRUE(a.outcome.cfg && b.outcome.cfg);

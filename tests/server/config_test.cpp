@@ -1,5 +1,7 @@
 #include "config.hpp"
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -8,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include "config_secrets.hpp"
 #include "parse_config_run.hpp"
 
 namespace ringcast {
@@ -336,6 +341,41 @@ TEST(ParseConfig, AnArgumentHoldingAFlagParserPlaceholderIsReportedNotHung) {
                "'ringcast --help' for the list of flags");
 }
 
+// ---- secrets from files, and their permissions ----
+
+std::string secret_file(const std::string& name, const std::string& text, unsigned mode) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  std::filesystem::permissions(path, static_cast<std::filesystem::perms>(mode));
+  return path.string();
+}
+
+TEST(ParseConfig, HookSecretFromAFile) {
+  const std::string file = secret_file("ringcast_config_hook_secret", "s3cret\n", 0600);
+  const run r({"--hook-url", "http://127.0.0.1:9/h", "--hook-secret-file", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().hook_secret, "s3cret");
+  expect_error(
+      {"--hook-url", "http://127.0.0.1:9/h", "--hook-secret", "a", "--hook-secret-file", file},
+      "ringcast: --hook-secret-file: give either --hook-secret or --hook-secret-file, "
+      "not both");
+  expect_error({"--hook-secret-file", file}, "ringcast: --hook-secret-file: needs --hook-url");
+  std::filesystem::remove(file);
+}
+
+TEST(ParseConfig, RedisPasswordFromAFile) {
+  const std::string file = secret_file("ringcast_config_redis_password", "p@ss word\n", 0600);
+  const run r({"--redis", "redis://127.0.0.1:6379/2", "--redis-password-file", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().redis->password, "p@ss word");
+  EXPECT_EQ(r.cfg().redis->db, 2u);
+  expect_error({"--redis", "redis://:x@127.0.0.1", "--redis-password-file", file},
+               "ringcast: --redis-password-file: the --redis URL has a password already; give it "
+               "in one place, not both");
+  expect_error({"--redis-password-file", file}, "ringcast: --redis-password-file: needs --redis");
+  std::filesystem::remove(file);
+}
+
 TEST(ParseConfig, AnEmptyHookCaIsRefused) {
   expect_error({"--hook-ca", ""},
                "ringcast: --hook-ca: expected a file of PEM certificates; an empty value would "
@@ -349,6 +389,27 @@ TEST(ParseConfig, HstsDefaultsToAYear) {
   const run off({"--hsts", "0"});
   ASSERT_TRUE(off.outcome.cfg) << off.err;
   EXPECT_EQ(off.cfg().hsts, milliseconds{0});
+}
+
+TEST(SecretFiles, AWarningForEachFileOthersOrAnotherGroupMayRead) {
+  const std::string shut = secret_file("ringcast_config_shut", "a\n", 0600);
+  const std::string open = secret_file("ringcast_config_open", "b\n", 0604);
+  const std::string group = secret_file("ringcast_config_group", "c\n", 0640);
+  const run r({"--admin-token-file", shut, "--client-secret-file", open, "--hook-url",
+               "http://127.0.0.1:9/h", "--hook-secret-file", group});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  const unsigned own = ::getegid();
+  const std::string others =
+      "--client-secret-file: " + open + " is readable by group or others (mode 0604); chmod 600 it";
+  // Its own group may read (the package's root:ringcast 0640); others may not.
+  EXPECT_EQ(secret_file_warnings(r.cfg(), own), std::vector<std::string>{others});
+  // Nor may another group.
+  EXPECT_EQ(secret_file_warnings(r.cfg(), own + 1),
+            (std::vector<std::string>{others, "--hook-secret-file: " + group +
+                                                  " is readable by group or others (mode 0640); "
+                                                  "chmod 600 it"}));
+  for (const auto& f : {shut, open, group})
+    std::filesystem::remove(f);
 }
 
 }  // namespace
