@@ -36,6 +36,8 @@ struct connection_settings {
   std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
   bool connect_hook_fallback_allow = false;     // admit when the connect hook does not answer
   std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer
+  origin_policy allowed_origins;                // --allowed-origins: who may open /ws /sse /poll
+  host_policy allowed_hosts;                    // --allowed-hosts: names answered (empty: any)
 
   static connection_settings from(const config& cfg);
 };

@@ -62,6 +62,8 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"require-exp",
        [](const config& c) { return std::string(c.require_exp ? "true" : "false"); }},
       {"demo", [](const config& c) { return std::string(c.demo ? "true" : "false"); }},
+      {"allowed-origins", text(&config::allowed_origins_text)},
+      {"allowed-hosts", text(&config::allowed_hosts_text)},
       {"tls-cert", text(&config::tls_cert_file)},
       {"tls-key", text(&config::tls_key_file)},
       {"log-level",
@@ -79,6 +81,7 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
        [](const config& c) {
          return std::string(c.connect_hook_fallback_allow ? "allow" : "deny");
        }},
+      {"connect-hook-concurrency", number(&config::connect_hook_concurrency)},
   };
   std::vector<std::string> changed;
   for (const auto& [name, value] : settings)
