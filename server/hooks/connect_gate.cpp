@@ -1,8 +1,10 @@
 #include "connect_gate.hpp"
 
+#include <boost/asio/post.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "hook_signature.hpp"
 #include "log.hpp"
 
 namespace ringcast {
@@ -12,11 +14,16 @@ namespace {
 constexpr std::size_t max_answer_body = 16 * 1024;
 
 std::string body_of(const connect_question& q) {
+  boost::json::value origin = nullptr;
+  if (q.origin) origin = boost::json::string(*q.origin);
   return boost::json::serialize(
       boost::json::object{{"user", q.user},
                           {"session", q.sid},
                           {"transport", q.transport},
                           {"remote_addr", q.remote_addr},
+                          {"origin", std::move(origin)},
+                          {"host", q.host},
+                          {"ts", q.ts},
                           {"headers", {{"cookie", q.cookie}, {"user-agent", q.user_agent}}}});
 }
 
@@ -42,23 +49,39 @@ class connect_gate::pending final : public timed {
 
 connect_gate::connect_gate(boost::asio::io_context& io, hub& timers,
                            const connect_hook_settings& settings, clock_fn now)
-    : io_(io), timers_(timers), settings_(settings), now_(std::move(now)) {}
+    : io_(io),
+      timers_(timers),
+      settings_(settings),
+      now_(std::move(now)),
+      pool_(std::make_shared<backend_pool>(settings.max_idle)) {}
 
 connect_gate::~connect_gate() {
   for (auto& p : pending_) {
     timers_.disarm(*p);
     if (p->exchange) p->exchange->cancel();
+    if (settings_.cap) settings_.cap->release();
   }
 }
 
 void connect_gate::ask(const connect_question& q, std::function<void(connect_verdict)> done) {
+  if (settings_.cap && !settings_.cap->try_acquire()) {
+    ++counters_.overloaded;
+    boost::asio::post(io_, [alive = std::weak_ptr<int>(alive_), done = std::move(done)] {
+      if (alive.lock()) done({connect_verdict::kind::overloaded, {}});
+    });
+    return;
+  }
+  std::string body = body_of(q);
+  std::vector<http_exchange::header> headers;
+  if (!settings_.secret.empty())
+    headers.emplace_back(hook_signature_header, hook_signature(settings_.secret, body));
   pending_.push_back(std::make_shared<pending>(*this, std::move(done)));
   pending& p = *pending_.back();
   p.self = std::prev(pending_.end());
   timers_.arm(p, now_() + settings_.timeout);
   // The answer counts only while `p` still waits (not timed out, the gate not destroyed).
   p.exchange = http_exchange::post(
-      io_, settings_.url, settings_.tls, body_of(q), {}, max_answer_body,
+      io_, settings_.url, settings_.tls, std::move(body), std::move(headers), max_answer_body,
       [this, waiting = std::weak_ptr<pending>(pending_.back())](http_answer a) {
         const auto still = waiting.lock();
         if (!still) return;
@@ -84,7 +107,8 @@ void connect_gate::ask(const connect_question& q, std::function<void(connect_ver
           v.what = connect_verdict::kind::bad_answer;
         }
         settle(*raw, std::move(v));
-      });
+      },
+      pool_);
 }
 
 void connect_gate::settle(pending& p, connect_verdict v) {
@@ -102,7 +126,10 @@ void connect_gate::settle(pending& p, connect_verdict v) {
     case connect_verdict::kind::bad_answer:
       ++counters_.bad_answers;
       break;
+    case connect_verdict::kind::overloaded:  // never pending: counted in ask()
+      break;
   }
+  if (settings_.cap) settings_.cap->release();
   auto done = std::move(p.done_);
   if (p.exchange) p.exchange->cancel();  // after a timeout; harmless once answered
   pending_.erase(p.self);                // p lives on only while its answer callback runs

@@ -2,7 +2,9 @@
 // client is admitted, its connect is POSTed to the backend, which admits it (200, possibly
 // setting its user and channels), refuses it (403), or fails to say (anything else, no answer
 // within --hook-timeout, no connection). The wait is a node in the loop's wheel, one per connect
-// being asked about; nothing else on the loop waits for it.
+// being asked about; nothing else on the loop waits for it. The POSTs are signed with
+// --hook-secret, go over kept-alive connections (backend_pool), and at most
+// --connect-hook-concurrency are in flight on the node: beyond, a connect is not asked about.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -11,9 +13,12 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "backend_pool.hpp"
+#include "concurrency_cap.hpp"
 #include "connect_answer.hpp"
 #include "http_exchange.hpp"
 #include "hub.hpp"
@@ -22,6 +27,9 @@ namespace ringcast {
 
 struct connect_question {
   std::string user, sid, transport, remote_addr, cookie, user_agent;
+  std::optional<std::string> origin;  // the Origin header; none: not sent (not a browser)
+  std::string host;                   // the Host header
+  std::int64_t ts = 0;                // Unix ms when asked: lets the backend refuse a replay
 };
 
 struct connect_verdict {
@@ -30,19 +38,23 @@ struct connect_verdict {
     refuse,       // the backend said 403
     unavailable,  // no answer in time, no connection, or a 5xx: --connect-hook-fallback decides
     bad_answer,   // an answer that is neither (3xx, other 4xx, not JSON, wrong types, too big)
+    overloaded,   // --connect-hook-concurrency POSTs already in flight: not asked, never admitted
   };
   kind what = kind::unavailable;
   connect_answer changes;  // kind::admit: what the backend set
 };
 
 struct connect_hook_counters {
-  std::uint64_t admitted = 0, refused = 0, unavailable = 0, bad_answers = 0;
+  std::uint64_t admitted = 0, refused = 0, unavailable = 0, bad_answers = 0, overloaded = 0;
 };
 
 struct connect_hook_settings {
   http_url url;
   std::chrono::milliseconds timeout{2'000};
   std::shared_ptr<const tls_context> tls;
+  std::string secret;              // --hook-secret: X-Ringcast-Signature on every POST
+  concurrency_cap* cap = nullptr;  // the node's --connect-hook-concurrency; none: no cap
+  std::size_t max_idle = 64;       // kept-alive connections per loop
 };
 
 class connect_gate {
@@ -65,6 +77,8 @@ class connect_gate {
   const connect_hook_settings& settings_;
   clock_fn now_;
   std::list<std::shared_ptr<pending>> pending_;
+  std::shared_ptr<backend_pool> pool_;
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // a refusal posted outlives no gate
   connect_hook_counters counters_;
 };
 

@@ -1,6 +1,7 @@
-// One HTTP/1.1 POST to a backend over a connection of its own (http or https through net_stream),
-// on the caller's io_context, with Boost.Beast. The answer is read up to a body limit; nothing is
-// followed (a redirect is an answer like any other, for the caller to refuse).
+// One HTTP/1.1 POST to a backend (http or https through net_stream), on the caller's io_context,
+// with Boost.Beast: over a connection of its own, closed after the answer, or with a backend_pool
+// over a kept-alive one, given back to the pool after the answer. The answer is read up to a body
+// limit; nothing is followed (a redirect is an answer like any other, for the caller to refuse).
 //
 // Timeouts are the caller's: it arms them on its wheel and calls cancel(). Exactly one `done`
 // per exchange, always posted (never inside start()); after cancel() it reports `cancelled`.
@@ -19,6 +20,8 @@
 
 namespace ringcast {
 
+class backend_pool;
+
 struct http_answer {
   unsigned status = 0;  // 0: no answer; `failure` says why
   std::string body;
@@ -35,7 +38,8 @@ class http_exchange {
   static std::shared_ptr<http_exchange> post(boost::asio::io_context& io, const http_url& url,
                                              std::shared_ptr<const tls_context> tls,
                                              std::string body, std::vector<header> headers,
-                                             std::size_t max_answer_body, handler done);
+                                             std::size_t max_answer_body, handler done,
+                                             std::shared_ptr<backend_pool> pool = nullptr);
   virtual ~http_exchange() = default;
   // Gives up: the socket is closed and done reports `cancelled` (unless it already reported).
   virtual void cancel() = 0;

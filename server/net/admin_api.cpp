@@ -59,14 +59,14 @@ void handle_operations(node_operations& node, const connection_settings& setting
     return;
   }
 
-  const bool known = path == "/admin/publish" || path == "/admin/kick" || path == "/admin/stats" ||
-                     is_promotion_path(path) ||
-                     path == "/admin/presence";
-  if (!known)
-    return reply(error_response(http_status::not_found, "not_found", "no such path", req));
+  // The token first, for every /admin/ path: without it, which paths exist is not told either.
   if (!authorized(req, settings.admin_token)) {
     return reply(unauthorized_response("Authorization: Bearer <admin token> required", req));
   }
+  const bool known = path == "/admin/publish" || path == "/admin/kick" || path == "/admin/stats" ||
+                     is_promotion_path(path) || path == "/admin/presence";
+  if (!known)
+    return reply(error_response(http_status::not_found, "not_found", "no such path", req));
   if (is_promotion_path(path))
     return handle_promotion_path(node, std::move(origin), path, req, std::move(reply));
   if (path == "/admin/presence") return handle_presence(node, origin, req, std::move(reply));

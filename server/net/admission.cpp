@@ -24,6 +24,14 @@ std::variant<admission, http_response> admit(http_request req, client_endpoint w
     res.set(http::field::allow, "GET");
     return res;
   }
+  const auto origin = req.find(http::field::origin);
+  if (!origin_admitted(
+          ctx.settings().allowed_origins,
+          origin == req.end() ? std::nullopt : std::optional<std::string_view>(origin->value()),
+          req[http::field::host])) {
+    return error_response(http_status::forbidden, "origin",
+                          "a page of another site may not connect here (--allowed-origins)", req);
+  }
   const token_verifier* tokens = ctx.client_tokens();
   auto params = parse_client_params(req.target(), /*user_required=*/!tokens);
   if (!params) return error_response(http_status::bad_request, "bad_request", params.error, req);

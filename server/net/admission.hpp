@@ -1,7 +1,7 @@
-// A connect to /ws, /sse or /poll, checked once, on the loop that read it: method, query, client
-// token, Last-Event-ID and the WebSocket upgrade (a drain is answered before, for any request).
-// What comes out travels with the connection to its session's loop, where nothing is parsed or
-// verified again.
+// A connect to /ws, /sse or /poll, checked once, on the loop that read it: method, Origin
+// (--allowed-origins), query, client token, Last-Event-ID and the WebSocket upgrade (a drain is
+// answered before, for any request). What comes out travels with the connection to its session's
+// loop, where nothing is parsed or verified again.
 #pragma once
 
 #include <optional>

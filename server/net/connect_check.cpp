@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "wall_clock.hpp"
+
 namespace ringcast {
 namespace {
 
@@ -37,7 +39,12 @@ void check_with_backend(connection_context& ctx, connect_gate& gate, admission a
                      .transport = transport_of(admitted.endpoint),
                      .remote_addr = std::move(remote_addr),
                      .cookie = std::string(req[http::field::cookie]),
-                     .user_agent = std::string(req[http::field::user_agent])};
+                     .user_agent = std::string(req[http::field::user_agent]),
+                     .origin = std::nullopt,
+                     .host = std::string(req[http::field::host]),
+                     .ts = unix_ms()};
+  if (const auto origin = req.find(http::field::origin); origin != req.end())
+    q.origin = std::string(origin->value());
   // Shared: the verdict's callback is a std::function, which must be copyable.
   auto held = std::make_shared<admission>(std::move(admitted));
   gate.ask(q, [&ctx, held, done = std::move(done)](connect_verdict v) {
@@ -70,6 +77,11 @@ void check_with_backend(connection_context& ctx, connect_gate& gate, admission a
                                 settings.connect_retry_after));
       case connect_verdict::kind::bad_answer:
         return done(unavailable(a.request, "the connect hook's answer was not understood",
+                                settings.connect_retry_after));
+      case connect_verdict::kind::overloaded:
+        return done(unavailable(a.request,
+                                "too many connects are being put to the connect hook "
+                                "(--connect-hook-concurrency); try again",
                                 settings.connect_retry_after));
     }
   });

@@ -2,7 +2,8 @@
 // backend's verdict turns it into the admission to start (its user and channels possibly set by
 // the backend) or into the refusal to send: 403 forbidden as for a client token that does not
 // allow it, 503 + Retry-After when the backend did not answer (or, with --connect-hook-fallback
-// allow, the admission unchanged), 503 when its answer made no sense (never a guess).
+// allow, the admission unchanged), 503 when its answer made no sense or when
+// --connect-hook-concurrency connects are already being asked about (never a guess).
 #pragma once
 
 #include <functional>

@@ -37,6 +37,8 @@ struct connection_settings {
   bool connect_hook_fallback_allow = false;     // admit when the connect hook does not answer
   std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer
   std::chrono::seconds hsts{0};  // Strict-Transport-Security max-age; 0: not sent (or no TLS)
+  origin_policy allowed_origins;                // --allowed-origins: who may open /ws /sse /poll
+  host_policy allowed_hosts;                    // --allowed-hosts: names answered (empty: any)
 
   static connection_settings from(const config& cfg);
 };

@@ -209,6 +209,13 @@ void http_connection::handle(http_request req) {
     return;
   }
   const std::string_view path = path_of(req.target());
+  // A name this server does not have: a page whose DNS name was rebound to our address.
+  // /healthz answers whatever the name, for load balancers that probe by address.
+  if (path != "/healthz" && !host_allowed(ctx_.settings().allowed_hosts, req[http::field::host])) {
+    reply(error_response(http_status::misdirected_request, "host",
+                         "this server does not answer to that Host (--allowed-hosts)", req));
+    return;
+  }
   if (const auto endpoint = client_endpoint_of(path)) {
     auto outcome = admit(std::move(req), *endpoint, ctx_);
     connect_gate* gate = ctx_.connect_hook();

@@ -99,6 +99,7 @@ class server final : public node {
   node_resources resources_;                     // tls is read under tls_mutex_: SIGHUP replaces it
   hook_settings hook_settings_;                  // with --hook-url; the loops' hooks refer to it
   connect_hook_settings connect_hook_settings_;  // with --connect-hook; the loops' gates too
+  std::unique_ptr<concurrency_cap> connect_hook_cap_;  // shared by the loops' gates
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
   presence_counts presence_;  // every loop's hub reports to it: it outlives them

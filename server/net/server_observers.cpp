@@ -42,11 +42,18 @@ void server::start_hooks() {
 }
 
 void server::start_connect_hook() {
-  connect_hook_settings_ = {*cfg_.connect_hook, cfg_.hook_timeout, resources_.hook_tls};
+  connect_hook_cap_ = std::make_unique<concurrency_cap>(cfg_.connect_hook_concurrency);
+  connect_hook_settings_ = {.url = *cfg_.connect_hook,
+                            .timeout = cfg_.hook_timeout,
+                            .tls = resources_.hook_tls,
+                            .secret = cfg_.hook_secret,
+                            .cap = connect_hook_cap_.get(),
+                            .max_idle = cfg_.connect_hook_concurrency};
   for (auto& loop : loops_)
     loop->start_connect_hook(connect_hook_settings_);
-  log_info("connect hook: {} decides who is admitted (fallback: {})", cfg_.connect_hook->text,
-           cfg_.connect_hook_fallback_allow ? "allow" : "deny");
+  log_info("connect hook: {} decides who is admitted (fallback: {}, at most {} in flight{})",
+           cfg_.connect_hook->text, cfg_.connect_hook_fallback_allow ? "allow" : "deny",
+           cfg_.connect_hook_concurrency, cfg_.hook_secret.empty() ? ", unsigned" : ", signed");
 }
 
 // Before the loops go: a connection they still hold may end and report to it.

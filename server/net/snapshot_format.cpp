@@ -50,6 +50,7 @@ loop_totals totals_of(const server_snapshot& s) {
     t.connect_hook.refused += l.connect_hook.refused;
     t.connect_hook.unavailable += l.connect_hook.unavailable;
     t.connect_hook.bad_answers += l.connect_hook.bad_answers;
+    t.connect_hook.overloaded += l.connect_hook.overloaded;
   }
   return t;
 }
@@ -131,7 +132,8 @@ std::string stats_json(const server_snapshot& s) {
     out["connect_hook"] = {{"admitted", c.admitted},
                            {"refused", c.refused},
                            {"unavailable", c.unavailable},
-                           {"bad_answers", c.bad_answers}};
+                           {"bad_answers", c.bad_answers},
+                           {"overloaded", c.overloaded}};
   }
   if (s.clustered) {
     out["redis"] = {{"up", s.redis_up}, {"reconnects", s.redis_reconnects}};
@@ -217,11 +219,13 @@ std::string prometheus_text(const server_snapshot& s) {
     const connect_hook_counters& c = all.connect_hook;
     family("ringcast_connect_hook_total", "counter",
            "Connects put to the connect hook, by its verdict (unavailable: no answer in time or a "
-           "5xx; bad_answer: refused, the answer made no sense).");
+           "5xx; bad_answer: refused, the answer made no sense; overloaded: refused unasked, "
+           "--connect-hook-concurrency in flight).");
     sample("ringcast_connect_hook_total", c.admitted, R"({outcome="admitted"})");
     sample("ringcast_connect_hook_total", c.refused, R"({outcome="refused"})");
     sample("ringcast_connect_hook_total", c.unavailable, R"({outcome="unavailable"})");
     sample("ringcast_connect_hook_total", c.bad_answers, R"({outcome="bad_answer"})");
+    sample("ringcast_connect_hook_total", c.overloaded, R"({outcome="overloaded"})");
   }
   metric("ringcast_uptime_seconds", "gauge", "Seconds since start.",
          static_cast<double>(s.uptime.count()) / 1000.0);

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "host_policy.hpp"
 #include "http_url.hpp"
+#include "origin_policy.hpp"
 #include "redis_url.hpp"
 
 namespace ringcast {
@@ -66,6 +68,14 @@ struct config {
   bool demo = false;            // --demo: demo-only routes (POST /demo/token)
   bool client_tokens() const { return !client_secret.empty() || !client_public_key_pem.empty(); }
 
+  // --allowed-origins LIST: the pages of other sites that may open /ws, /sse and /poll besides
+  // the server's own (origin_policy.hpp); the text as given, for the SIGHUP diff.
+  origin_policy allowed_origins;
+  std::string allowed_origins_text;
+  // --allowed-hosts LIST: the names this server answers to (host_policy.hpp); empty: any.
+  host_policy allowed_hosts;
+  std::string allowed_hosts_text;
+
   // --tls-cert FILE --tls-key FILE: HTTPS and WSS on the listening port (empty: plaintext). The
   // files are read at start-up and again on SIGHUP.
   std::string tls_cert_file;
@@ -88,6 +98,9 @@ struct config {
   // --connect-hook-fallback allow admits when it does not answer (default: refuse with 503).
   std::optional<http_url> connect_hook;
   bool connect_hook_fallback_allow = false;
+  // --connect-hook-concurrency N: connect-hook POSTs in flight per node; beyond, a connect gets
+  // 503 + Retry-After (never the fallback).
+  std::size_t connect_hook_concurrency = 64;
 
   std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
 

@@ -92,6 +92,13 @@ po::options_description describe_flags() {
        "refuse client tokens whose iss is not ISS")  //
       ("demo",
        "enable demo-only routes: POST /demo/token mints client tokens (with --client-secret)")  //
+      ("allowed-origins", po::value<std::string>()->value_name("LIST"),
+       "pages of other sites that may open /ws, /sse and /poll, besides the server's own: "
+       "comma-separated scheme://host[:port], a host may be *.name; * = any (default: none; a "
+       "request without Origin is not a browser's and is admitted)")  //
+      ("allowed-hosts", po::value<std::string>()->value_name("LIST"),
+       "comma-separated host names this server answers to (a port is ignored); a request whose "
+       "Host names another gets 421, except /healthz (default: any)")  //
       ("tls-cert", po::value<std::string>()->value_name("FILE"),
        "serve HTTPS and WSS with this PEM certificate chain (server certificate first); "
        "needs --tls-key; SIGHUP reads both files again")  //
@@ -123,6 +130,9 @@ po::options_description describe_flags() {
       ("connect-hook-fallback", text("MODE", "deny"),
        "deny or allow: when the connect hook does not answer within --hook-timeout, deny "
        "the client (503 + Retry-After) or allow it")  //
+      ("connect-hook-concurrency", number("N", d.connect_hook_concurrency),
+       "connect-hook POSTs in flight at once per node; beyond, a connect gets 503 + Retry-After "
+       "whatever the fallback")  //
       ("hook-queue", number("N", d.hook_queue),
        "hook events kept per event loop while the backend is down; the oldest are dropped "
        "beyond it");

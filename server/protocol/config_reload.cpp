@@ -64,6 +64,8 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"client-audience", text(&config::client_audience)},
       {"client-issuer", text(&config::client_issuer)},
       {"demo", [](const config& c) { return std::string(c.demo ? "true" : "false"); }},
+      {"allowed-origins", text(&config::allowed_origins_text)},
+      {"allowed-hosts", text(&config::allowed_hosts_text)},
       {"tls-cert", text(&config::tls_cert_file)},
       {"tls-key", text(&config::tls_key_file)},
       {"hsts", duration(&config::hsts)},
@@ -82,6 +84,7 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
        [](const config& c) {
          return std::string(c.connect_hook_fallback_allow ? "allow" : "deny");
        }},
+      {"connect-hook-concurrency", number(&config::connect_hook_concurrency)},
   };
   std::vector<std::string> changed;
   for (const auto& [name, value] : settings)

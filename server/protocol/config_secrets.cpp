@@ -111,7 +111,7 @@ void resolve_hook_secret(const po::variables_map& vm, config& cfg) {
     bad_flag("hook-secret-file", "give either --hook-secret or --hook-secret-file, not both");
   const char* flag = vm.count("hook-secret") ? "hook-secret" : "hook-secret-file";
   if (!vm.count(flag)) return;
-  if (!cfg.hook_url) bad_flag(flag, "needs --hook-url");
+  if (!cfg.hook_url && !cfg.connect_hook) bad_flag(flag, "needs --hook-url or --connect-hook");
   if (vm.count("hook-secret")) {
     cfg.hook_secret = text_of(vm, "hook-secret");
     if (cfg.hook_secret.empty()) bad_flag("hook-secret", "expected a non-empty secret");

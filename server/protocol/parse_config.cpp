@@ -91,6 +91,21 @@ void resolve_tls(const po::variables_map& vm, config& cfg) {
   }
 }
 
+void resolve_browser_policies(const po::variables_map& vm, config& cfg) {
+  if (vm.count("allowed-origins")) {
+    cfg.allowed_origins_text = text_of(vm, "allowed-origins");
+    auto policy = parse_allowed_origins(cfg.allowed_origins_text);
+    if (!policy) bad_flag("allowed-origins", policy.error);
+    cfg.allowed_origins = std::move(*policy.value);
+  }
+  if (vm.count("allowed-hosts")) {
+    cfg.allowed_hosts_text = text_of(vm, "allowed-hosts");
+    auto policy = parse_allowed_hosts(cfg.allowed_hosts_text);
+    if (!policy) bad_flag("allowed-hosts", policy.error);
+    cfg.allowed_hosts = std::move(*policy.value);
+  }
+}
+
 void resolve_hooks(const po::variables_map& vm, config& cfg) {
   constexpr auto no_limit = std::numeric_limits<std::size_t>::max();
   cfg.hook_batch = number_flag(vm, "hook-batch", 1, 10'000);
@@ -118,6 +133,7 @@ void resolve_hooks(const po::variables_map& vm, config& cfg) {
     bad_flag("connect-hook-fallback", "expected deny or allow, got '" + fallback + "'");
   cfg.connect_hook_fallback_allow = fallback == "allow";
   resolve_hook_secret(vm, cfg);
+  cfg.connect_hook_concurrency = number_flag(vm, "connect-hook-concurrency", 1, 100'000);
 }
 
 // Timeouts run on the wheel, which cannot measure anything shorter than one tick.
@@ -191,6 +207,7 @@ config build_config(const po::variables_map& vm,
   resolve_redis_password(vm, cfg);
   resolve_client_tokens(vm, getenv, cfg);
   cfg.demo = vm.count("demo") > 0;
+  resolve_browser_policies(vm, cfg);
   resolve_tls(vm, cfg);
   if (const auto& level = text_of(vm, "log-level"); level == "warn") {
     cfg.log = log_level::warn;

@@ -1,4 +1,6 @@
-// GET / (storefront), /admin (admin page) and their assets, embedded or from --web-root.
+// GET / (storefront), /admin (admin page) and their assets, embedded or from --web-root. Every
+// file goes out with X-Content-Type-Options: nosniff; a page also with a Content-Security-Policy
+// that allows what web/ uses and no framing, X-Frame-Options: DENY and Referrer-Policy.
 #pragma once
 
 #include <string>

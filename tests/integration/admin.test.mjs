@@ -39,6 +39,18 @@ test('401 with WWW-Authenticate: Bearer for a missing or wrong token', async () 
   assert.equal(s1.messages.published, s0.messages.published, 'an unauthorized publish went through');
 });
 
+test('every /admin/ path asks for the token before it is routed: an unknown one is 401 too, so 404 tells nothing', async () => {
+  for (const path of ['/admin/nope', '/admin/publish/x', '/admin/', '/admin/stats', '/admin/.env']) {
+    for (const token of [null, 'wrong']) {
+      const r = await srv.admin('GET', path, { token });
+      assertError(r, 401, 'unauthorized', `${path} with token ${token}`);
+      assert.match(r.headers['www-authenticate'] ?? '', /^Bearer/u, path);
+    }
+  }
+  // With the token, an unknown path is a 404 as before.
+  assertError(await srv.admin('GET', '/admin/nope'), 404, 'not_found', '/admin/nope with the token');
+});
+
 test('400 for malformed JSON and invalid bodies; the server stays up', async () => {
   const bad = [
     ['/admin/publish', '{"data": '],

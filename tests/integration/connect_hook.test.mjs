@@ -5,15 +5,19 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import { startServer, uid, waitFor } from './harness.mjs';
+import { sleep, startServer, uid, waitFor } from './harness.mjs';
 
 const asked = []; // every request body the backend received
+const raw = []; // and each as it came: { body (the bytes), signature (header) }
+let connections = 0; // TCP connections the backend accepted
 const backend = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
-    const q = JSON.parse(Buffer.concat(chunks).toString());
+    const body = Buffer.concat(chunks);
+    const q = JSON.parse(body.toString());
     asked.push({ ...q, contentType: req.headers['content-type'] });
+    raw.push({ user: q.user, body, signature: req.headers['x-ringcast-signature'] });
     const send = (status, body, type = 'application/json') => {
       res.writeHead(status, { 'Content-Type': type });
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -36,6 +40,7 @@ const backend = http.createServer((req, res) => {
     }
   });
 });
+backend.on('connection', () => { connections += 1; });
 await new Promise((r) => backend.listen(0, '127.0.0.1', r));
 const HOOK = `http://127.0.0.1:${backend.address().port}/connect`;
 after(() => {
@@ -52,8 +57,9 @@ test('200 admits, 403 refuses like a token that does not allow it, and the backe
     const c = await srv.wsHello({ user, sid: 's1', channels: 'a' });
     assert.equal(c.hello.session, `${user}/s1`);
     const q = asked.find((x) => x.user === user);
-    assert.deepEqual({ ...q, remote_addr: undefined, headers: undefined },
-      { user, session: 's1', transport: 'ws', contentType: 'application/json', remote_addr: undefined, headers: undefined });
+    assert.deepEqual({ ...q, remote_addr: undefined, headers: undefined, ts: undefined },
+      { user, session: 's1', transport: 'ws', contentType: 'application/json', remote_addr: undefined, headers: undefined,
+        origin: null, host: `${srv.host}:${srv.port}`, ts: undefined });
     assert.equal(q.remote_addr, '127.0.0.1');
     assert.equal(typeof q.headers['user-agent'], 'string');
 
@@ -73,7 +79,7 @@ test('200 admits, 403 refuses like a token that does not allow it, and the backe
     await vip.none((x) => x.type === 'message', 300);
 
     const stats = await srv.stats();
-    assert.deepEqual(stats.connect_hook, { admitted: 2, refused: 2, unavailable: 0, bad_answers: 0 });
+    assert.deepEqual(stats.connect_hook, { admitted: 2, refused: 2, unavailable: 0, bad_answers: 0, overloaded: 0 });
   } finally {
     await srv.stop();
   }
@@ -161,6 +167,86 @@ test('with client tokens the token is checked first, then the backend is asked a
     assert.ok(asked.some((q) => q.user === user));
     const refused = await srv.wsRefused({ token: token({ sub: uid('no-') }) });
     assert.equal(refused.status, 403);
+  } finally {
+    await srv.stop();
+  }
+});
+
+// docs/security.md, "Threat model: origins, hooks, pages, admin".
+test('with --hook-secret alone, each connect hook POST is signed over its raw body and carries ts, origin and host', async () => {
+  const secret = 'connect-signing-secret';
+  const srv = await start(['--hook-secret', secret]);
+  try {
+    const user = uid('ok-');
+    const before = Date.now();
+    const own = `http://${srv.host}:${srv.port}`;
+    const c = await srv.sse({ user, sid: 's' }, { Origin: own });
+    assert.equal(c.status, 200);
+    const sent = raw.find((x) => x.user === user);
+    const expected = `sha256=${createHmac('sha256', secret).update(sent.body).digest('hex')}`;
+    assert.equal(sent.signature, expected);
+    const q = asked.find((x) => x.user === user);
+    assert.equal(q.origin, own);
+    assert.equal(q.host, `${srv.host}:${srv.port}`);
+    assert.ok(Number.isInteger(q.ts) && q.ts >= before - 1000 && q.ts <= Date.now() + 1000, `ts ${q.ts}`);
+    // Without the secret, no signature (as for event batches).
+    const plain = await start();
+    try {
+      const other = uid('ok-');
+      await plain.wsHello({ user: other });
+      assert.equal(raw.find((x) => x.user === other).signature, undefined);
+    } finally {
+      await plain.stop();
+    }
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('connect hook POSTs reuse kept-alive connections to the backend', async () => {
+  const srv = await start(['--threads', '1']);
+  try {
+    await srv.wsHello({ user: uid('ok-') });
+    const first = connections;
+    for (let i = 0; i < 10; i += 1) {
+      const c = await srv.wsHello({ user: uid('ok-') });
+      c.terminate();
+    }
+    assert.ok(connections - first <= 1, `10 connects opened ${connections - first} connections to the backend`);
+    assert.equal((await srv.stats()).connect_hook.admitted, 11);
+    // A kept-alive connection the backend closed while idle is not used: the next connect is
+    // asked over a new one and admitted.
+    backend.closeIdleConnections();
+    await sleep(200);
+    const before = connections;
+    (await srv.wsHello({ user: uid('ok-') })).terminate();
+    assert.equal(connections, before + 1);
+    assert.equal((await srv.stats()).connect_hook.admitted, 12);
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('beyond --connect-hook-concurrency in flight a connect gets 503 + Retry-After at once, never the allow fallback', async () => {
+  const srv = await startServer(['--connect-hook', HOOK, '--connect-hook-concurrency', '2', '--connect-hook-fallback', 'allow', '--hook-timeout', '1500ms']);
+  try {
+    const waiting = [srv.wsHello({ user: uid('slow-') }), srv.wsHello({ user: uid('slow-') })];
+    await waitFor(() => asked.filter((q) => q.user.startsWith('slow-')).length >= 2, 3000, 'two connects asked');
+    const t0 = Date.now();
+    const r = await srv.wsRefused({ user: uid('ok-') });
+    assert.equal(r.status, 503);
+    assert.equal(r.json.error, 'unavailable');
+    assert.match(r.json.message, /--connect-hook-concurrency/u);
+    assert.match(r.headers['retry-after'], /^\d+$/u);
+    assert.ok(Date.now() - t0 < 1000, `refused after ${Date.now() - t0} ms`);
+    const stats = await srv.stats();
+    assert.equal(stats.connect_hook.overloaded, 1);
+    assert.equal(stats.connect_hook.admitted, 0);
+    assert.match((await srv.get('/metrics')).text, /^ringcast_connect_hook_total\{outcome="overloaded"\} 1$/mu);
+    // The two waiting time out into the fallback; their places are free again.
+    await Promise.all(waiting);
+    await srv.wsHello({ user: uid('ok-') });
+    assert.equal((await srv.stats()).connect_hook.admitted, 1);
   } finally {
     await srv.stop();
   }

@@ -83,3 +83,41 @@ test('WebSocket and SSE through nginx get a publish made through nginx', async (
   sseReq.destroy();
   assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
 });
+
+// docs/security.md, "Threat model: origins, hooks, pages, admin": the shipped file lets /admin and
+// /admin/... through from its documented range only, answers /admin without a redirect, and passes
+// the Host the browser sent, so that a page's own Origin is admitted through it.
+test('the admin page and API pass only from the documented range; a page\'s own origin connects through nginx', async () => {
+  const page = await fetch(`http://127.0.0.1:${port}/admin`, { redirect: 'manual' });
+  assert.equal(page.status, 200, 'the admin page from 127.0.0.1');
+  assert.match(await page.text(), /<html/iu);
+  const unknown = await fetch(`http://127.0.0.1:${port}/admin/nope`, { redirect: 'manual' });
+  assert.equal(unknown.status, 401);
+
+  const own = new WebSocket(`ws://127.0.0.1:${port}/ws?user=own_origin`, { origin: `http://127.0.0.1:${port}` });
+  await new Promise((resolve, reject) => { own.once('open', resolve); own.once('error', reject); });
+  own.close();
+
+  // The same file without loopback in the range: /admin and /admin/... are refused by nginx.
+  const shipped = readFileSync(path.join(dir, 'nginx.conf'), 'utf8');
+  assert.ok(shipped.includes('allow 127.0.0.1;'), 'the shipped range names loopback');
+  const port2 = await freePort();
+  const dir2 = mkdtempSync(path.join(os.tmpdir(), 'ringcast-nginx-deny-'));
+  writeFileSync(path.join(dir2, 'nginx.conf'), shipped
+    .replace('allow 127.0.0.1;', '').replace(`listen 127.0.0.1:${port};`, `listen 127.0.0.1:${port2};`)
+    .replace('pid nginx.pid;', 'pid nginx2.pid;'));
+  const other = spawn(NGINX, ['-p', `${dir2}/`, '-c', path.join(dir2, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => other.on('exit', resolve));
+  try {
+    await listening(port2, 'the second nginx');
+    for (const p of ['/admin', '/admin/', '/admin/stats', '/admin/publish']) {
+      const r = await fetch(`http://127.0.0.1:${port2}${p}`, { redirect: 'manual', headers: { Authorization: `Bearer ${token}` } });
+      assert.equal(r.status, 403, `${p} from outside the range`);
+    }
+    assert.equal((await fetch(`http://127.0.0.1:${port2}/healthz`)).status, 200);
+  } finally {
+    other.kill('SIGTERM');
+    await exited;
+    rmSync(dir2, { recursive: true, force: true });
+  }
+});

@@ -78,3 +78,54 @@ test('the admin page needs no token to load (it asks for one)', async () => {
   const r = await srv.get('/admin');
   assert.equal(r.status, 200);
 });
+
+// docs/security.md, "Threat model: origins, hooks, pages, admin": a page says what it may load and
+// that it may not be framed; no file may be sniffed into another type.
+test('pages carry a CSP that allows only their own scripts, styles and connections, and no framing', async () => {
+  for (const path of ['/', '/admin']) {
+    const r = await srv.get(path);
+    assert.equal(r.status, 200);
+    const csp = r.headers['content-security-policy'] ?? '';
+    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/u)).map(([k, ...v]) => [k, v]));
+    assert.deepEqual(directives['default-src'], ["'none'"], `${path}: ${csp}`);
+    assert.deepEqual(directives['script-src'], ["'self'"], `${path}: ${csp}`);
+    assert.deepEqual(directives['style-src'], ["'self'"], `${path}: ${csp}`);
+    assert.deepEqual(directives['frame-ancestors'], ["'none'"], `${path}: ${csp}`);
+    const host = `${srv.host}:${srv.port}`;
+    assert.deepEqual(directives['connect-src'], ["'self'", `ws://${host}`, `wss://${host}`], `${path}: ${csp}`);
+    assert.ok(!/unsafe-inline|unsafe-eval|\*/u.test(csp), `${path}: ${csp}`);
+    assert.equal(r.headers['x-frame-options'], 'DENY', path);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff', path);
+    assert.equal(r.headers['referrer-policy'], 'no-referrer', path);
+    // The policy holds because the pages need nothing inline.
+    assert.ok(!/<script(?![^>]*\bsrc=)[^>]*>|<style\b|\son[a-z]+\s*=|\sstyle\s*=/iu.test(r.text), `${path} has inline script or style`);
+  }
+  for (const path of ['/ringcast.js', '/style.css', '/admin.js']) {
+    const r = await srv.get(path);
+    assert.equal(r.status, 200, path);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff', path);
+  }
+});
+
+test('--allowed-hosts: a request naming another Host gets 421 (DNS rebinding), /healthz answers any', async () => {
+  const guarded = await startServer(['--allowed-hosts', 'localhost,127.0.0.1']);
+  try {
+    const rebound = { headers: { Host: `evil.example:${guarded.port}` } };
+    for (const path of ['/', '/admin', '/metrics', '/poll?user=a', '/sse?user=a']) {
+      const r = await guarded.get(path, rebound);
+      assert.equal(r.status, 421, `${path}: ${r.status} ${r.text}`);
+      assert.equal(r.json.error, 'host', path);
+    }
+    const stats = await guarded.admin('GET', '/admin/stats', { headers: rebound.headers });
+    assert.equal(stats.status, 421);
+    assert.equal((await guarded.get('/healthz', rebound)).status, 200);
+    // Its own names, whatever the port or case.
+    assert.equal((await guarded.get('/', { headers: { Host: `LocalHost:${guarded.port}` } })).status, 200);
+    assert.equal((await guarded.get('/')).status, 200);
+    await guarded.wsHello({ user: 'a' });
+    // Without the flag every name is answered, as before.
+    assert.equal((await srv.get('/', rebound)).status, 200);
+  } finally {
+    await guarded.stop();
+  }
+});

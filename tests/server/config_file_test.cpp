@@ -364,6 +364,17 @@ TEST(Reload, BadFileKeepsRunningSettings) {
                                                    "running settings stay"});
 }
 
+TEST(Reload, OriginsHostsAndConnectHookConcurrencyAreInTheDiff) {
+  const run a({"--allowed-origins", "https://a.example", "--allowed-hosts", "a.example",
+               "--connect-hook-concurrency", "4"}),
+      b({"--allowed-origins", "https://b.example", "--allowed-hosts", "b.example",
+         "--connect-hook-concurrency", "5"});
+  ASSERT_TRUE(a.outcome.cfg && b.outcome.cfg) << a.err << b.err;
+  EXPECT_EQ(
+      settings_changed(a.cfg(), b.cfg()),
+      (std::vector<std::string>{"allowed-origins", "allowed-hosts", "connect-hook-concurrency"}));
+}
+
 TEST(Reload, GeneratedTokensCountAsUnchanged) {
   const run a({}), b({});
   ASSERT_TRUE(a.outcome.cfg && b.outcome.cfg);

@@ -183,6 +183,31 @@ TEST(ParseConfig, Listen) {
         std::string("ringcast: --listen: expected IPv4:PORT or [IPv6]:PORT, got '") + bad + "'");
 }
 
+TEST(ParseConfig, OriginsHostsAndTheConnectHookSecret) {
+  const run r({"--allowed-origins", "https://shop.example,https://*.cdn.example", "--allowed-hosts",
+               "push.example:443,localhost", "--connect-hook", "http://127.0.0.1:9/c",
+               "--hook-secret", "s", "--connect-hook-concurrency", "8"},
+              {{"RINGCAST_ADMIN_TOKEN", "t"}});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().allowed_origins.allowed.size(), 2u);
+  EXPECT_EQ(r.cfg().allowed_hosts.names, (std::vector<std::string>{"push.example", "localhost"}));
+  EXPECT_EQ(r.cfg().hook_secret, "s");  // --connect-hook alone is enough for it now
+  EXPECT_EQ(r.cfg().connect_hook_concurrency, 8u);
+  EXPECT_EQ(run({}, {{"RINGCAST_ADMIN_TOKEN", "t"}}).cfg().connect_hook_concurrency, 64u);
+
+  expect_error({"--hook-secret", "s"},
+               "ringcast: --hook-secret: needs --hook-url or --connect-hook");
+  expect_error({"--connect-hook-concurrency", "0"},
+               "ringcast: --connect-hook-concurrency: expected a whole number from 1 to 100000, "
+               "got '0'");
+  expect_error({"--allowed-origins", "shop.example"},
+               "ringcast: --allowed-origins: expected origins scheme://host[:port] (http or https, "
+               "the host possibly *.name), or *, got 'shop.example'");
+  expect_error({"--allowed-hosts", "https://push.example"},
+               "ringcast: --allowed-hosts: expected host names (a port is ignored), got "
+               "'https://push.example'");
+}
+
 TEST(ParseConfig, BadDurations) {
   expect_error(
       {"--idle-timeout", "abc"},

@@ -1,5 +1,6 @@
 // The event hooks' failback on a simulated clock: the retry schedule (retry_backoff), the outbox
-// (batches, flush, retry in order, timeout, queue bound, drain), the signature and the URL.
+// (batches, flush, retry in order, timeout, queue bound, drain), the signature and the URL; the
+// connect hook's concurrency cap.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -10,7 +11,12 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include "concurrency_cap.hpp"
 #include "connect_answer.hpp"
+#include "connect_gate.hpp"
 #include "hook_outbox.hpp"
 #include "hook_signature.hpp"
 #include "http_url.hpp"
@@ -296,6 +302,83 @@ TEST_F(OutboxTest, DestroyingItAbortsThePostInFlight) {
   push_range(1, 3);
   outbox_.reset();
   EXPECT_EQ(sender.aborts, 1);
+}
+
+TEST(ConcurrencyCap, GivesAtMostLimitPlacesAndTakesThemBack) {
+  concurrency_cap cap(2);
+  EXPECT_TRUE(cap.try_acquire());
+  EXPECT_TRUE(cap.try_acquire());
+  EXPECT_FALSE(cap.try_acquire());
+  EXPECT_EQ(cap.in_flight(), 2u);
+  cap.release();
+  EXPECT_TRUE(cap.try_acquire());
+  EXPECT_FALSE(cap.try_acquire());
+}
+
+// The connect gate against a backend that accepts and never answers: at most the cap's POSTs are
+// in flight (across gates: the cap is the node's), the next connect is refused at once without
+// being asked, and a place comes back when a POST times out or the gate goes.
+TEST(ConnectGate, BeyondTheCapAConnectIsRefusedUnaskedAndPlacesComeBack) {
+  namespace asio = boost::asio;
+  asio::io_context io;
+  asio::ip::tcp::acceptor backend(io, {asio::ip::make_address("127.0.0.1"), 0});
+  std::vector<asio::ip::tcp::socket> held;
+  std::function<void()> accept = [&] {
+    backend.async_accept([&](boost::system::error_code ec, asio::ip::tcp::socket s) {
+      if (ec) return;
+      held.push_back(std::move(s));
+      accept();
+    });
+  };
+  accept();
+
+  config cfg;
+  cfg.tick = 10ms;
+  const time_point epoch = time_point{} + 1h;
+  time_point now = epoch;
+  hub timers(cfg, epoch, 0, [](time_point) {});
+  concurrency_cap cap(2);
+  connect_hook_settings settings{
+      .url = *parse_http_url("http://127.0.0.1:" + std::to_string(backend.local_endpoint().port()) +
+                             "/connect")
+                  .value,
+      .timeout = 1s,
+      .tls = nullptr,
+      .secret = "s",
+      .cap = &cap,
+      .max_idle = 4};
+  auto asking = [](std::string user) {
+    connect_question q;
+    q.user = std::move(user);
+    return q;
+  };
+  std::vector<connect_verdict::kind> verdicts;
+  auto record = [&](connect_verdict v) { verdicts.push_back(v.what); };
+  auto run_until = [&](auto done) {
+    for (int i = 0; i < 200 && !done(); ++i)
+      io.run_for(5ms);
+  };
+  {
+    connect_gate one(io, timers, settings, [&] { return now; });
+    connect_gate other(io, timers, settings, [&] { return now; });  // another loop's
+    one.ask(asking("a"), record);
+    other.ask(asking("b"), record);
+    one.ask(asking("c"), record);
+    run_until([&] { return !verdicts.empty() && held.size() == 2; });
+    ASSERT_EQ(verdicts, std::vector{connect_verdict::kind::overloaded});
+    EXPECT_EQ(held.size(), 2u) << "the refused connect reached the backend";
+    EXPECT_EQ(cap.in_flight(), 2u);
+    EXPECT_EQ(one.counters().overloaded, 1u);
+
+    // The two time out: their places are free for the next.
+    for (now = epoch; now < epoch + 1100ms; now += cfg.tick)
+      timers.advance(now);
+    EXPECT_EQ(verdicts.size(), 3u);
+    EXPECT_EQ(cap.in_flight(), 0u);
+    one.ask(asking("d"), record);
+    EXPECT_EQ(cap.in_flight(), 1u);
+  }
+  EXPECT_EQ(cap.in_flight(), 0u) << "a gate destroyed with a POST in flight kept its place";
 }
 
 }  // namespace
