@@ -384,7 +384,8 @@ TEST(ParseConfig, HookSecretFromAFile) {
       {"--hook-url", "http://127.0.0.1:9/h", "--hook-secret", "a", "--hook-secret-file", file},
       "ringcast: --hook-secret-file: give either --hook-secret or --hook-secret-file, "
       "not both");
-  expect_error({"--hook-secret-file", file}, "ringcast: --hook-secret-file: needs --hook-url");
+  expect_error({"--hook-secret-file", file},
+               "ringcast: --hook-secret-file: needs --hook-url or --connect-hook");
   std::filesystem::remove(file);
 }
 
