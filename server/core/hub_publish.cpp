@@ -126,11 +126,14 @@ bool hub::is_expired(const message& m) {
   return m.expired.load(std::memory_order_relaxed);
 }
 
-// Exact without a record per message sent: a session's stream is, between the points where it
-// starts afresh (ack_floor_) and up to what it was last handed (sent_up_to_), every message
-// addressed to it, channel messages from when it joined the channel. So the check costs 16 bytes
-// and 8 per channel a session, whatever is published; a list of sent ids would grow with every
-// message. Paced messages go by their turn (reached), as their expiry notices do.
+// Without a record per message sent: a session's stream is, after the last point where it started
+// afresh (ack_floor_) and up to what it was last handed (sent_up_to_), every message addressed to
+// it, channel messages from when it joined the channel. So the check costs 16 bytes and 8 per
+// channel a session, whatever is published; a list of sent ids would grow with every message (a
+// bounded one would forget what a slow reader has not acked yet). It reads the present channels
+// (an ack after leaving a channel is refused). Paced messages go by their turn (reached), as their
+// expiry notices do: one whose turn came while the session was away, and that it never got
+// because it came back without `since`, is the one case counted that was not sent.
 bool hub::was_sent(const session& s, const message& m) const {
   if (!reached(s, m) || !addressed_to(s, m)) return false;
   if (m.to == audience::channel) {

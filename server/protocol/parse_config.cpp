@@ -79,6 +79,8 @@ void resolve_tls(const po::variables_map& vm, config& cfg) {
   const bool cert = vm.count("tls-cert") > 0, key = vm.count("tls-key") > 0;
   if (cert != key) bad_flag(cert ? "tls-cert" : "tls-key", "needs --tls-cert and --tls-key both");
   cfg.hsts = duration_flag(vm, "hsts");
+  if (cfg.hsts.count() > 0 && cfg.hsts < std::chrono::seconds{1})
+    bad_flag("hsts", "max-age is whole seconds: give at least 1s, or 0 for none");
   if (!cert) return;
   cfg.tls_cert_file = text_of(vm, "tls-cert");
   cfg.tls_key_file = text_of(vm, "tls-key");
@@ -245,6 +247,15 @@ std::map<std::string, config_file_entry> merge_config_file(const po::options_des
   return origin;
 }
 
+// Whether the file sets a secret itself (rather than naming a file that holds it): the file is then
+// as secret as the secret, and checked like the secret files at start-up.
+bool holds_a_secret(const std::map<std::string, config_file_entry>& from_file) {
+  for (const char* name : {"admin-token", "client-secret", "hook-secret"})
+    if (from_file.count(name)) return true;
+  const auto redis = from_file.find("redis");  // a password in the URL: user:password@host
+  return redis != from_file.end() && redis->second.value.find('@') != std::string::npos;
+}
+
 }  // namespace
 
 config_outcome parse_config(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
@@ -276,6 +287,7 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
     }
     config cfg = build_config(vm, getenv);
     cfg.config_file = file;
+    if (holds_a_secret(from_file)) cfg.secret_files.push_back({"config", file});
     return {std::move(cfg), 0};
   } catch (const po::unknown_option& e) {
     err << fmt::format("ringcast: unknown flag '{}'; {}\n", e.get_option_name(), help_hint);

@@ -336,6 +336,25 @@ TEST(Reload, TokenClaimsHstsAndSecretFilesFromTheFileNeedARestart) {
                                              "hsts", "redis"}));
 }
 
+// A config file that holds a secret itself is checked at start-up like a secret file.
+TEST(ConfigFile, AFileHoldingASecretIsASecretFile) {
+  temp_dir dir;
+  const auto plain = dir.write("plain.conf", "heartbeat = 30s\nredis = redis://127.0.0.1:6379\n");
+  const run without({"--config", plain});
+  ASSERT_TRUE(without.outcome.cfg) << without.err;
+  EXPECT_TRUE(without.cfg().secret_files.empty());
+  for (const std::string line :
+       {"admin-token = t0k3n", "client-secret = s", "redis = redis://:pw@127.0.0.1:6379",
+        "hook-url = http://127.0.0.1:9/h\nhook-secret = s"}) {
+    const auto file = dir.write("secret.conf", line + "\n");
+    const run r({"--config", file});
+    ASSERT_TRUE(r.outcome.cfg) << r.err;
+    ASSERT_EQ(r.cfg().secret_files.size(), 1u) << line;
+    EXPECT_EQ(r.cfg().secret_files[0].flag, "config");
+    EXPECT_EQ(r.cfg().secret_files[0].path, file);
+  }
+}
+
 TEST(Reload, AGeneratedTokenIsNotReplacedByAnotherGeneratedOne) {
   const run a({}), b({});
   ASSERT_TRUE(a.outcome.cfg && b.outcome.cfg);

@@ -415,6 +415,8 @@ TEST(ParseConfig, HstsDefaultsToAYear) {
   const run off({"--hsts", "0"});
   ASSERT_TRUE(off.outcome.cfg) << off.err;
   EXPECT_EQ(off.cfg().hsts, milliseconds{0});
+  expect_error({"--hsts", "500ms"},
+               "ringcast: --hsts: max-age is whole seconds: give at least 1s, or 0 for none");
 }
 
 TEST(SecretFiles, AWarningForEachFileOthersOrAnotherGroupMayRead) {

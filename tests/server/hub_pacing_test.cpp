@@ -311,6 +311,26 @@ TEST_F(HubPacingTest, AnAckOfAPacedMessageBelowTheNewestAckCountsOnce) {
   EXPECT_EQ(h->stats().acked, 2u);
 }
 
+// A paced message is sent to a session at its turn: an ack before that is not for anything the
+// client had, and changes nothing (hub::was_sent).
+TEST_F(HubPacingTest, APacedMessageIsSentOnlyAtItsTurnAndAnEarlierAckIsRefused) {
+  recording_subscriber conn(transport::ws, now);
+  auto r = attach(params("dave"), conn);
+  const time_point published = now;
+  const auto paced = publish(10s);
+  const time_point turn = due("dave", paced, 10s, published);
+  ASSERT_GT(turn, published + 20ms) << "pick another user: this one's turn is at once";
+  EXPECT_FALSE(h->was_sent(*r.s, *h->find(paced)));
+  h->acknowledge(*r.s, paced);
+  EXPECT_EQ(h->find(paced)->acked, 0u);
+  EXPECT_EQ(h->stats().acks_refused, 1u);
+  advance_to(turn + cfg.tick);
+  ASSERT_EQ(conn.ids(), std::vector<std::uint64_t>{paced});
+  EXPECT_TRUE(h->was_sent(*r.s, *h->find(paced)));
+  h->acknowledge(*r.s, paced);
+  EXPECT_EQ(h->find(paced)->acked, 1u);
+}
+
 // An immediate message below the newest ack is not the paced exception: it was acked already.
 TEST_F(HubPacingTest, AnAckOfAnOlderImmediateMessageIsIgnored) {
   recording_subscriber conn(transport::ws, now);
