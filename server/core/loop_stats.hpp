@@ -36,6 +36,11 @@ struct loop_stats {
   // apart from `handshake` and `tls_failed` so that those stay worth alerting on.
   std::uint64_t unused = 0;
 
+  // Requests refused by a browser policy: a connect from a foreign Origin (403 origin), a request
+  // naming a Host outside --allowed-hosts (421). A rise after a deploy is a page left out.
+  std::uint64_t refused_origin = 0;
+  std::uint64_t refused_host = 0;
+
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
   std::uint64_t moves_activity = 0;   // lazy re-arms caused by client activity or traffic
@@ -72,6 +77,8 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"expired", &loop_stats::expired, true},
     loop_stat_field{"tls_failed", &loop_stats::tls_failed, true},
     loop_stat_field{"unused", &loop_stats::unused, true},
+    loop_stat_field{"refused_origin", &loop_stats::refused_origin, false},
+    loop_stat_field{"refused_host", &loop_stats::refused_host, false},
     loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
     loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
     loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},

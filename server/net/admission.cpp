@@ -29,6 +29,7 @@ std::variant<admission, http_response> admit(http_request req, client_endpoint w
           ctx.settings().allowed_origins,
           origin == req.end() ? std::nullopt : std::optional<std::string_view>(origin->value()),
           req[http::field::host])) {
+    ++ctx.sessions().stats().refused_origin;
     return error_response(http_status::forbidden, "origin",
                           "a page of another site may not connect here (--allowed-origins)", req);
   }

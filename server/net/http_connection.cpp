@@ -212,6 +212,7 @@ void http_connection::handle(http_request req) {
   // A name this server does not have: a page whose DNS name was rebound to our address.
   // /healthz answers whatever the name, for load balancers that probe by address.
   if (path != "/healthz" && !host_allowed(ctx_.settings().allowed_hosts, req[http::field::host])) {
+    ++ctx_.sessions().stats().refused_host;
     reply(error_response(http_status::misdirected_request, "host",
                          "this server does not answer to that Host (--allowed-hosts)", req));
     return;

@@ -102,6 +102,7 @@ std::string stats_json(const server_snapshot& s) {
         {"last_id", s.last_id},
         {"scheduled", s.scheduled}}},
       {"expirations", std::move(expirations)},
+      {"refused", {{"origin", t.refused_origin}, {"host", t.refused_host}}},
       {"sessions_reused", t.sessions_reused},
       {"moves", {{"reconnect", t.moves_reconnect}, {"activity", t.moves_activity}}},
       {"wheel",
@@ -190,6 +191,11 @@ std::string prometheus_text(const server_snapshot& s) {
   metric("ringcast_sessions_reused_total", "counter",
          "Connects that found their session within its TTL.", t.sessions_reused);
   metric("ringcast_client_errors_total", "counter", "Malformed client messages.", t.client_errors);
+  family("ringcast_refused_total", "counter",
+         "Requests refused by the browser policies: origin (a connect from a page of another site, "
+         "403), host (a Host outside --allowed-hosts, 421).");
+  sample("ringcast_refused_total", t.refused_origin, R"({reason="origin"})");
+  sample("ringcast_refused_total", t.refused_host, R"({reason="host"})");
   metric("ringcast_wheel_armed", "gauge", "Timers armed in the timing wheels.", all.armed);
   metric("ringcast_wheel_moves_total", "counter", "Timer moves (reschedules) in the wheels.",
          all.wheel.moved);

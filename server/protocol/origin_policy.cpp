@@ -38,7 +38,10 @@ std::optional<origin_parts> split_origin(std::string_view text) {
     host = rest.substr(0, close + 1);
     rest = rest.substr(close + 1);
     if (!rest.empty() && !rest.starts_with(':')) return std::nullopt;
-    if (!rest.empty()) port = rest.substr(1);
+    if (!rest.empty()) {
+      port = rest.substr(1);
+      if (port.empty()) return std::nullopt;
+    }
     if (!std::all_of(host.begin() + 1, host.end() - 1, [](char c) {
           return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
         }))

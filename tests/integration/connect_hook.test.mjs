@@ -5,7 +5,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import { sleep, startServer, uid, waitFor } from './harness.mjs';
+import https from 'node:https';
+import { makeCertificate, sleep, startServer, uid, waitFor } from './harness.mjs';
 
 const asked = []; // every request body the backend received
 const raw = []; // and each as it came: { body (the bytes), signature (header) }
@@ -249,5 +250,31 @@ test('beyond --connect-hook-concurrency in flight a connect gets 503 + Retry-Aft
     assert.equal((await srv.stats()).connect_hook.admitted, 1);
   } finally {
     await srv.stop();
+  }
+});
+
+test('over https too, the connect hook keeps its TLS connections alive and signs its POSTs', async () => {
+  const { certFile, keyFile, cert } = makeCertificate();
+  const { readFileSync } = await import('node:fs');
+  let tlsConnections = 0;
+  const signatures = [];
+  const secure = https.createServer({ cert, key: readFileSync(keyFile) }, (req, res) => {
+    signatures.push(req.headers['x-ringcast-signature']);
+    req.resume();
+    req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end('{}'); });
+  });
+  secure.on('secureConnection', () => { tlsConnections += 1; });
+  await new Promise((r) => secure.listen(0, '127.0.0.1', r));
+  const srv = await startServer(['--connect-hook', `https://127.0.0.1:${secure.address().port}/c`, '--hook-ca', certFile,
+    '--hook-secret', 'tls-secret', '--hook-timeout', '2s', '--threads', '1']);
+  try {
+    for (let i = 0; i < 5; i += 1) (await srv.wsHello({ user: uid('tls-') })).terminate();
+    assert.equal(tlsConnections, 1, `5 connects made ${tlsConnections} TLS connections`);
+    assert.equal(signatures.length, 5);
+    assert.ok(signatures.every((x) => /^sha256=[0-9a-f]{64}$/u.test(x)), signatures.join(' '));
+  } finally {
+    await srv.stop();
+    secure.closeAllConnections();
+    secure.close();
   }
 });

@@ -62,7 +62,10 @@ test('a page of another site is refused 403 origin on /ws, /sse and /poll; Origi
     assert.deepEqual({ ws: got.ws, sse: got.sse, poll: got.poll }, { ws: 403, sse: 403, poll: 403 }, origin);
     assert.equal(got.refusal.json.error, 'origin', origin);
   }
-  assert.equal((await srv.stats()).sessions.total, 0, 'a refused connect made a session');
+  const stats = await srv.stats();
+  assert.equal(stats.sessions.total, 0, 'a refused connect made a session');
+  assert.deepEqual(stats.refused, { origin: 15, host: 0 });
+  assert.match((await srv.get('/metrics')).text, /^ringcast_refused_total\{reason="origin"\} 15$/mu);
 });
 
 test('no Origin (not a browser) and the server\'s own origin are admitted', async () => {

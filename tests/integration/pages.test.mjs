@@ -119,6 +119,7 @@ test('--allowed-hosts: a request naming another Host gets 421 (DNS rebinding), /
     const stats = await guarded.admin('GET', '/admin/stats', { headers: rebound.headers });
     assert.equal(stats.status, 421);
     assert.equal((await guarded.get('/healthz', rebound)).status, 200);
+    assert.equal((await guarded.stats()).refused.host, 6);
     // Its own names, whatever the port or case.
     assert.equal((await guarded.get('/', { headers: { Host: `LocalHost:${guarded.port}` } })).status, 200);
     assert.equal((await guarded.get('/')).status, 200);

@@ -41,10 +41,10 @@ TEST(OriginPolicy, TheServersOwnOriginIsAdmittedWithoutAnyFlag) {
 
 TEST(OriginPolicy, NullAndMalformedOriginsAreForeign) {
   const origin_policy any_name = policy("https://*.example");
-  for (std::string_view bad :
-       {"null", "", "push.example", "file://", "https://", "https://a.example/",
-        "https://a.example:", "https://a.example:0443", "https://a.example:123456",
-        "ftp://a.example", "https://a b.example", "https://[::1", "https://a.example@b.example"}) {
+  for (std::string_view bad : {"null", "", "push.example", "file://", "https://",
+                               "https://a.example/", "https://a.example:", "https://a.example:0443",
+                               "https://a.example:123456", "ftp://a.example", "https://a b.example",
+                               "https://[::1", "https://[::1]:", "https://a.example@b.example"}) {
     EXPECT_FALSE(admitted(any_name, bad, "a.example")) << bad;
   }
   // "*" admits even those: the operator said any page may connect.

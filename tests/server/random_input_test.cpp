@@ -1,6 +1,7 @@
 // Every parser of outside input, fed random and mutated input: it must not crash, a failure must
 // say why, and a success must uphold the contract (valid identifiers, at most 32 distinct
 // channels). A deterministic stand-in for the libFuzzer targets that come later.
+#include <cctype>
 #include <random>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 #include "client_message.hpp"
 #include "client_params.hpp"
 #include "duration.hpp"
+#include "origin_policy.hpp"
 
 namespace ringcast {
 namespace {
@@ -151,6 +153,29 @@ TEST(RandomInput, DurationsRoundTrip) {
     ++accepted;
     EXPECT_GE(d.value->count(), 0) << input;
     EXPECT_EQ(parse_duration(format_duration(*d.value)).value, d.value) << input;
+  }
+  EXPECT_GT(accepted, 100);
+}
+
+// An Origin header is the browser's, but a non-browser client can send anything in it: only a
+// subdomain of the listed name, with its scheme and port, may pass the wildcard.
+TEST(RandomInput, Origins) {
+  std::mt19937 rng(7);
+  const auto policy = parse_allowed_origins("https://*.shop.example:8443");
+  ASSERT_TRUE(policy);
+  int accepted = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const std::string input = mutate("https://eu.shop.example:8443", rng);
+    if (!origin_admitted(*policy.value, input, "push.example")) continue;
+    ++accepted;
+    std::string lower = input;
+    for (char& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_TRUE(lower.starts_with("https://")) << input;
+    EXPECT_TRUE(lower.ends_with(".shop.example:8443")) << input;
+    EXPECT_GT(lower.size(), std::string_view("https://.shop.example:8443").size()) << input;
+    EXPECT_EQ(lower.find_first_of("/@\\?#", 8), std::string::npos) << input;
+    EXPECT_EQ(input.find('\0'), std::string::npos) << input;
   }
   EXPECT_GT(accepted, 100);
 }
