@@ -34,6 +34,8 @@ struct loop_stats {
   // byte of a request: a browser's spare connections, health probes that only connect. Counted
   // apart from `handshake` and `tls_failed` so that those stay worth alerting on.
   std::uint64_t unused = 0;
+  // WebSocket clients closed (1008) for sending frames faster than --client-message-rate.
+  std::uint64_t message_rate = 0;
 
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
@@ -70,6 +72,7 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"expired", &loop_stats::expired, true},
     loop_stat_field{"tls_failed", &loop_stats::tls_failed, true},
     loop_stat_field{"unused", &loop_stats::unused, true},
+    loop_stat_field{"message_rate", &loop_stats::message_rate, true},
     loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
     loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
     loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},

@@ -18,6 +18,8 @@ connection_settings connection_settings::from(const config& cfg) {
   s.connect_hook_fallback_allow = cfg.connect_hook_fallback_allow;
   s.connect_retry_after = std::max(std::chrono::seconds(1),
                                    std::chrono::ceil<std::chrono::seconds>(cfg.reconnect_delay));
+  s.trusted_proxies = cfg.trusted_proxies;
+  s.client_message_rate = cfg.client_message_rate;
   return s;
 }
 

@@ -132,6 +132,9 @@ std::string stats_json(const server_snapshot& s) {
                            {"unavailable", c.unavailable},
                            {"bad_answers", c.bad_answers}};
   }
+  out["client_addresses"] = {{"tracked", s.client_addresses},
+                             {"refused_connections", s.refused_per_ip_connections},
+                             {"refused_rate", s.refused_per_ip_rate}};
   if (s.clustered) {
     out["redis"] = {{"up", s.redis_up}, {"reconnects", s.redis_reconnects}};
   }
@@ -184,6 +187,13 @@ std::string prometheus_text(const server_snapshot& s) {
   metric("ringcast_sessions_reused_total", "counter",
          "Connects that found their session within its TTL.", t.sessions_reused);
   metric("ringcast_client_errors_total", "counter", "Malformed client messages.", t.client_errors);
+  metric("ringcast_client_addresses", "gauge",
+         "Client addresses tracked for the per-address limits.", s.client_addresses);
+  family("ringcast_client_address_refused_total", "counter",
+         "Client connects refused by a per-address limit.");
+  sample("ringcast_client_address_refused_total", s.refused_per_ip_connections,
+         R"({limit="connections"})");
+  sample("ringcast_client_address_refused_total", s.refused_per_ip_rate, R"({limit="rate"})");
   metric("ringcast_wheel_armed", "gauge", "Timers armed in the timing wheels.", all.armed);
   metric("ringcast_wheel_moves_total", "counter", "Timer moves (reschedules) in the wheels.",
          all.wheel.moved);
