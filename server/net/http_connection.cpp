@@ -360,6 +360,7 @@ void http_connection::refuse_request(http_status status, std::string_view code,
                                      std::string_view message, std::string_view allow) {
   ctx_.remove_idle(*this);
   ctx_.sessions().disarm(*this);
+  refused_ = true;
   http_request bad;  // no request to echo: answer HTTP/1.1 and close
   bad.version(11);
   bad.keep_alive(false);
@@ -375,7 +376,8 @@ void http_connection::reply(http_response res) {
   http::async_write(stream_, *shared,
                     [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
                       if (ec || self->closing_) return self->close();
-                      if (!shared->keep_alive()) return self->close_after_reply();
+                      if (self->refused_) return self->close_after_reply();
+                      if (!shared->keep_alive()) return self->close();
                       self->arm_deadline(waiting::next_request);
                       self->read_request();
                     });

@@ -74,6 +74,7 @@ class http_connection final : public timed,
   waiting waiting_ = waiting::first_request;
   bool handshaking_ = false;  // the TLS handshake has begun and not finished
   bool closing_ = false;
+  bool refused_ = false;  // a request the parser refused: the reply closes the connection
 };
 
 }  // namespace ringcast
