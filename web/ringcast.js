@@ -24,6 +24,9 @@
   // A held long-poll gives no sign of life until something is published; if it has not failed
   // within this time the server has accepted it (a refusal would have come back at once).
   const POLL_GRACE_MS = 1000;
+  // Acks are cumulative: one every this long at most carries the newest, so a burst of messages
+  // (a resume's backlog) costs a few frames, far below the server's --client-message-rate.
+  const ACK_INTERVAL_MS = 100;
 
   const DEFAULTS = {
     url: undefined, // base http(s) URL of the server; default: this page's origin
@@ -183,6 +186,8 @@
       this.lastId = o.since ?? null;
       this.ackedId = null; // the newest id the page showed (ack())
       this.ackSent = null; // the newest ack written to a WebSocket
+      this.ackSentAt = -Infinity; // when (performance.now()), for ACK_INTERVAL_MS
+      this.ackTimer = null; // a later sendAck, while one was written less than the interval ago
       this.pacedAckedId = null; // the newest paced id acked (ack())
       this.pacedSeen = []; // ids of the last paced messages delivered (see deliver)
       this.state = 'idle';
@@ -250,10 +255,19 @@
     }
 
     sendAck() {
-      if (this.ackedId === null || this.ackSent === this.ackedId) return;
+      if (this.ackedId === null || this.ackSent === this.ackedId || this.ackTimer) return;
       if (!this.conn || !this.opened || this.transport !== 'ws') return;
+      const wait = this.ackSentAt + ACK_INTERVAL_MS - global.performance.now();
+      if (wait > 0) {
+        this.ackTimer = setTimeout(() => {
+          this.ackTimer = null;
+          this.sendAck();
+        }, wait);
+        return;
+      }
       this.conn.send({ type: 'ack', id: this.ackedId });
       this.ackSent = this.ackedId;
+      this.ackSentAt = global.performance.now();
     }
 
     /** Sugar for addEventListener that hands the listener `event.detail`. Returns an unsubscriber. */

@@ -35,6 +35,8 @@ struct loop_stats {
   // byte of a request: a browser's spare connections, health probes that only connect. Counted
   // apart from `handshake` and `tls_failed` so that those stay worth alerting on.
   std::uint64_t unused = 0;
+  // WebSocket clients closed (1008) for sending frames faster than --client-message-rate.
+  std::uint64_t message_rate = 0;
 
   // Requests refused by a browser policy: a connect from a foreign Origin (403 origin), a request
   // naming a Host outside --allowed-hosts (421). A rise after a deploy is a page left out.
@@ -79,6 +81,7 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"unused", &loop_stats::unused, true},
     loop_stat_field{"refused_origin", &loop_stats::refused_origin, false},
     loop_stat_field{"refused_host", &loop_stats::refused_host, false},
+    loop_stat_field{"message_rate", &loop_stats::message_rate, true},
     loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
     loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
     loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},

@@ -21,6 +21,8 @@ connection_settings connection_settings::from(const config& cfg) {
   s.connect_retry_after = std::max(std::chrono::seconds(1),
                                    std::chrono::ceil<std::chrono::seconds>(cfg.reconnect_delay));
   if (cfg.tls()) s.hsts = std::chrono::floor<std::chrono::seconds>(cfg.hsts);
+  s.trusted_proxies = cfg.trusted_proxies;
+  s.client_message_rate = cfg.client_message_rate;
   return s;
 }
 

@@ -12,7 +12,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "address_limits.hpp"
 #include "config.hpp"
 #include "hub.hpp"
 
@@ -39,6 +41,8 @@ struct connection_settings {
   std::chrono::seconds hsts{0};  // Strict-Transport-Security max-age; 0: not sent (or no TLS)
   origin_policy allowed_origins;                // --allowed-origins: who may open /ws /sse /poll
   host_policy allowed_hosts;                    // --allowed-hosts: names answered (empty: any)
+  std::vector<address_range> trusted_proxies;   // --trusted-proxy: whose X-Forwarded-For counts
+  std::uint32_t client_message_rate = 50;       // WebSocket frames a second; 0: no limit
 
   static connection_settings from(const config& cfg);
 };
@@ -77,6 +81,8 @@ class connection_context {
   virtual node_operations& operations() = 0;
   // With --connect-hook: asks the backend about each connect before admitting it; else null.
   virtual connect_gate* connect_hook() = 0;
+  // The per-address limits of the client endpoints, shared by the node's loops.
+  virtual address_limits& client_addresses() = 0;
   virtual void add_idle(idle_connection& c) = 0;
   virtual void remove_idle(idle_connection& c) = 0;
 

@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "address_limits.hpp"
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
 #include "net_stream.hpp"
@@ -17,12 +18,16 @@ struct connection_parts {
   net_stream stream;
   boost::beast::flat_buffer buffer;
   connection_limit::slot slot;
+  // Held from admission while the client's stream or held poll lasts (--max-connections-per-ip);
+  // dropped when a poll connection goes back to reading requests.
+  address_limits::slot address{};
 
   // For the hand-off: the socket leaves its loop as a descriptor (with its TLS session).
   struct detached {
     net_stream::detached stream;
     boost::beast::flat_buffer buffer;
     connection_limit::slot slot;
+    address_limits::slot address;
   };
   std::optional<detached> detach();
   // On the new loop; none if the descriptor cannot be adopted (it is closed then).

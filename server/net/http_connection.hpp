@@ -38,17 +38,26 @@ class http_connection final : public timed,
   void on_drain() override;
 
  private:
-  enum class waiting { first_request, next_request };
+  // linger: the reply that closes the connection is written; the client's last bytes are dropped.
+  enum class waiting { first_request, next_request, linger };
   void arm_deadline(waiting what);
   void handshake();
   void on_handshake(boost::system::error_code ec);
   void refuse_plaintext();  // plain HTTP arrived on the TLS port
   void discard_until_eof();
   void read_request();
+  void read_header_bytes();
+  void on_header(boost::system::error_code ec);
   void on_read(boost::system::error_code ec);
+  // A request that cannot be read (malformed, too large, ambiguous framing): the reply, then
+  // the connection closes.
+  void refuse_request(http_status status, std::string_view code, std::string_view message,
+                      std::string_view allow = {});
+  void close_after_reply();
   void handle(http_request req);
   // The admission (start the client) or the refusal (reply), after the connect hook if any.
-  void proceed(std::variant<admission, http_response> outcome);
+  std::optional<address_limits::slot> hold_address(const http_request& req);
+  void proceed(std::variant<admission, http_response> outcome, address_limits::slot address);
   void reply(http_response res);
   void close();
   // Bytes of a request (not of the TLS handshake) have arrived on this connection's current wait.
@@ -61,9 +70,11 @@ class http_connection final : public timed,
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   slot_type slot_;
+  std::size_t scanned_ = 0;  // bytes of the buffer already searched for the header's end
   waiting waiting_ = waiting::first_request;
   bool handshaking_ = false;  // the TLS handshake has begun and not finished
   bool closing_ = false;
+  bool refused_ = false;  // a request the parser refused: the reply closes the connection
 };
 
 }  // namespace ringcast

@@ -51,6 +51,10 @@ struct server_snapshot {
   std::size_t scheduled = 0;  // promotions waiting (with --redis: the cluster's, at the last claim)
   std::size_t open_connections = 0;
   std::chrono::milliseconds uptime{0};
+  // --max-connections-per-ip / --connect-rate-per-ip: refusals, and addresses in the table.
+  std::uint64_t refused_per_ip_connections = 0;
+  std::uint64_t refused_per_ip_rate = 0;
+  std::size_t client_addresses = 0;
 };
 
 class node_operations {

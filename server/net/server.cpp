@@ -41,6 +41,7 @@ server::server(config cfg, node_resources resources)
     : cfg_(std::move(cfg)),
       resources_(std::move(resources)),
       connections_(cfg_.max_connections),
+      addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip}),
       last_id_(first_floor_id()) {
   const auto epoch = std::chrono::steady_clock::now();
   for (unsigned i = 0; i < cfg_.threads; ++i) {
@@ -137,6 +138,10 @@ void server::snapshot(boost::asio::any_io_executor origin,
   if (bus_) base.node_id = bus_->node_id();
   base.scheduled = promotions_->waiting();
   base.open_connections = connections_.open();
+  const auto addresses = addresses_.snapshot();
+  base.refused_per_ip_connections = addresses.refused_connections;
+  base.refused_per_ip_rate = addresses.refused_rate;
+  base.client_addresses = addresses.addresses;
   base.clustered = bus_ != nullptr;
   base.hooks = cfg_.hook_url.has_value();
   base.connect_hook = cfg_.connect_hook.has_value();
@@ -289,6 +294,7 @@ void server::claim_session(const std::string& user, const std::string& sid,
 void server::apply_live(const config& settings) {
   set_log_level(settings.log);
   connections_.set_max(settings.max_connections);
+  addresses_.configure({settings.max_connections_per_ip, settings.connect_rate_per_ip});
   for (auto& loop : loops_)
     asio::post(loop->io(), [l = loop.get(), settings] { l->apply_live(settings); });
 }

@@ -43,6 +43,7 @@ class server final : public node {
   std::shared_ptr<const tls_context> tls() const override;
   const token_verifier* client_tokens() const override { return resources_.client_tokens.get(); }
   connection_context& home_loop(std::string_view user, std::string_view sid) override;
+  address_limits& client_addresses() override { return addresses_; }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override;
   void publish(const publish_request& req, boost::asio::any_io_executor origin,
@@ -102,6 +103,7 @@ class server final : public node {
   std::unique_ptr<concurrency_cap> connect_hook_cap_;  // shared by the loops' gates
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
+  address_limits addresses_;  // before the loops: their connections hold its slots
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
   std::unique_ptr<promotions> promotions_;  // on loop 0

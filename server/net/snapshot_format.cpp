@@ -136,6 +136,9 @@ std::string stats_json(const server_snapshot& s) {
                            {"bad_answers", c.bad_answers},
                            {"overloaded", c.overloaded}};
   }
+  out["client_addresses"] = {{"tracked", s.client_addresses},
+                             {"refused_connections", s.refused_per_ip_connections},
+                             {"refused_rate", s.refused_per_ip_rate}};
   if (s.clustered) {
     out["redis"] = {{"up", s.redis_up}, {"reconnects", s.redis_reconnects}};
   }
@@ -196,6 +199,13 @@ std::string prometheus_text(const server_snapshot& s) {
          "403), host (a Host outside --allowed-hosts, 421).");
   sample("ringcast_refused_total", t.refused_origin, R"({reason="origin"})");
   sample("ringcast_refused_total", t.refused_host, R"({reason="host"})");
+  metric("ringcast_client_addresses", "gauge",
+         "Client addresses tracked for the per-address limits.", s.client_addresses);
+  family("ringcast_client_address_refused_total", "counter",
+         "Client connects refused by a per-address limit.");
+  sample("ringcast_client_address_refused_total", s.refused_per_ip_connections,
+         R"({limit="connections"})");
+  sample("ringcast_client_address_refused_total", s.refused_per_ip_rate, R"({limit="rate"})");
   metric("ringcast_wheel_armed", "gauge", "Timers armed in the timing wheels.", all.armed);
   metric("ringcast_wheel_moves_total", "counter", "Timer moves (reschedules) in the wheels.",
          all.wheel.moved);

@@ -20,7 +20,10 @@ constexpr std::size_t max_gather_bytes = 256 * 1024;
 }  // namespace
 
 stream_connection::stream_connection(connection_context& ctx, connection_parts parts)
-    : ctx_(ctx), slot_(std::move(parts.slot)), stream_(std::move(parts.stream)) {}
+    : ctx_(ctx),
+      slot_(std::move(parts.slot)),
+      address_(std::move(parts.address)),
+      stream_(std::move(parts.stream)) {}
 
 stream_connection::~stream_connection() {
   ctx_.sessions().disarm(*this);

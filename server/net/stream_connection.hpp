@@ -75,6 +75,7 @@ class stream_connection : public subscriber,
 
   connection_context& ctx_;
   connection_limit::slot slot_;
+  address_limits::slot address_;
   net_stream stream_;
   session* session_ = nullptr;
   outbound_queue queue_;

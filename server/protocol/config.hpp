@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host_policy.hpp"
+#include "client_address.hpp"
 #include "http_url.hpp"
 #include "origin_policy.hpp"
 #include "redis_url.hpp"
@@ -48,6 +49,15 @@ struct config {
   std::size_t max_body = 64 * 1024;      // --max-body: admin request body bytes
   std::size_t max_connections = 20'000;  // --max-connections: open TCP connections
   std::size_t max_scheduled = 100'000;   // --max-scheduled: promotions waiting to be published
+
+  // Per-address and per-client limits (docs/security.md): client connections one address holds
+  // (0 = no limit), its connects a second (0 = no limit), the proxies whose X-Forwarded-For
+  // names the client, and the frames a second a WebSocket client may send (0 = no limit).
+  std::size_t max_connections_per_ip = 0;  // --max-connections-per-ip
+  std::uint32_t connect_rate_per_ip = 0;   // --connect-rate-per-ip
+  std::string trusted_proxy;               // --trusted-proxy CIDR[,CIDR...] as given
+  std::vector<address_range> trusted_proxies;
+  std::uint32_t client_message_rate = 50;  // --client-message-rate
 
   std::string admin_token;  // --admin-token, else $RINGCAST_ADMIN_TOKEN, else random
   bool admin_token_generated = false;

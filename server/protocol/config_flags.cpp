@@ -63,6 +63,18 @@ po::options_description describe_flags() {
        "open TCP connections beyond which new ones get 503 overloaded")  //
       ("max-scheduled", number("N", d.max_scheduled),
        "scheduled publishes that may wait at once; more get 429 too_many")  //
+      ("max-connections-per-ip", number("N", d.max_connections_per_ip),
+       "client connections (/ws, /sse, held /poll) one address may hold open; more get 503 "
+       "overloaded; 0 = no limit")  //
+      ("connect-rate-per-ip", number("N", d.connect_rate_per_ip),
+       "connects to /ws, /sse, /poll per second per address, in bursts of N; more get 429 "
+       "too_many with Retry-After; 0 = no limit")  //
+      ("trusted-proxy", po::value<std::string>()->value_name("CIDRS"),
+       "comma-separated networks (10.0.0.0/8,::1) whose X-Forwarded-For names the client (the "
+       "last hop not among them); from any other peer the header is ignored (default: none)")  //
+      ("client-message-rate", number("N", d.client_message_rate),
+       "frames per second a WebSocket client may send, in bursts of 2N; beyond, the "
+       "connection is closed with 1008; 0 = no limit")  //
       ("admin-token", po::value<std::string>()->value_name("TOKEN"),
        "bearer token for the admin API (default: $RINGCAST_ADMIN_TOKEN, else a random one, "
        "logged at start-up)")  //

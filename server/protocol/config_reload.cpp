@@ -44,6 +44,10 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"max-body", number(&config::max_body)},
       {"max-connections", number(&config::max_connections)},
       {"max-scheduled", number(&config::max_scheduled)},
+      {"max-connections-per-ip", number(&config::max_connections_per_ip)},
+      {"connect-rate-per-ip", number(&config::connect_rate_per_ip)},
+      {"trusted-proxy", text(&config::trusted_proxy)},
+      {"client-message-rate", number(&config::client_message_rate)},
       {"admin-token",
        [](const config& c) { return c.admin_token_generated ? std::string{} : c.admin_token; }},
       {"web-root", text(&config::web_root)},
@@ -100,6 +104,11 @@ config with_live_settings(const config& running, const config& fresh) {
   next.max_queue = fresh.max_queue;
   next.handshake_timeout = fresh.handshake_timeout;
   next.keepalive_timeout = fresh.keepalive_timeout;
+  next.max_connections_per_ip = fresh.max_connections_per_ip;
+  next.connect_rate_per_ip = fresh.connect_rate_per_ip;
+  next.trusted_proxy = fresh.trusted_proxy;
+  next.trusted_proxies = fresh.trusted_proxies;
+  next.client_message_rate = fresh.client_message_rate;
   if (!fresh.admin_token_generated) {
     next.admin_token = fresh.admin_token;
     next.admin_token_generated = false;

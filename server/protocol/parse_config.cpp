@@ -198,6 +198,17 @@ config build_config(const po::variables_map& vm,
   cfg.max_body = number_flag(vm, "max-body", 1, no_limit);
   cfg.max_connections = number_flag(vm, "max-connections", 1, no_limit);
   cfg.max_scheduled = number_flag(vm, "max-scheduled", 1, no_limit);
+  cfg.max_connections_per_ip = number_flag(vm, "max-connections-per-ip", 0, no_limit);
+  cfg.connect_rate_per_ip =
+      static_cast<std::uint32_t>(number_flag(vm, "connect-rate-per-ip", 0, 1'000'000));
+  if (vm.count("trusted-proxy")) {
+    cfg.trusted_proxy = text_of(vm, "trusted-proxy");
+    auto ranges = parse_address_ranges(cfg.trusted_proxy);
+    if (!ranges) bad_flag("trusted-proxy", ranges.error);
+    cfg.trusted_proxies = std::move(*ranges.value);
+  }
+  cfg.client_message_rate =
+      static_cast<std::uint32_t>(number_flag(vm, "client-message-rate", 0, 1'000'000));
 
   resolve_admin_token(vm, getenv, cfg);
   if (vm.count("web-root")) cfg.web_root = text_of(vm, "web-root");

@@ -277,6 +277,30 @@ TEST(ParseConfig, NumberRanges) {
   }
 }
 
+TEST(ParseConfig, PerAddressAndPerClientLimits) {
+  const run defaults({});
+  ASSERT_TRUE(defaults.outcome.cfg) << defaults.err;
+  EXPECT_EQ(defaults.cfg().max_connections_per_ip, 0u);
+  EXPECT_EQ(defaults.cfg().connect_rate_per_ip, 0u);
+  EXPECT_TRUE(defaults.cfg().trusted_proxies.empty());
+  EXPECT_EQ(defaults.cfg().client_message_rate, 50u);
+  const run set({"--max-connections-per-ip", "10", "--connect-rate-per-ip", "5", "--trusted-proxy",
+                 "10.0.0.0/8,::1", "--client-message-rate", "0"});
+  ASSERT_TRUE(set.outcome.cfg) << set.err;
+  EXPECT_EQ(set.cfg().max_connections_per_ip, 10u);
+  EXPECT_EQ(set.cfg().connect_rate_per_ip, 5u);
+  ASSERT_EQ(set.cfg().trusted_proxies.size(), 2u);
+  EXPECT_EQ(set.cfg().trusted_proxies[0].prefix, 8u);
+  EXPECT_EQ(set.cfg().client_message_rate, 0u);
+  expect_error({"--trusted-proxy", "10.0.0.0/40"},
+               "ringcast: --trusted-proxy: '10.0.0.0/40': the prefix must be 0-32");
+  expect_error({"--trusted-proxy", "proxy.local"},
+               "ringcast: --trusted-proxy: 'proxy.local' is not an address or ADDRESS/PREFIX");
+  expect_error({"--connect-rate-per-ip", "-1"},
+               "ringcast: --connect-rate-per-ip: expected a whole number from 0 to 1000000, got "
+               "'-1'");
+}
+
 TEST(ParseConfig, WheelSlotsRoundUpToAPowerOfTwo) {
   auto slots = [](const char* n) { return run({"--wheel-slots", n}).cfg().wheel_slots; };
   EXPECT_EQ(slots("16"), 16u);

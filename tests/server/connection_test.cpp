@@ -199,6 +199,47 @@ TEST(HttpConnection, DrainClosesWaitingConnectionsAndAnswersAHalfSentRequest503)
   EXPECT_TRUE(closed_by_server(half));
 }
 
+// Strict HTTP (issue 25): an ambiguous request is refused and its connection closed; the server
+// reads and drops what the client still sends for 2 s (simulated), so no reset eats the reply.
+TEST(HttpConnection, AmbiguousFramingIs400ThenTheConnectionLingersTwoSecondsAtMost) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n" +
+              get("/metrics"));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::bad_request);
+  EXPECT_FALSE(res.keep_alive());
+  ASSERT_TRUE(eventually(loop, [&] { return loop.idle_connections() == 1; }));
+  send(c, "more bytes the client had on their way");
+  loop.advance(2s - 10ms);
+  send(c, "still read and dropped");
+  loop.advance(20ms);
+  EXPECT_TRUE(closed_by_server(c));
+  EXPECT_TRUE(eventually(loop, [&] { return loop.open_connections() == 0; }));
+}
+
+TEST(HttpConnection, PerAddressLimitCountsStreamsNotHealthChecks) {
+  test::test_loop loop(short_timeouts());
+  loop.client_addresses().configure({.max_connections = 1, .connect_rate = 0});
+  auto first = loop.connect();
+  send(first, get("/sse?user=a"));
+  EXPECT_NE(read_until(first, "hello").find("hello"), std::string::npos);
+  auto second = loop.connect();
+  beast::flat_buffer buffer;
+  send(second, get("/sse?user=b"));
+  auto refused = read_response(second, buffer);
+  EXPECT_EQ(refused.result(), http::status::service_unavailable);
+  EXPECT_NE(refused.body().find("--max-connections-per-ip"), std::string::npos);
+  send(second, get("/healthz"));
+  EXPECT_EQ(read_response(second, buffer).result(), http::status::ok);
+  first.close();
+  // The stream's end frees the address's slot.
+  ASSERT_TRUE(eventually(loop, [&] { return loop.client_addresses().snapshot().addresses == 0; }));
+  send(second, get("/sse?user=b"));
+  EXPECT_NE(read_until(second, "hello").find("hello"), std::string::npos);
+}
+
 TEST(PollConnection, HeldUntilAMessageThenTheConnectionServesTheNextPoll) {
   test::test_loop loop(short_timeouts());
   auto c = loop.connect();

@@ -87,6 +87,7 @@ class test_loop final : public connection_context {
   }
   node_operations& operations() override { return operations_; }
   connect_gate* connect_hook() override { return nullptr; }
+  address_limits& client_addresses() override { return addresses_; }
   void add_idle(idle_connection& c) override { idle_.insert(&c); }
   void remove_idle(idle_connection& c) override { idle_.erase(&c); }
 
@@ -128,6 +129,7 @@ class test_loop final : public connection_context {
   time_point now_;
   hub hub_;
   counting_operations operations_;
+  address_limits addresses_;
   std::shared_ptr<const token_verifier> tokens_;
   std::function<connection_context&(std::string_view, std::string_view)> home_;
   std::atomic<bool> draining_{false};
