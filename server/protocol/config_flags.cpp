@@ -63,6 +63,9 @@ po::options_description describe_flags() {
        "open TCP connections beyond which new ones get 503 overloaded")  //
       ("max-scheduled", number("N", d.max_scheduled),
        "scheduled publishes that may wait at once; more get 429 too_many")  //
+      ("max-sticky", number("N", d.max_sticky),
+       "sticky messages that may be in force at once; another sticky publish gets 429 "
+       "too_many")  //
       ("admin-token", po::value<std::string>()->value_name("TOKEN"),
        "bearer token for the admin API (default: $RINGCAST_ADMIN_TOKEN, else a random one, "
        "logged at start-up)")  //

@@ -177,6 +177,7 @@ config build_config(const po::variables_map& vm,
   cfg.max_body = number_flag(vm, "max-body", 1, no_limit);
   cfg.max_connections = number_flag(vm, "max-connections", 1, no_limit);
   cfg.max_scheduled = number_flag(vm, "max-scheduled", 1, no_limit);
+  cfg.max_sticky = number_flag(vm, "max-sticky", 1, no_limit);
 
   resolve_admin_token(vm, getenv, cfg);
   if (vm.count("web-root")) cfg.web_root = text_of(vm, "web-root");

@@ -47,6 +47,8 @@ class redis_bus {
     // Another node kicked `user` / took over session `key` ("user/sid").
     std::function<void(std::string user)> kick;
     std::function<void(std::string key)> evict;
+    // A take-down of message `id` read from the stream (any node's, this one's included).
+    std::function<void(std::uint64_t id)> take_down;
   };
 
   redis_bus(boost::asio::io_context& ctx, redis_url url, std::size_t history,
@@ -66,6 +68,9 @@ class redis_bus {
   void publish(const publish_request& req, std::function<void(std::optional<receipt>)> done);
   // Tells the other nodes; false if Redis is unreachable.
   void announce_kick(const std::string& user, std::function<void(bool)> done);
+  // Appends a take-down of message `id` to the stream, which every node reads in order; false
+  // if Redis is unreachable.
+  void announce_take_down(std::uint64_t id, std::function<void(bool)> done);
   // This node now holds session `key`; `done(existed)`: the session was known to Redis (on this or
   // another node). Unreachable Redis: done(false).
   void claim_session(const std::string& key, std::function<void(bool)> done);

@@ -29,6 +29,7 @@ const FLAGS = {
   '--max-body': '65536',
   '--max-connections': '20000',
   '--max-scheduled': '100000',
+  '--max-sticky': '100',
   '--admin-token': null,
   '--admin-token-file': null,
   '--web-root': null,
