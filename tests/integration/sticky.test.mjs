@@ -5,7 +5,8 @@
 // not reach another's connects.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, uid, sleep, EARLY_MARGIN_MS } from './harness.mjs';
+import http from 'node:http';
+import { startServer, uid, sleep, query, EARLY_MARGIN_MS } from './harness.mjs';
 
 let srv;
 before(async () => { srv = await startServer(['--session-ttl', '5s', '--poll-timeout', '2s']); });
@@ -57,6 +58,31 @@ test('sticky: a connect without since gets those in force addressed to it, on ev
 
   const live = await srv.publish({ user, data: 'live' });
   assert.equal((await ws.next('message')).id, live.id);
+});
+
+// The raw text of an SSE stream for `ms` milliseconds.
+function sseText(params, ms) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const req = http.get({ host: srv.host, port: srv.port, path: `/sse${query(params)}`, agent: false }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (c) => { text += c; });
+      setTimeout(() => { req.destroy(); resolve(text); }, ms);
+    });
+    req.on('error', reject);
+  });
+}
+
+test('sticky over SSE: after them an id: line alone moves Last-Event-ID to hello\'s last_id', async () => {
+  const user = uid('sid');
+  const r = await srv.publish({ user, data: 'in force', sticky: true });
+  const last = await srv.publish({ user: uid('someone'), data: 'newer, not for this user' });
+  const text = await sseText({ user }, 300);
+  const at = text.indexOf(`id: ${r.id}\nevent: message\n`);
+  assert.ok(at > 0, text);
+  // A browser's EventSource that reconnects by itself resumes from last_id, not from the sticky
+  // message's older id (which would replay history it never had).
+  assert.ok(text.indexOf(`\nid: ${last.id}\n\n`, at) > at, text);
 });
 
 test('sticky: one whose ttl passed between publish and connect is not sent; those who had it are told', async () => {
