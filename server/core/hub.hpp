@@ -102,6 +102,9 @@ class hub {
   // The history a node starts with in a cluster (oldest first); only before any message arrived.
   // `now_ms` (Unix ms) tells which of them are already expired; the others get their timers.
   void seed_history(const std::vector<message_ptr>& retained, time_point now, std::int64_t now_ms);
+  // Sticky messages in force that the cluster's history no longer holds (after seed_history):
+  // they join the sticky set, with their expiry.
+  void seed_in_force(const std::vector<message_ptr>& in_force, time_point now, std::int64_t now_ms);
   // Called when a session loses its last connection (the multi-node record then starts its TTL).
   void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
   // Adds an observer of sessions going online and offline and of their channels; it must outlive

@@ -54,6 +54,15 @@ std::vector<message_ptr> hub::first_connect_backlog(session& s, const client_par
   return out;
 }
 
+void hub::seed_in_force(const std::vector<message_ptr>& in_force, time_point now,
+                        std::int64_t now_ms) {
+  for (const auto& m : in_force) {
+    if (!m->sticky || (m->expires_ms != 0 && m->expires_ms <= now_ms) || find(m->id)) continue;
+    sticky_.add(m);
+    if (m->expires_ms != 0) expire_at(m, now + std::chrono::milliseconds(m->expires_ms - now_ms));
+  }
+}
+
 message_ptr hub::find_held(std::uint64_t id) const {
   if (message_ptr m = find(id)) return m;
   if (message_ptr m = sticky_.find(id)) return m;

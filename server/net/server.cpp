@@ -262,6 +262,18 @@ void server::start_redis() {
       });
     }
   };
+  hooks.seed_in_force = [this](std::vector<message_ptr> in_force) {
+    {
+      std::lock_guard lock(sequencer_);
+      for (const auto& m : in_force)
+        sticky_quota_.add(m->id, m->expires_ms);
+    }
+    for (auto& loop : loops_) {
+      asio::post(loop->io(), [l = loop.get(), in_force] {
+        l->sessions().seed_in_force(in_force, l->now(), unix_ms());
+      });
+    }
+  };
   // The bus calls this from its one thread in stream order, so every loop sees id order.
   hooks.deliver = [this](message_ptr m, std::function<void(std::size_t)> done) {
     {

@@ -213,10 +213,60 @@ void redis_bus::load_history() {
           if (std::find(taken_down.begin(), taken_down.end(), m->id) != taken_down.end())
             m->expired.store(true, std::memory_order_relaxed);
         }
-        seeded_ = true;
-        hooks_.seed_history(std::move(retained));
-        read_stream();
+        load_in_force(std::move(retained));
       });
+}
+
+namespace {
+
+// KEYS: the sticky set. Forgets those whose expiry has passed (Redis's clock) and returns the
+// others as stream entries: {{"0-0", {field, value, ...}}, ...}.
+constexpr const char* in_force_script = R"lua(
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local f = redis.call('HGETALL', KEYS[1] .. ':' .. id)
+  if #f > 0 then out[#out + 1] = {'0-0', f} end
+end
+return out
+)lua";
+
+// KEYS: stream, sticky set. ARGV: stream maxlen, message id.
+constexpr const char* take_down_script = R"lua(
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'takedown', ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('DEL', KEYS[2] .. ':' .. ARGV[2])
+return 1
+)lua";
+
+}  // namespace
+
+// The sticky messages in force that the stream has evicted join the seeded history's: a node
+// started after --history more publishes still has them in force.
+void redis_bus::load_in_force(std::vector<message_ptr> retained) {
+  reader_->command({"EVAL", in_force_script, "1", sticky_key},
+                   [this, retained = std::move(retained)](const redisReply* r) mutable {
+                     if (follow_moved(r)) return;
+                     if (!r || r->type != REDIS_REPLY_ARRAY) return;  // lost: retried on reconnect
+                     std::vector<message_ptr> beyond;
+                     for (std::size_t i = 0; i < r->elements; ++i) {
+                       auto e = parse_entry(r->element[i]);
+                       if (!e || !e->msg) continue;
+                       const auto id = e->msg->id;
+                       if (std::none_of(retained.begin(), retained.end(),
+                                        [id](const message_ptr& m) { return m->id == id; }))
+                         beyond.push_back(std::move(e->msg));
+                     }
+                     std::sort(
+                         beyond.begin(), beyond.end(),
+                         [](const message_ptr& a, const message_ptr& b) { return a->id < b->id; });
+                     seeded_ = true;
+                     hooks_.seed_history(std::move(retained));
+                     if (hooks_.seed_in_force) hooks_.seed_in_force(std::move(beyond));
+                     read_stream();
+                   });
 }
 
 void redis_bus::read_stream() {
@@ -305,8 +355,8 @@ void redis_bus::announce_take_down(std::uint64_t id, std::function<void(bool)> d
     asio::post(ctx_, [done = std::move(done)] { done(false); });
     return;
   }
-  commands_->command({"XADD", stream_key, "MAXLEN", "~", std::to_string(history_), "*", "takedown",
-                      std::to_string(id)},
+  commands_->command({"EVAL", take_down_script, "2", stream_key, sticky_key,
+                      std::to_string(history_), std::to_string(id)},
                      [this, done = std::move(done)](const redisReply* r) {
                        follow_moved(r);
                        done(r && r->type != REDIS_REPLY_ERROR);

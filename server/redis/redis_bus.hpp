@@ -42,6 +42,9 @@ class redis_bus {
   struct node_hooks {
     // The retained messages at start-up, oldest first, before any live one.
     std::function<void(std::vector<message_ptr>)> seed_history;
+    // At start-up too, after seed_history: sticky messages in force that the stream no longer
+    // holds (evicted by its MAXLEN).
+    std::function<void(std::vector<message_ptr>)> seed_in_force;
     // Deliver to this node's clients; `done(recipients)`.
     std::function<void(message_ptr, std::function<void(std::size_t)>)> deliver;
     // Another node kicked `user` / took over session `key` ("user/sid").
@@ -88,6 +91,7 @@ class redis_bus {
   void drop_connections();
   bool follow_moved(const struct redisReply* r);
   void load_history();
+  void load_in_force(std::vector<message_ptr> retained);
   void read_stream();
   void on_entries(const struct redisReply* reply);
   void on_control(const struct redisReply* reply);

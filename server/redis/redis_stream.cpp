@@ -19,6 +19,15 @@ local function append(last_key, stream, node_us, maxlen, ts, to, target, data, t
   redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'id', id, 'ts', ts, 'to', to,
              'target', target, 'data', data, 'token', token, 'expires', expires, 'spread', spread,
              'sticky', sticky or '0')
+  if sticky == '1' then
+    -- In force beyond the stream's MAXLEN: kept apart until its expiry or a take-down.
+    local item = '{ringcast}:sticky:' .. id
+    redis.call('HSET', item, 'id', id, 'ts', ts, 'to', to, 'target', target, 'data', data,
+               'expires', expires, 'spread', spread, 'sticky', '1')
+    local e = tonumber(expires) or 0
+    if e > 0 then redis.call('PEXPIREAT', item, e) end
+    redis.call('ZADD', '{ringcast}:sticky', e > 0 and e or '+inf', id)
+  end
   return id
 end
 )lua";

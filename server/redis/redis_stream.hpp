@@ -18,6 +18,11 @@ namespace ringcast {
 // MOVED to it). docs/scaling.md#cluster.
 inline const std::string stream_key = "{ringcast}:stream";
 inline const std::string last_id_key = "{ringcast}:last_id";
+// The sticky messages in force (docs/protocol.md, "Promotions in force"), kept beyond the stream's
+// MAXLEN: a sorted set of ids by expiry (Unix ms; +inf: none), and per message the hash
+// `{ringcast}:sticky:<id>` with the fields of its stream entry; both are written by the append
+// script and removed by a take-down.
+inline const std::string sticky_key = "{ringcast}:sticky";
 
 // Lua defining `append(last_id_key, stream_key, node_us, maxlen, ts, to, target, data, token,
 // expires, spread, sticky)`, which numbers a message and appends it to the stream, returning its

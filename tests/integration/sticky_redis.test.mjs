@@ -67,6 +67,28 @@ test('sticky across nodes: a node started after the publish has it in force too'
   }
 });
 
+test('sticky across nodes: a node started after --history more publishes still has it in force; not once taken down', async () => {
+  const url = a.args[a.args.indexOf('--redis') + 1];
+  const user = uid('kept');
+  const r = await a.publish({ user, data: 'old but in force', ttl: '1h', sticky: true });
+  for (let i = 0; i < 5; i++) await a.publish({ user: uid('other'), data: i });
+  const c = await startServer(['--redis', url, '--history', '3']);  // loads the last 3 entries only
+  try {
+    const ws = await c.wsHello({ user });
+    assert.equal((await ws.next('message')).id, r.id);
+  } finally {
+    await c.stop();
+  }
+  assert.equal((await b.admin('DELETE', `/admin/messages/${r.id}`)).status, 200);
+  const d = await startServer(['--redis', url, '--history', '3']);
+  try {
+    const ws = await d.wsHello({ user });
+    await ws.none('message', 300);
+  } finally {
+    await d.stop();
+  }
+});
+
 test('rewind across nodes: the shared history, whichever node published', async () => {
   const user = uid('rwx');
   const first = await a.publish({ user, data: 1 });
