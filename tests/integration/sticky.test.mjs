@@ -100,6 +100,22 @@ test('sticky: one whose ttl passed between publish and connect is not sent; thos
   assert.equal(poll.json.type, 'reconnect', `nothing in force: held until --poll-timeout (${poll.text})`);
 });
 
+test('sticky: a scheduled one is in force once it goes out; a paced one reaches a late connect', async () => {
+  const user = uid('ssch');
+  const r = await srv.admin('POST', '/admin/publish', { body: { user, data: 'later', delay: '300ms', sticky: true } });
+  assert.equal(r.status, 202, r.text);
+  const early = await srv.poll({ user, sid: 'early' }, { timeoutMs: 5000 });
+  assert.equal(early.json.type, 'messages', early.text);  // held, answered when it goes out
+  const id = early.json.messages[0].id;
+  const late = await srv.wsHello({ user, sid: 'late' });
+  assert.equal((await late.next('message')).id, id);
+  // Paced over 300 ms: once the window has passed, every new session's turn has come.
+  const paced = await srv.publish({ user, data: 'paced', spread: '300ms', sticky: true });
+  await sleep(500);
+  const after = await srv.poll({ user, sid: 'after-window' });
+  assert.deepEqual(ids(after.json.messages), [id, paced.id]);
+});
+
 test('sticky: in force even once --history has evicted it', async () => {
   const small = await startServer(['--history', '3']);
   try {

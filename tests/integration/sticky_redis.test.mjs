@@ -89,6 +89,19 @@ test('sticky across nodes: a node started after --history more publishes still h
   }
 });
 
+test('sticky across nodes: a scheduled sticky publish from the cluster\'s schedule is in force on every node', async () => {
+  const user = uid('xsch');
+  const r = await a.admin('POST', '/admin/publish', { body: { user, data: 'scheduled', delay: '300ms', sticky: true } });
+  assert.equal(r.status, 202, r.text);
+  const held = await b.poll({ user, sid: 'held' }, { timeoutMs: 5000 });
+  const id = held.json.messages?.[0]?.id;
+  assert.equal(typeof id, 'number', held.text);
+  for (const node of [a, b]) {
+    const ws = await node.wsHello({ user, sid: `late${node.port}` });
+    assert.equal((await ws.next('message')).id, id);
+  }
+});
+
 test('rewind across nodes: the shared history, whichever node published', async () => {
   const user = uid('rwx');
   const first = await a.publish({ user, data: 1 });
