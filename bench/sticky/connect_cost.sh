@@ -17,7 +17,7 @@ pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$out"' EXIT
 for _ in $(seq 50); do curl -sf "127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 for i in $(seq 1 "$sticky"); do
-  curl -sf -H 'Authorization: Bearer t' 127.0.0.1:$port/admin/publish -d \
+  curl -sf -H "Authorization: Bearer t" "127.0.0.1:$port/admin/publish" -d \
     "{\"data\":{\"title\":\"Promotion $i in force\",\"text\":\"20% off every air conditioner until tonight\",\"code\":\"COOL$i\"},\"ttl\":\"1h\",\"sticky\":true}" >/dev/null
 done
 cpu_us() { cat /proc/$pid/task/*/schedstat | awk '{s += $1} END {printf "%d", s / 1000}'; }
