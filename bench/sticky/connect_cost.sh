@@ -24,7 +24,7 @@ cpu_us() { cat /proc/$pid/task/*/schedstat | awk '{s += $1} END {printf "%d", s 
 before=$(cpu_us)
 # The clients count the sticky messages as `foreign` (not published during the run): expected.
 "$build/loadtest/ringcast-load" --target "127.0.0.1:$port" --admin-token t --clients "$clients" \
-  --rate 1000 --publish-rate 1 --warmup 5s --duration 7s --settle 1s --server-pid "$pid" \
+  --rate 1000 --publish-rate 1 --warmup "${WARMUP:-5s}" --duration "${DURATION:-7s}" --settle 1s --server-pid "$pid" \
   >"$out/load.json" 2>"$out/load.err" || true
 after=$(cpu_us)
 python3 - "$out/load.json" "$sticky" "$clients" "$((after - before))" <<'PY'
