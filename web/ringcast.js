@@ -34,6 +34,9 @@
     channels: [],
     transport: 'auto', // 'auto' | 'ws' | 'sse' | 'poll'
     since: undefined, // resume after this id; default: start from "now"
+    // On the first connect (without `since`) also replay recent messages: a count (1-100) or a
+    // duration string ('30s', '2m'); later connects resume with `since` (docs/protocol.md, "Rewind").
+    rewind: undefined,
     pingIntervalMs: 20000, // WebSocket {"type":"ping"}; shortened to half the server's idle timeout
     pongTimeoutMs: 10000, // no reply to a ping within this time: the socket is dead, reconnect
     openTimeoutMs: 10000, // a transport that is not open by then counts as failed
@@ -184,6 +187,10 @@
       this.base = new URL(o.url ?? global.location.origin + '/');
       this.order = o.transport === 'auto' ? TRANSPORTS : [o.transport];
       this.lastId = o.since ?? null;
+      // After a hello without `since`, the server first sends the promotions in force (and what
+      // `rewind` asked for): ids up to hello's last_id that are new to this page, not repeats.
+      this.backlogUntil = null;
+      this.backlogSeen = new Set();
       this.ackedId = null; // the newest id the page showed (ack())
       this.ackSent = null; // the newest ack written to a WebSocket
       this.ackSentAt = -Infinity; // when (performance.now()), for ACK_INTERVAL_MS
@@ -284,6 +291,7 @@
       url.searchParams.set('user', this.user);
       url.searchParams.set('sid', this.sid);
       if (this.lastId !== null) url.searchParams.set('since', String(this.lastId));
+      else if (this.options.rewind !== undefined) url.searchParams.set('rewind', String(this.options.rewind));
       if (this.channels.size > 0) url.searchParams.set('channels', [...this.channels].join(','));
       if (this.token) url.searchParams.set('token', this.token);
       return url.href;
@@ -387,6 +395,9 @@
           this.session = env;
           // Without `since`, the stream starts at the server's last id: resume from there later.
           // With it, the resumed messages follow hello and must not be mistaken for repeats.
+          // Without it, the promotions in force follow hello, with ids up to last_id.
+          this.backlogUntil = this.lastId === null ? env.last_id : null;
+          this.backlogSeen.clear();
           if (this.lastId === null) this.adoptLastId(env.last_id);
           this.markOpen();
           if (env.gap) this.emit('gap', { transport: this.transport, lastId: this.lastId });
@@ -442,6 +453,9 @@
         if (this.pacedSeen.includes(message.id)) return;
         this.pacedSeen.push(message.id);
         if (this.pacedSeen.length > 64) this.pacedSeen.shift();
+      } else if (this.backlogUntil !== null && message.id <= this.backlogUntil) {
+        if (this.backlogSeen.has(message.id)) return; // in force, sent after the first hello
+        this.backlogSeen.add(message.id);
       } else if (this.lastId !== null && message.id <= this.lastId) {
         return; // already seen
       }

@@ -117,10 +117,12 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
     const auto span = history_.after(*params.since);
     r.gap = span.gap;
     r.backlog = resume_backlog(s, *params.since, span, new_here);
-    for (const auto& m : r.backlog) {
-      m->delivered.fetch_add(1, std::memory_order_relaxed);
-      s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
-    }
+  } else {
+    r.backlog = first_connect_backlog(s, params);  // in force, and rewind (hub_sticky.cpp)
+  }
+  for (const auto& m : r.backlog) {
+    m->delivered.fetch_add(1, std::memory_order_relaxed);
+    s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
   }
   arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
   if (!s.online_) go_online(s, r.resumed);

@@ -31,6 +31,7 @@
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "session.hpp"
 #include "session_events.hpp"
+#include "sticky.hpp"
 
 namespace ringcast {
 
@@ -84,6 +85,15 @@ class hub {
   std::size_t publish(const message_ptr& m, time_point now);
   // The message with this id if it is still in history, else null (for its reach).
   message_ptr find(std::uint64_t id) const;
+  // Take-down (hub_sticky.cpp; docs/protocol.md, "Promotions in force"). The message with this id
+  // if this loop still holds it (history, the sticky set or the paced log), else null.
+  message_ptr find_held(std::uint64_t id) const;
+  // On one loop of the node, before every loop takes it down: false if it is already expired
+  // (its ttl passed, or another take-down came first); else marks it expired and counts it.
+  bool claim_take_down(const message_ptr& m);
+  // Expires `m` on this loop at once: its ttl timer is cancelled, it leaves the sticky set, and
+  // the live sessions it was sent to get the `expired` notice.
+  void take_down(const message_ptr& m, time_point now);
   // Every message in history, oldest first (with --redis, for writing their reach).
   std::vector<message_ptr> retained() const;
   // The `n` newest messages in history (fewer if it holds fewer), newest first.
@@ -98,6 +108,9 @@ class hub {
   // The history a node starts with in a cluster (oldest first); only before any message arrived.
   // `now_ms` (Unix ms) tells which of them are already expired; the others get their timers.
   void seed_history(const std::vector<message_ptr>& retained, time_point now, std::int64_t now_ms);
+  // Sticky messages in force that the cluster's history no longer holds (after seed_history):
+  // they join the sticky set, with their expiry.
+  void seed_in_force(const std::vector<message_ptr>& in_force, time_point now, std::int64_t now_ms);
   // Called when a session loses its last connection (the multi-node record then starts its TTL).
   void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
   // Adds an observer of sessions going online and offline and of their channels; it must outlive
@@ -115,6 +128,7 @@ class hub {
   std::size_t session_count() const { return sessions_.size(); }
   std::size_t connected_count() const { return attached_.size(); }
   std::size_t paced_in_flight() const { return paced_.in_flight(); }
+  std::size_t sticky_in_force() const { return sticky_.size(); }
   const loop_stats& stats() const { return stats_; }
   loop_stats& stats() { return stats_; }
   const timing_wheel& wheel() const { return wheel_; }
@@ -143,6 +157,7 @@ class hub {
   };
   void expire_at(const message_ptr& m, time_point due);
   void expire(expiry& e, time_point now);
+  void expire_now(const message_ptr& m, time_point now);
   static bool is_expired(const message& m);
   // `joined_after`: the id after which messages of the channels new to `s` reach it.
   void set_channels(session& s, std::vector<std::string> channels, std::uint64_t joined_after);
@@ -162,6 +177,11 @@ class hub {
   std::vector<message_ptr> resume_backlog(const session& s, std::uint64_t since,
                                           history::resume_span span, bool new_here) const;
   time_point left_at_estimate(const session& s, std::uint64_t since) const;
+  // Whether `s`'s turn for `m` has come (always, for a message that is not paced).
+  bool turn_came(const session& s, const message& m) const;
+  // hub_sticky.cpp: what a connect without `since` gets first: the sticky messages in force and
+  // what it rewinds, addressed to it, in id order.
+  std::vector<message_ptr> first_connect_backlog(session& s, const client_params& params);
 
   class pacing_timer final : public timed {
    public:
@@ -189,6 +209,7 @@ class hub {
   std::unordered_map<std::string, std::unordered_set<session*>> by_channel_;
   std::vector<session*> attached_;  // sessions with a live connection, for broadcasts
   std::unordered_map<std::uint64_t, std::unique_ptr<expiry>> expiring_;  // by message id
+  sticky_set sticky_;  // the sticky messages in force on this loop
 
   pacing::paced_log paced_;
   pacing_index pacing_index_;  // after sessions_: unlinked before they are destroyed

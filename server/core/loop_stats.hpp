@@ -18,6 +18,7 @@ struct loop_stats {
   std::uint64_t acks_refused = 0;      // ... one that was never sent to that session
   std::uint64_t messages_expired = 0;  // messages whose ttl passed
   std::uint64_t expired_notices = 0;   // `expired` notices queued to clients
+  std::uint64_t taken_down = 0;        // messages expired at once by DELETE /admin/messages/<id>
 
   // Expirations and endings by reason.
   std::uint64_t idle = 0;
@@ -68,6 +69,7 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"acks_refused", &loop_stats::acks_refused, false},
     loop_stat_field{"messages_expired", &loop_stats::messages_expired, false},
     loop_stat_field{"expired_notices", &loop_stats::expired_notices, false},
+    loop_stat_field{"taken_down", &loop_stats::taken_down, false},
     loop_stat_field{"idle", &loop_stats::idle, true},
     loop_stat_field{"poll_timeout", &loop_stats::poll_timeout, true},
     loop_stat_field{"session_ttl", &loop_stats::session_ttl, true},

@@ -89,7 +89,7 @@ std::vector<std::string> split_users(std::string_view list) {
 
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms,
-                         std::chrono::milliseconds spread) {
+                         std::chrono::milliseconds spread, bool sticky) {
   auto m = std::make_shared<message>();
   m->id = id;
   m->ts_ms = ts_ms;
@@ -99,6 +99,7 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
   if (to.to == audience::users) m->users = split_users(to.target);
   m->target = std::move(to.target);
   m->spread = spread;
+  m->sticky = sticky;
   std::string extra = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
   // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
   if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());

@@ -40,6 +40,7 @@ struct message {
   std::string poll_body;   // a long-poll reply carrying just this message
   ws::frame_header ws_header;           // of the WebSocket text frame whose payload is `json`
   std::chrono::milliseconds spread{0};  // > 0: paced, each session at its turn (core/pacing.hpp)
+  bool sticky = false;  // in force: sent to a client that connects without `since` (core/sticky)
 
   // Reach (GET /admin/messages/<id>), counted by every loop that holds the message.
   mutable std::atomic<std::uint64_t> recipients{0};  // live sessions at publish
@@ -60,7 +61,8 @@ std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_
 // envelope carries "expires" (Unix ms), so a page can count down.
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms = 0,
-                         std::chrono::milliseconds spread = std::chrono::milliseconds{0});
+                         std::chrono::milliseconds spread = std::chrono::milliseconds{0},
+                         bool sticky = false);
 
 // {"type":"expired","id":N} for WebSocket and SSE (event: expired, no id: line, so Last-Event-ID
 // does not move); a held long-poll is answered with it in `messages`, with `last_id`.

@@ -5,8 +5,8 @@
 
 #include "client_auth.hpp"
 #include "connection_context.hpp"
-#include "promotion_api.hpp"
 #include "presence_api.hpp"
+#include "promotion_api.hpp"
 #include "snapshot_format.hpp"
 
 namespace ringcast {
@@ -88,6 +88,11 @@ void handle_operations(node_operations& node, const connection_settings& setting
           if (!r) {
             return reply(error_response(http_status::service_unavailable, "unavailable",
                                         "redis is unreachable; nothing was published", req));
+          }
+          if (r->too_many) {
+            return reply(error_response(http_status::too_many_requests, "too_many",
+                                        "too many sticky messages are in force (--max-sticky)",
+                                        req));
           }
           reply(json_response(http_status::ok,
                               fmt::format(R"({{"id":{},"recipients":{}}})", r->id, r->recipients),

@@ -75,11 +75,12 @@ void cancel_scheduled(node_operations& node, boost::asio::any_io_executor origin
 
 std::string reach_json(const node_operations::message_reach& r) {
   return fmt::format(
-      R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}}})",
+      R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}{}}})",
       r.id, r.published_ms, r.recipients, r.delivered, r.acked, r.expired,
       // A paced publish: "delivered" rises over this window.
       r.spread.count() > 0 ? fmt::format(R"(,"spread":"{}")", format_duration(r.spread))
-                           : std::string());
+                           : std::string(),
+      r.sticky ? R"(,"sticky":true)" : "");
 }
 
 void message_reach(node_operations& node, boost::asio::any_io_executor origin,
@@ -98,6 +99,24 @@ void message_reach(node_operations& node, boost::asio::any_io_executor origin,
           error_response(http_status::not_found, "not_found", "no such message in history", req));
     }
     reply(json_response(http_status::ok, reach_json(r), req));
+  });
+}
+
+void take_down(node_operations& node, boost::asio::any_io_executor origin, std::string_view id_text,
+               const http_request& req, std::function<void(http_response)> reply) {
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (ec != std::errc{} || end != id_text.data() + id_text.size() || id_text.empty()) {
+    return reply(error_response(http_status::bad_request, "bad_request",
+                                "the message id must be a whole number", req));
+  }
+  node.take_down(id, std::move(origin), [req, reply](outcome o) {
+    if (o == outcome::unavailable) return reply(unavailable(req));
+    if (o != outcome::ok) {
+      return reply(error_response(http_status::not_found, "not_found",
+                                  "no such message in force (unknown or already expired)", req));
+    }
+    reply(json_response(http_status::ok, R"({"taken_down":true})", req));
   });
 }
 
@@ -139,10 +158,15 @@ void handle_promotion_path(node_operations& node, boost::asio::any_io_executor o
     return cancel_scheduled(node, std::move(origin), path.substr(scheduled_prefix.size()), req,
                             std::move(reply));
   }
-  if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
-  if (path == messages_path) return recent_messages(node, std::move(origin), req, std::move(reply));
-  message_reach(node, std::move(origin), path.substr(messages_prefix.size()), req,
-                std::move(reply));
+  if (path == messages_path) {
+    if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
+    return recent_messages(node, std::move(origin), req, std::move(reply));
+  }
+  const std::string_view id = path.substr(messages_prefix.size());
+  if (req.method() == http::verb::delete_)
+    return take_down(node, std::move(origin), id, req, std::move(reply));
+  if (req.method() != http::verb::get) return reply(wrong_method(req, "GET, DELETE"));
+  message_reach(node, std::move(origin), id, req, std::move(reply));
 }
 
 bool schedule_if_later(node_operations& node, boost::asio::any_io_executor origin,

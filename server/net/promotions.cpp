@@ -102,7 +102,8 @@ node_operations::message_reach local_reach(const message& m) {
           .delivered = m.delivered.load(relaxed),
           .acked = m.acked.load(relaxed),
           .expired = m.expired.load(relaxed),
-          .spread = m.spread};
+          .spread = m.spread,
+          .sticky = m.sticky};
 }
 
 }  // namespace

@@ -49,7 +49,10 @@ server::server(config cfg, node_resources resources)
   }
   promotions_ = std::make_unique<promotions>(
       *loops_[0], cfg_.max_scheduled, [this](const publish_request& req) {
-        publish(req, loops_[0]->io().get_executor(), [](std::optional<publish_receipt>) {});
+        publish(req, loops_[0]->io().get_executor(), [](std::optional<publish_receipt> r) {
+          if (r && r->too_many)
+            log_warn("scheduled sticky publish not sent: --max-sticky messages are in force");
+        });
       });
   start_presence();
   if (cfg_.hook_url) start_hooks();
@@ -90,6 +93,17 @@ void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor orig
 
 void server::publish(const publish_request& req, boost::asio::any_io_executor origin,
                      std::function<void(std::optional<publish_receipt>)> done) {
+  if (req.sticky) {
+    // Refused before it gets an id (with --redis: as far as this node has read the stream).
+    std::lock_guard lock(sequencer_);
+    if (!sticky_quota_.has_room(unix_ms())) {
+      ++sticky_refused_;
+      asio::post(origin, [done = std::move(done)] {
+        done(publish_receipt{.id = 0, .recipients = 0, .too_many = true});
+      });
+      return;
+    }
+  }
   if (bus_) {
     asio::post(bus_loop().io(), [this, req, origin, done = std::move(done)]() mutable {
       bus_->publish(
@@ -106,12 +120,13 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   ++published_;
   const std::int64_t now_ms = unix_ms();
   const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
+  if (req.sticky) sticky_quota_.add(id, expires_ms);
   // Posted to every loop under the lock: each loop sees the messages in id order.
-  deliver_everywhere(
-      make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms, req.spread),
-      std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
-        done(publish_receipt{id, recipients});
-      });
+  deliver_everywhere(make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms,
+                                  req.spread, req.sticky),
+                     std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
+                       done(publish_receipt{id, recipients});
+                     });
 }
 
 void server::kick(std::string user, boost::asio::any_io_executor origin,
@@ -132,6 +147,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
     std::lock_guard lock(sequencer_);
     base.published = published_;
     base.last_id = last_id_;
+    base.sticky_refused = sticky_refused_;
   }
   base.tick = cfg_.tick;
   base.address = listener_ ? listener_->address() : std::string{};
@@ -160,6 +176,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
         s.sessions = h.session_count();
         s.connected = h.connected_count();
         s.paced_in_flight = h.paced_in_flight();
+        s.sticky_in_force = h.sticky_in_force();
         s.tick = w.current_tick();
         s.armed = w.size();
         s.wheel = w.stats();
@@ -238,9 +255,27 @@ void server::reload_tls() {
 void server::start_redis() {
   redis_bus::node_hooks hooks;
   hooks.seed_history = [this](std::vector<message_ptr> retained) {
+    {
+      std::lock_guard lock(sequencer_);
+      for (const auto& m : retained)
+        if (m->sticky && !m->expired.load(std::memory_order_relaxed))
+          sticky_quota_.add(m->id, m->expires_ms);
+    }
     for (auto& loop : loops_) {
       asio::post(loop->io(), [l = loop.get(), retained] {
         l->sessions().seed_history(retained, l->now(), unix_ms());
+      });
+    }
+  };
+  hooks.seed_in_force = [this](std::vector<message_ptr> in_force) {
+    {
+      std::lock_guard lock(sequencer_);
+      for (const auto& m : in_force)
+        sticky_quota_.add(m->id, m->expires_ms);
+    }
+    for (auto& loop : loops_) {
+      asio::post(loop->io(), [l = loop.get(), in_force] {
+        l->sessions().seed_in_force(in_force, l->now(), unix_ms());
       });
     }
   };
@@ -250,6 +285,7 @@ void server::start_redis() {
       std::lock_guard lock(sequencer_);
       last_id_ = std::max(last_id_, m->id);
       ++published_;
+      if (m->sticky) sticky_quota_.add(m->id, m->expires_ms);
     }
     deliver_everywhere(std::move(m), bus_loop().io().get_executor(), std::move(done));
   };
@@ -257,6 +293,12 @@ void server::start_redis() {
     for (auto& loop : loops_) {
       asio::post(loop->io(), [l = loop.get(), user] { l->sessions().kick(user, l->now()); });
     }
+  };
+  // Posted behind the deliveries already posted to loop 0, so that it finds the message there.
+  hooks.take_down = [this](std::uint64_t id) {
+    asio::post(bus_loop().io(), [this, id] {
+      if (const message_ptr m = bus_loop().sessions().find_held(id)) take_down_everywhere(m);
+    });
   };
   hooks.evict = [this](std::string key) {
     const auto name = split_session_key(key);

@@ -20,6 +20,7 @@
 #include "node.hpp"
 #include "node_resources.hpp"
 #include "promotions.hpp"
+#include "sticky.hpp"
 
 namespace ringcast {
 
@@ -75,6 +76,8 @@ class server final : public node {
       std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
     promotions_->recent(limit, std::move(origin), std::move(done));
   }
+  void take_down(std::uint64_t id, boost::asio::any_io_executor origin,
+                 std::function<void(promotion_outcome)> done) override;  // server_take_down.cpp
   void presence(const presence_query& q, boost::asio::any_io_executor origin,
                 std::function<void(std::optional<presence_figures>)> done) override;
   bool healthy() const override;
@@ -95,6 +98,8 @@ class server final : public node {
   void start_redis_presence();
   void stop_redis_presence();
   void reload_tls();
+  // server_take_down.cpp: on loop 0, once the message is known to be held and in force.
+  void take_down_everywhere(const message_ptr& m);
 
   config cfg_;
   node_resources resources_;                     // tls is read under tls_mutex_: SIGHUP replaces it
@@ -118,6 +123,8 @@ class server final : public node {
   std::mutex sequencer_;  // ids are assigned and posted to every loop under it: order is id order
   std::uint64_t last_id_;
   std::uint64_t published_ = 0;
+  sticky_quota sticky_quota_{cfg_.max_sticky};  // under sequencer_
+  std::uint64_t sticky_refused_ = 0;            // under sequencer_
 };
 
 }  // namespace ringcast

@@ -20,7 +20,8 @@ struct loop_totals {
   timing_wheel::counters wheel;
   // Every loop paces every message (each its own sessions): the count is the largest of theirs.
   std::size_t paced_in_flight = 0;
-  hook_counters hooks;  // backend_up if every loop's last POST was accepted
+  std::size_t sticky_in_force = 0;  // every loop holds every sticky message: the largest count
+  hook_counters hooks;              // backend_up if every loop's last POST was accepted
   connect_hook_counters connect_hook;
 };
 
@@ -39,6 +40,7 @@ loop_totals totals_of(const server_snapshot& s) {
     t.wheel.fired += l.wheel.fired;
     t.wheel.cascaded += l.wheel.cascaded;
     t.paced_in_flight = std::max(t.paced_in_flight, l.paced_in_flight);
+    t.sticky_in_force = std::max(t.sticky_in_force, l.sticky_in_force);
     t.hooks.sent += l.hooks.sent;
     t.hooks.batches += l.hooks.batches;
     t.hooks.retried += l.hooks.retried;
@@ -99,6 +101,9 @@ std::string stats_json(const server_snapshot& s) {
         {"acks_refused", t.acks_refused},
         {"expired", t.messages_expired},
         {"expired_notices", t.expired_notices},
+        {"taken_down", t.taken_down},
+        {"sticky_in_force", all.sticky_in_force},
+        {"sticky_refused", s.sticky_refused},
         {"last_id", s.last_id},
         {"scheduled", s.scheduled}}},
       {"expirations", std::move(expirations)},
@@ -187,6 +192,13 @@ std::string prometheus_text(const server_snapshot& s) {
          t.messages_expired);
   metric("ringcast_expired_notices_total", "counter", "Expired notices queued to clients.",
          t.expired_notices);
+  metric("ringcast_messages_taken_down_total", "counter",
+         "Messages expired at once by DELETE /admin/messages/<id>.", t.taken_down);
+  metric("ringcast_sticky_in_force", "gauge",
+         "Sticky messages in force: sent to every client that connects without since.",
+         all.sticky_in_force);
+  metric("ringcast_sticky_refused_total", "counter",
+         "Sticky publishes refused because --max-sticky were in force.", s.sticky_refused);
   family("ringcast_expirations_total", "counter", "Connections or sessions ended, by reason.");
   for_each_expiration(t, [&](const char* reason, std::uint64_t v) {
     sample("ringcast_expirations_total", v, fmt::format(R"({{reason="{}"}})", reason));

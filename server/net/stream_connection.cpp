@@ -38,6 +38,13 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   queue_.push_back({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
   for (auto& m : attached.backlog)
     queue_message(std::move(m));
+  // Without `since` the backlog is the promotions in force (and rewind), older than hello's
+  // last_id: the client resumes from last_id, not from them (docs/protocol.md, "Rewind").
+  if (!params.since && !attached.backlog.empty()) {
+    if (std::string frame = resume_point_frame(attached.last_id); !frame.empty())
+      queue_.push_back({nullptr, std::move(frame)});
+    highest_id_ = std::max(highest_id_, attached.last_id);
+  }
   flush();
   // Upgraded while the server began to drain: this client is told to go elsewhere too.
   if (ctx_.draining() && session_) {

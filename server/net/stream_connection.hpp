@@ -59,6 +59,9 @@ class stream_connection : public subscriber,
   // transport needs no such frame (docs/protocol.md, "Paced publish": an SSE client's
   // Last-Event-ID must stay at the highest id). Copied: only paced messages that arrive late.
   virtual std::string unnumbered_frame(const message&) const { return {}; }
+  // A frame that only moves the client's resume point to `id` (SSE: an `id:` line alone sets
+  // Last-Event-ID without an event); empty where the transport has none.
+  virtual std::string resume_point_frame(std::uint64_t) const { return {}; }
   // What follows the final notice (a WebSocket close frame); nothing by default.
   virtual std::string closing_frame(ending) const { return {}; }
   // Everything, the final notice included, is written: end the stream.

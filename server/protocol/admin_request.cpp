@@ -108,6 +108,15 @@ parsed<std::chrono::milliseconds> spread_field(const boost::json::object& object
   return spread;
 }
 
+// "sticky": absent is false; otherwise a JSON boolean (not "true", not 1).
+parsed<bool> sticky_field(const boost::json::object& object) {
+  using result = parsed<bool>;
+  const auto* field = object.if_contains("sticky");
+  if (!field) return result::ok(false);
+  if (const auto* b = field->if_bool()) return result::ok(*b);
+  return result::fail("sticky: true or false");
+}
+
 }  // namespace
 
 parsed<publish_request> parse_publish_request(std::string_view body,
@@ -139,10 +148,12 @@ parsed<publish_request> parse_publish_request(std::string_view body,
   if (*ttl.value && ttl.value->value().count() == 0) return result::fail("ttl: more than 0");
   auto spread = spread_field(*object.value, max_spread);
   if (!spread) return result::fail(std::move(spread.error));
+  auto sticky = sticky_field(*object.value);
+  if (!sticky) return result::fail(std::move(sticky.error));
 
   return result::ok(publish_request{boost::json::serialize(*data), std::move(*channel.value),
                                     std::move(*user.value), std::move(*users.value), *at.value,
-                                    *delay.value, *ttl.value, *spread.value});
+                                    *delay.value, *ttl.value, *spread.value, *sticky.value});
 }
 
 parsed<std::optional<std::int64_t>> publish_time(const publish_request& req, std::int64_t now_ms) {

@@ -25,6 +25,7 @@ struct publish_request {
   // How long it stays (counted from when it is published); none means until it leaves history.
   std::optional<std::chrono::milliseconds> ttl;
   std::chrono::milliseconds spread{0};  // > 0: paced over this window (docs/protocol.md)
+  bool sticky = false;  // in force until its ttl passes or it is taken down (docs/protocol.md)
 };
 
 // --max-spread's default: the longest "spread" a publish may ask for.
@@ -45,7 +46,7 @@ struct kick_request {
 // included), more than one audience, users not an array of 1-1000 identifiers, at not a
 // non-negative integer, delay/ttl not a duration string (ttl 0 included), both at and delay, and
 // a delay or ttl beyond max_publish_horizon. "spread": a duration string ("30s", "500ms", "0"),
-// at most `max_spread`.
+// at most `max_spread`. "sticky": true or false.
 parsed<publish_request> parse_publish_request(
     std::string_view body, std::chrono::milliseconds max_spread = default_max_spread);
 

@@ -49,6 +49,7 @@ struct config {
   std::size_t max_body = 64 * 1024;      // --max-body: admin request body bytes
   std::size_t max_connections = 20'000;  // --max-connections: open TCP connections
   std::size_t max_scheduled = 100'000;   // --max-scheduled: promotions waiting to be published
+  std::size_t max_sticky = 100;          // --max-sticky: sticky messages in force at once
 
   // Per-address and per-client limits (docs/security.md): client connections one address holds
   // (0 = no limit), its connects a second (0 = no limit), the proxies whose X-Forwarded-For

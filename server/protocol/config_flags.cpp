@@ -75,6 +75,9 @@ po::options_description describe_flags() {
       ("client-message-rate", number("N", d.client_message_rate),
        "frames per second a WebSocket client may send, in bursts of 2N; beyond, the "
        "connection is closed with 1008; 0 = no limit")  //
+      ("max-sticky", number("N", d.max_sticky),
+       "sticky messages that may be in force at once; another sticky publish gets 429 "
+       "too_many")  //
       ("admin-token", po::value<std::string>()->value_name("TOKEN"),
        "bearer token for the admin API (default: $RINGCAST_ADMIN_TOKEN, else a random one, "
        "logged at start-up)")  //

@@ -48,6 +48,7 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"connect-rate-per-ip", number(&config::connect_rate_per_ip)},
       {"trusted-proxy", text(&config::trusted_proxy)},
       {"client-message-rate", number(&config::client_message_rate)},
+      {"max-sticky", number(&config::max_sticky)},
       {"admin-token",
        [](const config& c) { return c.admin_token_generated ? std::string{} : c.admin_token; }},
       {"web-root", text(&config::web_root)},

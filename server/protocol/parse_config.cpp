@@ -209,6 +209,7 @@ config build_config(const po::variables_map& vm,
   }
   cfg.client_message_rate =
       static_cast<std::uint32_t>(number_flag(vm, "client-message-rate", 0, 1'000'000));
+  cfg.max_sticky = number_flag(vm, "max-sticky", 1, no_limit);
 
   resolve_admin_token(vm, getenv, cfg);
   if (vm.count("web-root")) cfg.web_root = text_of(vm, "web-root");

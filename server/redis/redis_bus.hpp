@@ -42,11 +42,16 @@ class redis_bus {
   struct node_hooks {
     // The retained messages at start-up, oldest first, before any live one.
     std::function<void(std::vector<message_ptr>)> seed_history;
+    // At start-up too, after seed_history: sticky messages in force that the stream no longer
+    // holds (evicted by its MAXLEN).
+    std::function<void(std::vector<message_ptr>)> seed_in_force;
     // Deliver to this node's clients; `done(recipients)`.
     std::function<void(message_ptr, std::function<void(std::size_t)>)> deliver;
     // Another node kicked `user` / took over session `key` ("user/sid").
     std::function<void(std::string user)> kick;
     std::function<void(std::string key)> evict;
+    // A take-down of message `id` read from the stream (any node's, this one's included).
+    std::function<void(std::uint64_t id)> take_down;
   };
 
   redis_bus(boost::asio::io_context& ctx, redis_url url, std::size_t history,
@@ -66,6 +71,9 @@ class redis_bus {
   void publish(const publish_request& req, std::function<void(std::optional<receipt>)> done);
   // Tells the other nodes; false if Redis is unreachable.
   void announce_kick(const std::string& user, std::function<void(bool)> done);
+  // Appends a take-down of message `id` to the stream, which every node reads in order; false
+  // if Redis is unreachable.
+  void announce_take_down(std::uint64_t id, std::function<void(bool)> done);
   // This node now holds session `key`; `done(existed)`: the session was known to Redis (on this or
   // another node). Unreachable Redis: done(false).
   void claim_session(const std::string& key, std::function<void(bool)> done);
@@ -83,6 +91,7 @@ class redis_bus {
   void drop_connections();
   bool follow_moved(const struct redisReply* r);
   void load_history();
+  void load_in_force(std::vector<message_ptr> retained);
   void read_stream();
   void on_entries(const struct redisReply* reply);
   void on_control(const struct redisReply* reply);

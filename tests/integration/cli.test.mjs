@@ -33,6 +33,7 @@ const FLAGS = {
   '--connect-rate-per-ip': '0',
   '--trusted-proxy': null,
   '--client-message-rate': '50',
+  '--max-sticky': '100',
   '--admin-token': null,
   '--admin-token-file': null,
   '--web-root': null,

@@ -55,6 +55,19 @@ TEST(ParsePublishRequest, SpreadIsADurationUpToTheLimit) {
   }
 }
 
+TEST(ParsePublishRequest, StickyIsABoolean) {
+  EXPECT_FALSE(publish_ok(R"({"data":1})").sticky);
+  EXPECT_TRUE(publish_ok(R"({"data":1,"sticky":true})").sticky);
+  EXPECT_FALSE(publish_ok(R"({"data":1,"sticky":false})").sticky);
+  const auto all = publish_ok(R"({"data":1,"sticky":true,"ttl":"2h","spread":"30s","user":"a"})");
+  EXPECT_TRUE(all.sticky);
+  EXPECT_EQ(all.spread, std::chrono::milliseconds(30'000));
+  for (const char* bad : {R"({"data":1,"sticky":"true"})", R"({"data":1,"sticky":1})",
+                          R"({"data":1,"sticky":null})"}) {
+    EXPECT_EQ(publish_error(bad), "sticky: true or false") << bad;
+  }
+}
+
 TEST(ParsePublishRequest, DataIsReserializedCompactly) {
   EXPECT_EQ(publish_ok(R"( { "data" : [ 1 , "a\u0041" , true ] } )").data_json, R"([1,"aA",true])");
 }

@@ -279,6 +279,22 @@ TEST(Reload, ChangesAreNamed) {
   EXPECT_EQ(report.apply->heartbeat, std::chrono::seconds(30));
 }
 
+TEST(Reload, MaxStickyIsReadFromTheFileAndNeedsARestart) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "max-sticky = 3\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().max_sticky, 3u);
+  dir.write("ringcast.conf", "max-sticky = 5\n");
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_TRUE(report.ok);
+  EXPECT_EQ(report.lines,
+            std::vector<std::string>{"SIGHUP: 'max-sticky' changed but cannot change while "
+                                     "running; it takes effect at the next restart"});
+  EXPECT_FALSE(report.apply);
+}
+
 TEST(Reload, OnlyRestartSettingsChangedAppliesNothing) {
   temp_dir dir;
   const auto file = dir.write("ringcast.conf", "heartbeat = 30s\n");

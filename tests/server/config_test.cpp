@@ -55,6 +55,7 @@ TEST(ParseConfig, Defaults) {
   EXPECT_EQ(c.max_body, 65'536u);
   EXPECT_EQ(c.max_connections, 20'000u);
   EXPECT_EQ(c.max_scheduled, 100'000u);
+  EXPECT_EQ(c.max_sticky, 100u);
   EXPECT_EQ(c.admin_token, "t0k3n");
   EXPECT_FALSE(c.admin_token_generated);
   EXPECT_EQ(c.web_root, "");
@@ -264,7 +265,7 @@ TEST(ParseConfig, NumberRanges) {
   expect_error({"--threads=-1"},
                "ringcast: --threads: expected a whole number from 0 to 1024, got '-1'");
   for (const char* flag :
-       {"history", "max-queue", "max-body", "max-connections", "max-scheduled"}) {
+       {"history", "max-queue", "max-body", "max-connections", "max-scheduled", "max-sticky"}) {
     expect_error(
         {std::string("--") + flag, "0"},
         std::string("ringcast: --") + flag + ": expected a whole number of at least 1, got '0'");

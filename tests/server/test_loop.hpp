@@ -48,6 +48,10 @@ class counting_operations final : public node_operations {
              std::function<void(promotion_outcome, message_reach)> done) override {
     done(promotion_outcome::not_found, {});
   }
+  void take_down(std::uint64_t, boost::asio::any_io_executor,
+                 std::function<void(promotion_outcome)> done) override {
+    done(promotion_outcome::not_found);
+  }
   void recent_messages(
       std::size_t, boost::asio::any_io_executor,
       std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
