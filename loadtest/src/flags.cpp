@@ -16,6 +16,7 @@
 #include "duration.hpp"
 #include "flag_parser_error.hpp"
 #include "tls_context.hpp"
+#include "version.hpp"
 
 namespace po = boost::program_options;
 
@@ -163,7 +164,7 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
   po::options_description desc("ringcast-load options");
   // Every value is taken as text and checked here: program_options would wrap "-5" into a huge
   // unsigned instead of refusing it.
-  desc.add_options()("help,h", "show this text")(
+  desc.add_options()("help,h", "show this text")("version", "print the version and exit")(
       "target", po::value<std::string>(), "HOST:PORT of the server (default 127.0.0.1:8080)")(
       "targets", po::value<std::string>(), "several nodes a,b,c; clients spread round-robin")(
       "clients", po::value<std::string>(), "number of clients (default 100)")(
@@ -206,6 +207,10 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
     po::store(parsed, vm);
   } catch (const po::error& e) {
     throw flag_error(ringcast::flag_parser_error(e, argc, argv));
+  }
+  if (vm.count("version")) {
+    if (help_out) *help_out = std::string{"ringcast-load "} + ringcast::project_version + "\n";
+    return std::nullopt;
   }
   if (vm.count("help")) {
     std::ostringstream text;

@@ -21,8 +21,9 @@ po::options_description describe_flags() {
   };
 
   po::options_description flags("Flags");
-  flags.add_options()                         //
-      ("help,h", "print this help and exit")  //
+  flags.add_options()                            //
+      ("help,h", "print this help and exit")     //
+      ("version", "print the version and exit")  //
       ("config", po::value<std::string>()->value_name("FILE"),
        "read settings from FILE: one 'name = value' a line with the names of these flags; "
        "a flag given on the command line overrides the file (docs/operations.md#config-file)")  //

@@ -1,4 +1,5 @@
 #include "flags.hpp"
+#include "version.hpp"
 
 #include <gtest/gtest.h>
 
@@ -133,6 +134,14 @@ TEST(Flags, HelpReturnsNothing) {
   const char* argv[] = {"ringcast-load", "--help"};
   EXPECT_FALSE(parse_flags(2, argv, nullptr, &help));
   EXPECT_NE(help.find("--mix"), std::string::npos);
+}
+
+TEST(Flags, VersionPrintsTheProjectVersion) {
+  std::string out;
+  const char* argv[] = {"ringcast-load", "--version"};
+  EXPECT_FALSE(parse_flags(2, argv, nullptr, &out));
+  EXPECT_EQ(out, std::string{"ringcast-load "} + ringcast::project_version + "\n");
+  EXPECT_NE(std::string{ringcast::project_version}, "");
 }
 
 TEST(Flags, BadValuesAreRefused) {
