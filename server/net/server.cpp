@@ -80,6 +80,10 @@ bool server::healthy() const {
   return !bus_ || bus_->up();
 }
 
+std::string server::redis_problem() const {
+  return bus_ ? bus_->problem() : std::string();
+}
+
 void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
                                 std::function<void(std::size_t)> done) {
   for_each_loop<std::size_t>(
