@@ -141,6 +141,8 @@ void redis_bus::connect_to_master() {
     unlogged_failures_ = 0;
     failed_attempts_ = 0;
     control_->subscribe(control_channel, [this](const redisReply* r) { on_control(r); });
+    for (const auto& f : connected_listeners_)
+      f();
     if (seeded_) {
       read_stream();
     } else {

@@ -54,6 +54,9 @@ class redis_bus {
             std::chrono::milliseconds session_ttl, node_hooks hooks);
 
   void start();
+  // `f` runs on the bus's io_context each time the bus connects (at start-up and after every
+  // loss), after the connections are up: presence rewrites its keys then, not a heartbeat later.
+  void on_connected(std::function<void()> f) { connected_listeners_.push_back(std::move(f)); }
   bool up() const { return up_.load(std::memory_order_relaxed); }
   // Why Redis cannot be used now ("redis 127.0.0.1:6379: auth failed (WRONGPASS …)"), for the
   // 503s; empty while up. Safe from any thread.
@@ -115,6 +118,7 @@ class redis_bus {
   std::chrono::steady_clock::time_point last_logged_at_;
   std::uint64_t unlogged_failures_ = 0;  // same cause as last logged, not logged again
   std::uint64_t failed_attempts_ = 0;    // since the bus was last up
+  std::vector<std::function<void()>> connected_listeners_;
   bool seeded_ = false;
   std::string last_entry_ = "0-0";  // the last stream entry read
   bool retry_pending_ = false;
