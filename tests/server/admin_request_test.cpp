@@ -163,7 +163,8 @@ TEST(ParsePublishRequest, Errors) {
   const std::string data_required = "data: required (any JSON value, null included)";
   EXPECT_EQ(publish_error(R"({})"), data_required);
   EXPECT_EQ(publish_error(R"({"channel":"a"})"), data_required);
-  EXPECT_EQ(publish_error(R"({"Data":1})"), data_required);
+  // A misspelt "data" is named, not reported as missing.
+  EXPECT_EQ(publish_error(R"({"Data":1})").substr(0, 20), "unknown field \"Data\"");
   EXPECT_EQ(publish_error(""), "invalid JSON");
   EXPECT_EQ(publish_error(R"({"data":1)"), "invalid JSON");
   EXPECT_EQ(publish_error(R"({"data":1} trailing)"), "invalid JSON");
