@@ -3,6 +3,7 @@
 #  - scripts/test.sh refuses an unknown or empty RINGCAST_TEST_STAGES, and the developer-only
 #    switches (stand-in server, pages from disk, another binary), before it installs or builds;
 #  - every ctest call in the scripts fails when no test matches (--no-tests=error);
+#  - scripts/run.sh --help prints without installing or building anything;
 #  - loadtest/server_process.sh's stop_server fails for a server killed by its SIGTERM (143), one
 #    that needs SIGKILL, and one whose log has a sanitizer report, and passes a clean exit 0.
 # Registered with CTest (tests/CMakeLists.txt); takes a few seconds.
@@ -103,6 +104,31 @@ stop_case hang fail
 stop_case asan fail
 stop_case ubsan fail
 stop_case tsan fail
+
+# scripts/run.sh --help prints without installing or building: in a copy of it whose deps.sh and
+# cmake only leave a mark, its own usage before a build, the server's --help after one.
+mkdir -p "$work/run/scripts" "$work/run/bin"
+cp "$root/scripts/run.sh" "$work/run/scripts/"
+printf '#!/bin/sh\ntouch "%s/built"\nexit 1\n' "$work/run" >"$work/run/scripts/deps.sh"
+cp "$work/run/scripts/deps.sh" "$work/run/bin/cmake"
+chmod +x "$work/run/scripts/deps.sh" "$work/run/bin/cmake"
+run_help() { PATH="$work/run/bin:$PATH" timeout 10 "$work/run/scripts/run.sh" --help >"$work/run/out" 2>&1; }
+if ! run_help || [[ -e $work/run/built ]] || ! grep -q '^Usage: scripts/run.sh' "$work/run/out" ||
+  ! grep -q 'docs/operations.md' "$work/run/out"; then
+  fail "scripts/run.sh --help before a build did not print its usage without building:"
+  sed 's/^/  | /' "$work/run/out" >&2
+else
+  echo "ok: scripts/run.sh --help before a build prints its usage and builds nothing"
+fi
+mkdir -p "$work/run/build-release/server"
+printf '#!/bin/sh\necho "server help: $1"\n' >"$work/run/build-release/server/ringcast"
+chmod +x "$work/run/build-release/server/ringcast"
+if ! run_help || [[ -e $work/run/built ]] || [[ $(cat "$work/run/out") != "server help: --help" ]]; then
+  fail "scripts/run.sh --help after a build did not print the server's --help without building:"
+  sed 's/^/  | /' "$work/run/out" >&2
+else
+  echo "ok: scripts/run.sh --help after a build prints the server's --help and builds nothing"
+fi
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2
