@@ -199,6 +199,18 @@ test('drain flushes the waiting events, the disconnects included, before exiting
   await backend.close();
 });
 
+test('a backend that is down while draining is one warning, not one per retry', async () => {
+  const backend = await startBackend(() => 500);
+  const srv = await startServer(['--hook-url', backend.url, '--threads', '1', '--hook-flush', '50ms', '--drain', '2s']);
+  await srv.wsHello({ user: uid('down'), sid: 'x' });
+  await waitFor(() => backend.requests.length > 0, 3000, 'a first POST');
+  await srv.stop({ closeClients: false });
+  const warnings = srv.log.split('\n').filter((l) => /warn hook: POST .* answered 500/u.test(l));
+  assert.ok(backend.requests.length >= 5, `only ${backend.requests.length} POSTs: nothing to coalesce`);
+  assert.ok(warnings.length <= 2, `${warnings.length} warnings for ${backend.requests.length} POSTs:\n${warnings.join('\n')}`);
+  await backend.close();
+});
+
 test('an https backend is verified against --hook-ca', async () => {
   const cert = makeCertificate();
   const backend = await startBackend(() => 200, cert);
