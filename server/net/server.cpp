@@ -219,7 +219,8 @@ std::shared_ptr<const tls_context> server::tls() const {
 
 void server::reload_tls() {
   if (!tls()) {
-    log_info("SIGHUP: nothing to reload (no --tls-cert)");
+    // With --config, main.cpp's reload of the settings says what SIGHUP did.
+    if (cfg_.config_file.empty()) log_info("SIGHUP: nothing to reload (no --tls-cert or --config)");
     return;
   }
   auto fresh = tls_context::for_server(cfg_.tls_cert_file, cfg_.tls_key_file);
