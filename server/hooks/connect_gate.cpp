@@ -14,6 +14,9 @@ constexpr std::size_t max_answer_body = 16 * 1024;
 std::string body_of(const connect_question& q) {
   return boost::json::serialize(
       boost::json::object{{"user", q.user},
+                          {"sid", q.sid},
+                          // The sid again, as before "sid" was added (events' "session" is
+                          // "user/sid"): kept for backends that read it.
                           {"session", q.sid},
                           {"transport", q.transport},
                           {"remote_addr", q.remote_addr},

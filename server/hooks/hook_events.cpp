@@ -38,6 +38,7 @@ class hook_event_writer::event {
     o_["ts"] = w.unix_ms_();
     o_["user"] = s.user();
     o_["session"] = s.key();
+    o_["sid"] = s.sid();  // as in the connect hook's question
   }
   json::object& fields() { return o_; }
   std::string text() const { return json::serialize(o_); }

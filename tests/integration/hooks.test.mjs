@@ -104,6 +104,7 @@ test('events arrive signed, once each and in order per session, retried on the b
     assert.deepEqual(of(`${alice}/s3`), ['connect:', 'disconnect:closed']);
     const connect = accepted.find((e) => e.session === `${bob}/s2`);
     assert.equal(connect.transport, 'sse');
+    assert.equal(connect.sid, 's2', 'sid as in the connect hook');
     assert.equal(connect.resumed, false);
     assert.equal(typeof connect.node, 'string');
     assert.ok(Math.abs(connect.ts - Date.now()) < 30000, `ts ${connect.ts}`);
