@@ -261,7 +261,7 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
       out << "Usage: ringcast [flags]\n\n"
              "A long-connection push server: WebSocket, Server-Sent Events and long-poll.\n"
              "DURATION is whole seconds (25) or a number with a unit: 500ms, 25s, 2m, 1h.\n\n"
-          << help_text(flags);
+          << help_text();
       return {std::nullopt, 0};
     }
     if (vm.count("version")) {

@@ -136,6 +136,16 @@ TEST(Flags, HelpReturnsNothing) {
   EXPECT_NE(help.find("--mix"), std::string::npos);
 }
 
+TEST(Flags, HelpNamesEveryValue) {
+  std::string help;
+  const char* argv[] = {"ringcast-load", "--help"};
+  EXPECT_FALSE(parse_flags(2, argv, nullptr, &help));
+  EXPECT_EQ(help.find(" arg"), std::string::npos) << help;
+  for (const char* named : {"--target HOST:PORT", "--clients N", "--duration DURATION",
+                            "--admin-token TOKEN", "--tls-ca FILE", "--server-pid PID,..."})
+    EXPECT_NE(help.find(named), std::string::npos) << named << "\n" << help;
+}
+
 TEST(Flags, VersionPrintsTheProjectVersion) {
   std::string out;
   const char* argv[] = {"ringcast-load", "--version"};

@@ -1,6 +1,7 @@
 #include "config.hpp"
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -8,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "config_flags.hpp"
 #include "parse_config_run.hpp"
 
 namespace ringcast {
@@ -334,6 +336,43 @@ TEST(ParseConfig, AnArgumentHoldingAFlagParserPlaceholderIsReportedNotHung) {
                "ringcast: cannot parse the argument '--x%original_token%=' (and it holds "
                "'%original_token%', which the flag parser cannot put in an error message); run "
                "'ringcast --help' for the list of flags");
+}
+
+}  // namespace
+}  // namespace ringcast
+
+namespace ringcast {
+namespace {
+
+// --help: a heading per topic in order, every word of every description whole (Boost's layout cut
+// "sentinel://…/MAS" "TER"), lines within 80 columns.
+TEST(HelpText, GroupedByTopicWithNoWordSplit) {
+  const std::string help = help_text();
+  std::size_t at = 0;
+  for (const char* topic :
+       {"General:", "Listening:", "Timeouts:", "Limits:", "Authentication and TLS:",
+        "Redis (several nodes):", "Hooks (the shop's backend):", "Promotions:", "Logging:"}) {
+    const auto found = ("\n" + help).find(std::string("\n") + topic + "\n", at);
+    ASSERT_NE(found, std::string::npos) << topic << " missing or out of order:\n" << help;
+    at = found + 1;
+  }
+  std::set<std::string> tokens;
+  std::istringstream in(help);
+  for (std::string t; in >> t;)
+    tokens.insert(t);
+  for (const auto& group : describe_flag_groups()) {
+    for (const auto& option : group.flags.options()) {
+      std::istringstream words(option->description());
+      for (std::string w; words >> w;)
+        EXPECT_TRUE(tokens.count(w))
+            << "'" << w << "' of --" << option->long_name() << " is not whole in --help:\n"
+            << help;
+    }
+  }
+  EXPECT_TRUE(tokens.count("sentinel://HOST:PORT[,HOST:PORT...]/MASTER"));
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_LE(line.size(), 80u) << line;
 }
 
 }  // namespace
