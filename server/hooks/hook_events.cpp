@@ -49,6 +49,7 @@ class hook_event_writer::event {
     o_["ts"] = ts;
     o_["user"] = user;
     o_["session"] = key;
+    o_["sid"] = key.substr(user.size() + 1);  // key is user/sid; as in the connect hook's question
   }
   json::object& fields() { return o_; }
   std::string text() const { return json::serialize(o_); }

@@ -123,9 +123,18 @@ class node_operations {
                         std::function<void(std::optional<presence_figures>)> done) = 0;
   // False when this node should not be sent new clients (with --redis: Redis is unreachable).
   virtual bool healthy() const = 0;
+  // Why Redis cannot be used now ("redis 127.0.0.1:6379: auth failed (WRONGPASS …)"), as the bus
+  // last saw it; empty when it can, or without --redis.
+  virtual std::string redis_problem() const = 0;
 
  protected:
   ~node_operations() = default;
 };
+
+// The message of a 503 that Redis is to blame for: why, when the bus knows.
+inline std::string redis_unavailable(const node_operations& node) {
+  auto why = node.redis_problem();
+  return why.empty() ? "redis is unreachable" : why;
+}
 
 }  // namespace ringcast

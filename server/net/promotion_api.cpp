@@ -26,8 +26,8 @@ constexpr std::string_view messages_prefix = "/admin/messages/";
 
 using outcome = node_operations::promotion_outcome;
 
-http_response unavailable(const http_request& req) {
-  return error_response(http_status::service_unavailable, "unavailable", "redis is unreachable",
+http_response unavailable(const node_operations& node, const http_request& req) {
+  return error_response(http_status::service_unavailable, "unavailable", redis_unavailable(node),
                         req);
 }
 
@@ -51,26 +51,27 @@ std::string scheduled_json(const std::vector<node_operations::scheduled_promotio
 
 void list_scheduled(node_operations& node, boost::asio::any_io_executor origin,
                     const http_request& req, std::function<void(http_response)> reply) {
-  node.list_scheduled(
-      std::move(origin),
-      [req, reply](std::optional<std::vector<node_operations::scheduled_promotion>> list) {
-        if (!list) return reply(unavailable(req));
-        reply(json_response(http_status::ok, scheduled_json(*list), req));
-      });
+  node.list_scheduled(std::move(origin),
+                      [node_ptr = &node, req, reply](
+                          std::optional<std::vector<node_operations::scheduled_promotion>> list) {
+                        if (!list) return reply(unavailable(*node_ptr, req));
+                        reply(json_response(http_status::ok, scheduled_json(*list), req));
+                      });
 }
 
 void cancel_scheduled(node_operations& node, boost::asio::any_io_executor origin,
                       std::string_view id, const http_request& req,
                       std::function<void(http_response)> reply) {
-  node.cancel_scheduled(std::string(id), std::move(origin), [req, reply](outcome o) {
-    if (o == outcome::unavailable) return reply(unavailable(req));
-    if (o != outcome::ok) {
-      return reply(error_response(http_status::not_found, "not_found",
-                                  "no such scheduled publish (published, cancelled or unknown)",
-                                  req));
-    }
-    reply(json_response(http_status::ok, R"({"cancelled":true})", req));
-  });
+  node.cancel_scheduled(
+      std::string(id), std::move(origin), [node_ptr = &node, req, reply](outcome o) {
+        if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
+        if (o != outcome::ok) {
+          return reply(error_response(http_status::not_found, "not_found",
+                                      "no such scheduled publish (published, cancelled or unknown)",
+                                      req));
+        }
+        reply(json_response(http_status::ok, R"({"cancelled":true})", req));
+      });
 }
 
 std::string reach_json(const node_operations::message_reach& r) {
@@ -92,14 +93,15 @@ void message_reach(node_operations& node, boost::asio::any_io_executor origin,
     return reply(error_response(http_status::bad_request, "bad_request",
                                 "the message id must be a whole number", req));
   }
-  node.reach(id, std::move(origin), [req, reply](outcome o, node_operations::message_reach r) {
-    if (o == outcome::unavailable) return reply(unavailable(req));
-    if (o != outcome::ok) {
-      return reply(
-          error_response(http_status::not_found, "not_found", "no such message in history", req));
-    }
-    reply(json_response(http_status::ok, reach_json(r), req));
-  });
+  node.reach(id, std::move(origin),
+             [node_ptr = &node, req, reply](outcome o, node_operations::message_reach r) {
+               if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
+               if (o != outcome::ok) {
+                 return reply(error_response(http_status::not_found, "not_found",
+                                             "no such message in history", req));
+               }
+               reply(json_response(http_status::ok, reach_json(r), req));
+             });
 }
 
 void take_down(node_operations& node, boost::asio::any_io_executor origin, std::string_view id_text,
@@ -125,17 +127,18 @@ void recent_messages(node_operations& node, boost::asio::any_io_executor origin,
   const auto limit = parse_messages_query(req.target());
   if (!limit)
     return reply(error_response(http_status::bad_request, "bad_request", limit.error, req));
-  node.recent_messages(*limit.value, std::move(origin),
-                       [req, reply](outcome o, std::vector<node_operations::message_reach> list) {
-                         if (o != outcome::ok) return reply(unavailable(req));
-                         std::string body = R"({"messages":[)";
-                         for (std::size_t i = 0; i < list.size(); ++i) {
-                           if (i > 0) body += ',';
-                           body += reach_json(list[i]);
-                         }
-                         body += "]}";
-                         reply(json_response(http_status::ok, body, req));
-                       });
+  node.recent_messages(
+      *limit.value, std::move(origin),
+      [node_ptr = &node, req, reply](outcome o, std::vector<node_operations::message_reach> list) {
+        if (o != outcome::ok) return reply(unavailable(*node_ptr, req));
+        std::string body = R"({"messages":[)";
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          if (i > 0) body += ',';
+          body += reach_json(list[i]);
+        }
+        body += "]}";
+        reply(json_response(http_status::ok, body, req));
+      });
 }
 
 }  // namespace
@@ -188,8 +191,8 @@ bool schedule_if_later(node_operations& node, boost::asio::any_io_executor origi
   posted["at"] = at_ms;
   node.schedule_publish(
       json::serialize(posted), at_ms, std::move(origin),
-      [req, reply, at_ms](outcome o, const std::string& id) {
-        if (o == outcome::unavailable) return reply(unavailable(req));
+      [node_ptr = &node, req, reply, at_ms](outcome o, const std::string& id) {
+        if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
         if (o != outcome::ok) {
           return reply(error_response(http_status::too_many_requests, "too_many",
                                       "too many scheduled publishes are waiting (--max-scheduled)",

@@ -84,6 +84,10 @@ bool server::healthy() const {
   return !bus_ || bus_->up();
 }
 
+std::string server::redis_problem() const {
+  return bus_ ? bus_->problem() : std::string();
+}
+
 void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
                                 std::function<void(std::size_t)> done) {
   for_each_loop<std::size_t>(
@@ -237,7 +241,8 @@ std::shared_ptr<const tls_context> server::tls() const {
 
 void server::reload_tls() {
   if (!tls()) {
-    log_info("SIGHUP: nothing to reload (no --tls-cert)");
+    // With --config, main.cpp's reload of the settings says what SIGHUP did.
+    if (cfg_.config_file.empty()) log_info("SIGHUP: nothing to reload (no --tls-cert or --config)");
     return;
   }
   auto fresh = tls_context::for_server(cfg_.tls_cert_file, cfg_.tls_key_file);

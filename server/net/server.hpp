@@ -81,6 +81,7 @@ class server final : public node {
   void presence(const presence_query& q, boost::asio::any_io_executor origin,
                 std::function<void(std::optional<presence_figures>)> done) override;
   bool healthy() const override;
+  std::string redis_problem() const override;
 
  private:
   event_loop& loop_for(std::string_view user, std::string_view sid);

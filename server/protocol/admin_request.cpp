@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -22,6 +23,22 @@ parsed<boost::json::object> json_object(std::string_view body) {
   auto* object = json.if_object();
   if (!object) return result::fail("expected a JSON object");
   return result::ok(std::move(*object));
+}
+
+// A misspelt field must not change what a request does ("chanel" would turn a channel publish
+// into a broadcast), so any field the endpoint does not know is refused, naming the first one.
+parsed<bool> only_known_fields(const boost::json::object& object,
+                               std::initializer_list<std::string_view> known) {
+  using result = parsed<bool>;
+  for (const auto& member : object) {
+    if (std::find(known.begin(), known.end(), member.key()) != known.end()) continue;
+    std::string names;
+    for (auto name : known)
+      names += (names.empty() ? "" : ", ") + std::string{name};
+    return result::fail("unknown field \"" + std::string{member.key()} +
+                        "\" (known fields: " + names + ")");
+  }
+  return result::ok(true);
 }
 
 // An optional identifier field: absent is fine, anything but a valid identifier string is not.
@@ -120,10 +137,16 @@ parsed<bool> sticky_field(const boost::json::object& object) {
 }  // namespace
 
 parsed<publish_request> parse_publish_request(std::string_view body,
-                                              std::chrono::milliseconds max_spread) {
+                                              std::chrono::milliseconds max_spread,
+                                              unknown_fields unknown) {
   using result = parsed<publish_request>;
   auto object = json_object(body);
   if (!object) return result::fail(std::move(object.error));
+  if (unknown == unknown_fields::refuse) {
+    auto known = only_known_fields(
+        *object.value, {"data", "channel", "user", "users", "at", "delay", "ttl", "spread"});
+    if (!known) return result::fail(std::move(known.error));
+  }
 
   const auto* data = object.value->if_contains("data");
   if (!data) return result::fail("data: required (any JSON value, null included)");
@@ -171,6 +194,8 @@ parsed<kick_request> parse_kick_request(std::string_view body) {
   using result = parsed<kick_request>;
   auto object = json_object(body);
   if (!object) return result::fail(std::move(object.error));
+  auto known = only_known_fields(*object.value, {"user"});
+  if (!known) return result::fail(std::move(known.error));
 
   auto user = identifier_field(*object.value, "user");
   if (!user) return result::fail(std::move(user.error));

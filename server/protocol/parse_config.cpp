@@ -1,5 +1,7 @@
 #include "parse_config.hpp"
 
+#include <dirent.h>
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -26,6 +28,7 @@
 #include "flag_parser_error.hpp"
 #include "http_url.hpp"
 #include "redis_url.hpp"
+#include "version.hpp"
 
 namespace ringcast {
 namespace {
@@ -170,6 +173,15 @@ void check_timeouts(const config& cfg) {
   }
 }
 
+// A --web-root that cannot be listed would serve 404 for every page without a word: refuse it.
+void check_web_root(const std::string& dir) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing)
+    bad_flag("web-root",
+             fmt::format("'{}' is not a readable directory: {}", dir, std::strerror(errno)));
+  ::closedir(listing);
+}
+
 config build_config(const po::variables_map& vm,
                     const std::function<const char*(const char*)>& getenv) {
   config cfg;
@@ -212,7 +224,10 @@ config build_config(const po::variables_map& vm,
   cfg.max_sticky = number_flag(vm, "max-sticky", 1, no_limit);
 
   resolve_admin_token(vm, getenv, cfg);
-  if (vm.count("web-root")) cfg.web_root = text_of(vm, "web-root");
+  if (vm.count("web-root")) {
+    cfg.web_root = text_of(vm, "web-root");
+    check_web_root(cfg.web_root);
+  }
   if (vm.count("redis")) {
     auto url = parse_redis_url(text_of(vm, "redis"));
     if (!url) bad_flag("redis", url.error);
@@ -239,7 +254,7 @@ config build_config(const po::variables_map& vm,
 std::map<std::string, config_file_entry> merge_config_file(const po::options_description& flags,
                                                            po::variables_map& vm) {
   auto kind_of = [&flags](std::string_view name) {
-    if (name == "help" || name == "config") return setting_kind::not_allowed;
+    if (name == "help" || name == "version" || name == "config") return setting_kind::not_allowed;
     const auto* flag = flags.find_nothrow(std::string(name), false);
     if (!flag) return setting_kind::unknown;
     return flag->semantic()->max_tokens() == 0 ? setting_kind::switch_ : setting_kind::value;
@@ -290,7 +305,11 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
       out << "Usage: ringcast [flags]\n\n"
              "A long-connection push server: WebSocket, Server-Sent Events and long-poll.\n"
              "DURATION is whole seconds (25) or a number with a unit: 500ms, 25s, 2m, 1h.\n\n"
-          << help_text(flags);
+          << help_text();
+      return {std::nullopt, 0};
+    }
+    if (vm.count("version")) {
+      out << "ringcast " << project_version << "\n";
       return {std::nullopt, 0};
     }
     if (vm.count("config")) {

@@ -86,10 +86,9 @@ void redis_bus::start() {
 void redis_bus::connect_all() {
   if (!sentinel_) return connect_to_master();
   sentinel_->resolve([this](std::optional<redis_endpoint> master, std::string why) {
-    if (!master) {
-      log_warn("redis: no master '{}' from the Sentinels: {}", url_.master_name, why);
-      return on_lost();
-    }
+    if (!master)
+      return on_lost(
+          fmt::format("redis: no master '{}' from the Sentinels: {}", url_.master_name, why));
     if (master->host != url_.host || master->port != url_.port)
       log_info("redis: master '{}' is {}:{}", url_.master_name, master->host, master->port);
     url_.host = master->host;
@@ -119,23 +118,40 @@ void redis_bus::drop_connections() {
 }
 
 void redis_bus::connect_to_master() {
-  commands_ = std::make_unique<redis_connection>(ctx_, url_);
-  reader_ = std::make_unique<redis_connection>(ctx_, url_);
-  control_ = std::make_unique<redis_connection>(ctx_, url_);
+  // A slow server gets as long to answer as the back-off waits, and at least a second.
+  const auto timeout = std::max(backoff_, std::chrono::milliseconds(1000));
+  commands_ = std::make_unique<redis_connection>(ctx_, url_, timeout);
+  reader_ = std::make_unique<redis_connection>(ctx_, url_, timeout);
+  control_ = std::make_unique<redis_connection>(ctx_, url_, timeout);
   auto on_up = [this] {
     if (!commands_->up() || !reader_->up() || !control_->up()) return;
     up_.store(true, std::memory_order_relaxed);
     following_moved_ = false;
     backoff_ = std::chrono::milliseconds(100);
-    log_info("redis: connected");
+    {
+      std::lock_guard lock(problem_mutex_);
+      problem_.clear();
+    }
+    if (failed_attempts_ == 0) {
+      log_info("redis {}:{}: connected", url_.host, url_.port);
+    } else {
+      log_info("redis {}:{}: connected after {} failed attempts", url_.host, url_.port,
+               failed_attempts_);
+    }
+    last_logged_.clear();
+    unlogged_failures_ = 0;
+    failed_attempts_ = 0;
     control_->subscribe(control_channel, [this](const redisReply* r) { on_control(r); });
+    for (const auto& f : connected_listeners_)
+      f();
     if (seeded_) {
       read_stream();
     } else {
       load_history();
     }
   };
-  auto on_down = [this] { on_lost(); };
+  auto on_down = [this, where = fmt::format("redis {}:{}", url_.host, url_.port)](
+                     const std::string& why) { on_lost(where + ": " + why); };
   commands_->connect(on_up, on_down);
   reader_->connect(on_up, on_down);
   control_->connect(on_up, on_down);
@@ -143,7 +159,31 @@ void redis_bus::connect_to_master() {
 
 // Any of the three connections failing takes the bus down; all three are made again after a
 // back-off (100 ms doubling to 5 s). Connected clients are served meanwhile.
-void redis_bus::on_lost() {
+std::string redis_bus::problem() const {
+  std::lock_guard lock(problem_mutex_);
+  return problem_;
+}
+
+void redis_bus::log_failure(const std::string& why) {
+  constexpr std::chrono::milliseconds repeat_same_cause{5000};
+  ++failed_attempts_;
+  const auto now = std::chrono::steady_clock::now();
+  if (why == last_logged_ && now - last_logged_at_ < repeat_same_cause) {
+    ++unlogged_failures_;
+    return;
+  }
+  if (why == last_logged_) {
+    log_warn("{}; still failing ({} more attempts); retrying in {} ms", why, unlogged_failures_ + 1,
+             backoff_.count());
+  } else {
+    log_warn("{}; retrying in {} ms", why, backoff_.count());
+  }
+  last_logged_ = why;
+  last_logged_at_ = now;
+  unlogged_failures_ = 0;
+}
+
+void redis_bus::on_lost(std::string why) {
   if (retry_pending_) return;
   retry_pending_ = true;
   // A Cluster primary we were MOVED to is gone (a failover): start again from the address given,
@@ -152,9 +192,17 @@ void redis_bus::on_lost() {
     url_.host = given_.host;
     url_.port = given_.port;
   }
+  {
+    std::lock_guard lock(problem_mutex_);
+    problem_ = why;
+  }
   if (up_.exchange(false, std::memory_order_relaxed)) {
-    log_warn("redis: connection lost; reconnecting");
+    log_warn("{}; reconnecting", why);
+    last_logged_ = why;
+    last_logged_at_ = std::chrono::steady_clock::now();
     reconnects_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    log_failure(why);
   }
   retry_.expires_after(backoff_);
   backoff_ =

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +59,13 @@ class redis_bus {
             std::chrono::milliseconds session_ttl, node_hooks hooks);
 
   void start();
+  // `f` runs on the bus's io_context each time the bus connects (at start-up and after every
+  // loss), after the connections are up: presence rewrites its keys then, not a heartbeat later.
+  void on_connected(std::function<void()> f) { connected_listeners_.push_back(std::move(f)); }
   bool up() const { return up_.load(std::memory_order_relaxed); }
+  // Why Redis cannot be used now ("redis 127.0.0.1:6379: auth failed (WRONGPASS …)"), for the
+  // 503s; empty while up. Safe from any thread.
+  std::string problem() const;
   // Times the connection to Redis was lost.
   std::uint64_t reconnects() const { return reconnects_.load(std::memory_order_relaxed); }
   const std::string& node_id() const { return node_id_; }
@@ -86,7 +93,10 @@ class redis_bus {
  private:
   void connect_all();
   void connect_to_master();
-  void on_lost();
+  void on_lost(std::string why);
+  // Logs a failed attempt: a new cause at once, the same one again at most every
+  // `repeat_same_cause` (the longest back-off step), with how many attempts failed meanwhile.
+  void log_failure(const std::string& why);
   void on_switch(const redis_endpoint& master);
   void drop_connections();
   bool follow_moved(const struct redisReply* r);
@@ -111,6 +121,13 @@ class redis_bus {
   std::chrono::milliseconds backoff_{100};
   std::atomic<bool> up_{false};
   std::atomic<std::uint64_t> reconnects_{0};
+  mutable std::mutex problem_mutex_;
+  std::string problem_;  // guarded by problem_mutex_
+  std::string last_logged_;
+  std::chrono::steady_clock::time_point last_logged_at_;
+  std::uint64_t unlogged_failures_ = 0;  // same cause as last logged, not logged again
+  std::uint64_t failed_attempts_ = 0;    // since the bus was last up
+  std::vector<std::function<void()>> connected_listeners_;
   bool seeded_ = false;
   std::string last_entry_ = "0-0";  // the last stream entry read
   bool retry_pending_ = false;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "config_secrets.hpp"
+#include "config_flags.hpp"
 #include "parse_config_run.hpp"
 
 namespace ringcast {
@@ -97,7 +99,7 @@ TEST(ParseConfig, EveryFlagSet) {
                "--max-connections=5",
                "--admin-token=secret",
                "--web-root",
-               "/srv/web"});
+               "/"});  // a readable directory everywhere
   ASSERT_TRUE(r.outcome.cfg) << r.err;
   const config& c = r.cfg();
   EXPECT_EQ(c.listen_host, "0.0.0.0");
@@ -120,7 +122,7 @@ TEST(ParseConfig, EveryFlagSet) {
   EXPECT_EQ(c.max_connections, 5u);
   EXPECT_EQ(c.admin_token, "secret");
   EXPECT_FALSE(c.admin_token_generated);
-  EXPECT_EQ(c.web_root, "/srv/web");
+  EXPECT_EQ(c.web_root, "/");
 }
 
 TEST(ParseConfig, HelpListsEveryFlagWithItsDefault) {
@@ -463,6 +465,43 @@ TEST(SecretFiles, AWarningForEachFileOthersOrAnotherGroupMayRead) {
                                                   "chmod 600 it"}));
   for (const auto& f : {shut, open, group})
     std::filesystem::remove(f);
+}
+
+}  // namespace
+}  // namespace ringcast
+
+namespace ringcast {
+namespace {
+
+// --help: a heading per topic in order, every word of every description whole (Boost's layout cut
+// "sentinel://…/MAS" "TER"), lines within 80 columns.
+TEST(HelpText, GroupedByTopicWithNoWordSplit) {
+  const std::string help = help_text();
+  std::size_t at = 0;
+  for (const char* topic :
+       {"General:", "Listening:", "Timeouts:", "Limits:", "Authentication and TLS:",
+        "Redis (several nodes):", "Hooks (the shop's backend):", "Promotions:", "Logging:"}) {
+    const auto found = ("\n" + help).find(std::string("\n") + topic + "\n", at);
+    ASSERT_NE(found, std::string::npos) << topic << " missing or out of order:\n" << help;
+    at = found + 1;
+  }
+  std::set<std::string> tokens;
+  std::istringstream in(help);
+  for (std::string t; in >> t;)
+    tokens.insert(t);
+  for (const auto& group : describe_flag_groups()) {
+    for (const auto& option : group.flags.options()) {
+      std::istringstream words(option->description());
+      for (std::string w; words >> w;)
+        EXPECT_TRUE(tokens.count(w))
+            << "'" << w << "' of --" << option->long_name() << " is not whole in --help:\n"
+            << help;
+    }
+  }
+  EXPECT_TRUE(tokens.count("sentinel://HOST:PORT[,HOST:PORT...]/MASTER"));
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_LE(line.size(), 80u) << line;
 }
 
 }  // namespace

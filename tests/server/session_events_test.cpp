@@ -178,7 +178,7 @@ TEST_F(SessionEventsTest, TheHookWriterMakesOneJsonObjectPerEventWithUniqueIds) 
   for (const auto& text : out.queue())
     e.push_back(boost::json::parse(text).as_object());
   EXPECT_EQ(e[0], boost::json::parse(R"({"event_id":"node1-3-1","type":"connect",
-      "ts":1700000000123,"user":"eve","session":"eve/s","transport":"ws","resumed":false,
+      "ts":1700000000123,"user":"eve","session":"eve/s","sid":"s","transport":"ws","resumed":false,
       "channels":["c1"],"node":"node1"})"));
   EXPECT_EQ(e[1].at("type"), "subscribe");
   EXPECT_EQ(e[1].at("channels"), boost::json::parse(R"(["c2"])"));

@@ -65,6 +65,7 @@ class counting_operations final : public node_operations {
     done(presence_figures{});
   }
   bool healthy() const override { return true; }
+  std::string redis_problem() const override { return {}; }
   std::atomic<int> publishes{0};
 };
 
