@@ -143,8 +143,8 @@ parsed<publish_request> parse_publish_request(std::string_view body,
   auto object = json_object(body);
   if (!object) return result::fail(std::move(object.error));
   if (unknown == unknown_fields::refuse) {
-    auto known = only_known_fields(
-        *object.value, {"data", "channel", "user", "users", "at", "delay", "ttl", "spread"});
+    auto known = only_known_fields(*object.value, {"data", "channel", "user", "users", "at",
+                                                   "delay", "ttl", "spread", "sticky"});
     if (!known) return result::fail(std::move(known.error));
   }
 
