@@ -12,7 +12,7 @@ struct loop_stats {
   std::uint64_t poll = 0;
   std::uint64_t sessions_created = 0;
   std::uint64_t delivered = 0;
-  std::uint64_t paced_delivered = 0;  // of `delivered`, at a session's turn of a paced publish
+  std::uint64_t paced_delivered = 0;   // of `delivered`, at a session's turn of a paced publish
   std::uint64_t client_errors = 0;     // malformed or unknown client messages answered `error`
   std::uint64_t acked = 0;             // client acks that named a message in history
   std::uint64_t messages_expired = 0;  // messages whose ttl passed
@@ -34,6 +34,15 @@ struct loop_stats {
   // byte of a request: a browser's spare connections, health probes that only connect. Counted
   // apart from `handshake` and `tls_failed` so that those stay worth alerting on.
   std::uint64_t unused = 0;
+  // A reply, long-poll answer or queued WebSocket/SSE data not written within --write-timeout.
+  std::uint64_t write_timeout = 0;
+  // A session without a connection dropped to make room for a new one of the same user
+  // (--max-sessions-per-user), as if its TTL had run out.
+  std::uint64_t displaced = 0;
+  // Connects refused because they would create a session beyond --max-sessions (503) or beyond
+  // --max-sessions-per-user with every session of the user live (429).
+  std::uint64_t sessions_refused_total = 0;
+  std::uint64_t sessions_refused_user = 0;
 
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
@@ -70,6 +79,10 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"expired", &loop_stats::expired, true},
     loop_stat_field{"tls_failed", &loop_stats::tls_failed, true},
     loop_stat_field{"unused", &loop_stats::unused, true},
+    loop_stat_field{"write_timeout", &loop_stats::write_timeout, true},
+    loop_stat_field{"displaced", &loop_stats::displaced, true},
+    loop_stat_field{"sessions_refused_total", &loop_stats::sessions_refused_total, false},
+    loop_stat_field{"sessions_refused_user", &loop_stats::sessions_refused_user, false},
     loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
     loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
     loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},

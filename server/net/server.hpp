@@ -20,6 +20,7 @@
 #include "node.hpp"
 #include "node_resources.hpp"
 #include "promotions.hpp"
+#include "session_budget.hpp"
 
 namespace ringcast {
 
@@ -101,6 +102,7 @@ class server final : public node {
   connect_hook_settings connect_hook_settings_;  // with --connect-hook; the loops' gates too
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
+  session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
   std::unique_ptr<promotions> promotions_;  // on loop 0

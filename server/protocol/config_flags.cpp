@@ -42,6 +42,9 @@ po::options_description describe_flags() {
       ("keepalive-timeout", duration(d.keepalive_timeout),
        "close a keep-alive connection idle this long between requests (announced in "
        "Keep-Alive: timeout=N); 0 = close after every response")  //
+      ("write-timeout", duration(d.write_timeout),
+       "close a connection whose reply, long-poll answer or queued WebSocket/SSE data is not "
+       "fully written this long after it started")  //
       ("max-connection-age", duration(d.max_connection_age),
        "ask a WebSocket to reconnect (rebalance) after this long; 0 = never")  //
       ("drain", duration(d.drain),
@@ -61,6 +64,14 @@ po::options_description describe_flags() {
       ("max-body", number("BYTES", d.max_body), "largest admin request body accepted")  //
       ("max-connections", number("N", d.max_connections),
        "open TCP connections beyond which new ones get 503 overloaded")  //
+      ("max-sessions", number("N", d.max_sessions),
+       "sessions held at once; a connect that would create one more gets 503 overloaded "
+       "(0 = 4 x --max-connections)")  //
+      ("max-sessions-per-user", number("N", d.max_sessions_per_user),
+       "sessions of one user; a new one first drops the user's oldest session without a "
+       "connection, else gets 429 too_many")  //
+      ("max-poll-batch", number("N", d.max_poll_batch),
+       "messages in one long-poll reply at most (and about 1 MiB); more owed: \"more\": true")  //
       ("max-scheduled", number("N", d.max_scheduled),
        "scheduled publishes that may wait at once; more get 429 too_many")  //
       ("admin-token", po::value<std::string>()->value_name("TOKEN"),

@@ -20,9 +20,9 @@ namespace ringcast {
 std::vector<std::string> settings_changed(const config& running, const config& fresh);
 
 // The settings a running server takes on SIGHUP, by flag name.
-inline constexpr std::array<std::string_view, 7> live_settings{
-    "log-level",         "max-connections",   "max-body",   "max-queue",
-    "handshake-timeout", "keepalive-timeout", "admin-token"};
+inline constexpr std::array<std::string_view, 8> live_settings{
+    "log-level",         "max-connections",   "max-body",      "max-queue",
+    "handshake-timeout", "keepalive-timeout", "write-timeout", "admin-token"};
 
 // `running` with the live settings of `fresh` (a generated admin token is not replaced).
 config with_live_settings(const config& running, const config& fresh);

@@ -277,9 +277,10 @@ TEST(Reload, OnlyRestartSettingsChangedAppliesNothing) {
 // settings still differ, and every live one that differed is equal.
 TEST(Reload, WithLiveSettingsTakesEveryLiveSettingAndNothingElse) {
   const run running({"--admin-token", "a"});
-  const run fresh({"--admin-token", "b", "--log-level", "warn", "--max-connections", "7",
-                   "--max-body", "100", "--max-queue", "9", "--handshake-timeout", "3s",
-                   "--keepalive-timeout", "4s", "--heartbeat", "9s", "--history", "5"});
+  const run fresh({"--admin-token",       "b",   "--log-level", "warn", "--max-connections",   "7",
+                   "--max-body",          "100", "--max-queue", "9",    "--handshake-timeout", "3s",
+                   "--keepalive-timeout", "4s",  "--heartbeat", "9s",   "--history",           "5",
+                   "--write-timeout",     "5s"});
   ASSERT_TRUE(running.outcome.cfg && fresh.outcome.cfg) << fresh.err;
   auto changed = settings_changed(running.cfg(), fresh.cfg());
   std::sort(changed.begin(), changed.end());
