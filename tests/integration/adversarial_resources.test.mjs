@@ -105,7 +105,7 @@ describe('bounded replies and a deadline on every write', () => {
       const now = cpuTicks(pid);
       if (now !== cpu) { cpu = now; blockedAt = Date.now(); }
     }
-    const closed = await waitFor(async () => {
+    await waitFor(async () => {
       peak = Math.max(peak, rssKiB(pid));
       const s = await srv.stats();
       return s.expirations.write_timeout - s0.expirations.write_timeout >= 20 ? s : null;
@@ -117,7 +117,9 @@ describe('bounded replies and a deadline on every write', () => {
     // Read every 20 ms (the stats); CPU time is counted in 10 ms ticks.
     assert.ok(dt >= 2000 - 150 - EARLY_MARGIN_MS, `closed ${dt} ms after the writes stopped: early`);
     assert.ok(dt <= latestMs(srv, 2000, 40), `closed ${dt} ms after the writes stopped: late`);
-    assert.equal(closed.connections.total, s0.connections.total, 'connections still open');
+    // Closing the socket ends the write at once; the connection is gone when its handler has run.
+    // (The earlier test's last connections may still have been counted in s0.)
+    await srv.statsUntil((s) => s.connections.total <= s0.connections.total, 500, 'hogs closed');
     for (const s of sockets) s.destroy();
     await assertServes(srv);
   });
