@@ -330,6 +330,51 @@ TEST(WriteDeadline, AnHttpReplyNotReadIsClosedAtTheWriteTimeout) {
   std::filesystem::remove_all(root);
 }
 
+// ---- sessions refused on their loop (--max-sessions-per-user, --max-sessions) ----------------
+
+TEST(SessionRoom, AFullUserIsAnswered429AndTheConnectionReadsOn) {
+  auto cfg = short_timeouts();
+  cfg.max_sessions_per_user = 1;
+  test::test_loop loop(cfg);
+  auto held = loop.connect();
+  send(held, get("/poll?user=u&sid=a"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, get("/poll?user=u&sid=b"));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::too_many_requests);
+  EXPECT_NE(res.body().find(R"("error":"too_many")"), std::string::npos) << res.body();
+  EXPECT_EQ(res[http::field::retry_after], "1");
+  EXPECT_TRUE(res.keep_alive());
+  // The same connection reads on: another user's poll is held.
+  send(c, get("/poll?user=v"));
+  EXPECT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 2; }));
+  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().sessions_refused_user; }), 1u);
+}
+
+TEST(SessionRoom, BeyondMaxSessionsIsAnswered503) {
+  auto cfg = short_timeouts();
+  cfg.max_sessions = 1;
+  test::test_loop loop(cfg);
+  auto held = loop.connect();
+  send(held, get("/poll?user=u"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, get("/poll?user=v"));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::service_unavailable);
+  EXPECT_NE(res.body().find(R"("error":"overloaded")"), std::string::npos) << res.body();
+  EXPECT_EQ(res[http::field::retry_after], "1");
+  // An existing session is never refused: this poll replaces the held one.
+  send(c, get("/poll?user=u"));
+  beast::flat_buffer held_buffer;
+  EXPECT_NE(read_response(held, held_buffer).body().find(R"("reason":"replaced")"),
+            std::string::npos);
+  EXPECT_EQ(loop.run([&] { return loop.sessions().session_count(); }), 1u);
+}
+
 TEST(SseConnection, HelloThenMessagesThenHeartbeatsOnTheSimulatedClock) {
   test::test_loop loop(short_timeouts());
   auto c = loop.connect();
