@@ -159,6 +159,8 @@
         }
         h.envelope(body);
         if (body.type !== 'messages') return; // reconnect/close: the client decides what is next
+        // A `messages` reply is followed at once by the next poll, from its last_id: with
+        // `"more": true` that fetches the rest of what the server owes (docs/protocol.md).
       }
     })();
 

@@ -30,8 +30,10 @@ void hub::for_each_live_addressee(const message& m, Visit&& visit) {
   };
   auto each_of_user = [&](const std::string& user) {
     if (auto it = by_user_.find(user); it != by_user_.end()) {
-      for (session* s : it->second)
-        if_live(s);
+      // A session visited may move to the idle list (a poll answered): step past it first.
+      auto& live = it->second.live;
+      for (auto i = live.begin(); i != live.end();)
+        if_live(&*i++);
     }
   };
   switch (m.to) {

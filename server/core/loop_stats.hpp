@@ -43,6 +43,15 @@ struct loop_stats {
   // naming a Host outside --allowed-hosts (421). A rise after a deploy is a page left out.
   std::uint64_t refused_origin = 0;
   std::uint64_t refused_host = 0;
+  // A reply, long-poll answer or queued WebSocket/SSE data not written within --write-timeout.
+  std::uint64_t write_timeout = 0;
+  // A session without a connection dropped to make room for a new one of the same user
+  // (--max-sessions-per-user), as if its TTL had run out.
+  std::uint64_t displaced = 0;
+  // Connects refused because they would create a session beyond --max-sessions (503) or beyond
+  // --max-sessions-per-user with every session of the user live (429).
+  std::uint64_t sessions_refused_total = 0;
+  std::uint64_t sessions_refused_user = 0;
 
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
@@ -84,6 +93,10 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"refused_origin", &loop_stats::refused_origin, false},
     loop_stat_field{"refused_host", &loop_stats::refused_host, false},
     loop_stat_field{"message_rate", &loop_stats::message_rate, true},
+    loop_stat_field{"write_timeout", &loop_stats::write_timeout, true},
+    loop_stat_field{"displaced", &loop_stats::displaced, true},
+    loop_stat_field{"sessions_refused_total", &loop_stats::sessions_refused_total, false},
+    loop_stat_field{"sessions_refused_user", &loop_stats::sessions_refused_user, false},
     loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
     loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
     loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},

@@ -57,6 +57,16 @@ using message_ptr = std::shared_ptr<const message>;
 std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_t last_id,
                           bool gap);
 
+// The same reply as pieces to gather, so that no message's bytes are copied per reply: the head,
+// then each message's `json` with `messages_separator` between them, then
+// messages_tail(last_id, gap, more) (`"more":true` when the client should poll again at once).
+inline constexpr std::string_view messages_head = R"({"type":"messages","messages":[)";
+inline constexpr std::string_view messages_separator = ",";
+std::string messages_tail(std::uint64_t last_id, bool gap, bool more);
+
+// A long-poll reply stops adding messages once its body has passed this many bytes.
+inline constexpr std::size_t max_poll_reply_bytes = 1024 * 1024;
+
 // Builds the envelope around `data_json` (already valid, compact JSON). With `expires_ms` the
 // envelope carries "expires" (Unix ms), so a page can count down.
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,

@@ -1,6 +1,7 @@
 // The frames waiting to be written to one client, oldest first.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -13,6 +14,10 @@ namespace ringcast {
 struct outbound {
   message_ptr msg;   // a published message, shared with every other queue it is on
   std::string text;  // or a frame of this connection's own (hello, pong, notices, heartbeats)
+  // When the socket first would not take it (its write began and did not finish): it must be
+  // written by then + --write-timeout. max: written at once so far, no deadline needed.
+  std::chrono::steady_clock::time_point waiting_since =
+      std::chrono::steady_clock::time_point::max();
 };
 
 // A FIFO that allocates nothing until it is used: std::deque allocates a 512-byte block when it is
@@ -25,6 +30,7 @@ class outbound_queue {
   // The items, oldest first, for a gathered write. (Items move when the vector grows: the view is
   // good until the next push_back.)
   std::span<const outbound> items() const { return {items_.data() + head_, items_.size() - head_}; }
+  std::span<outbound> items() { return {items_.data() + head_, items_.size() - head_}; }
   // Removes the `n` oldest items (those a write finished).
   void pop_front(std::size_t n) {
     head_ += n;

@@ -8,6 +8,7 @@ connection_settings connection_settings::from(const config& cfg) {
   connection_settings s;
   s.handshake_timeout = cfg.handshake_timeout;
   s.keepalive_timeout = cfg.keepalive_timeout;
+  s.write_timeout = cfg.write_timeout;
   s.drain = cfg.drain;
   s.max_body = cfg.max_body;
   s.max_queue = cfg.max_queue;

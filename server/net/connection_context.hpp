@@ -30,6 +30,8 @@ struct connection_settings {
   std::chrono::milliseconds handshake_timeout{10'000};  // accept to the first whole request
   std::chrono::milliseconds keepalive_timeout{10'000};  // idle between requests; 0: no keep-alive
   std::chrono::milliseconds drain{5'000};               // --drain: a request read then gets 503
+  // A reply or queued data not written this long after its write began closes the connection.
+  std::chrono::milliseconds write_timeout{30'000};
   std::size_t max_body = 64 * 1024;
   std::size_t max_queue = 1024;
   std::chrono::milliseconds max_spread{600'000};  // of a paced publish

@@ -10,6 +10,7 @@
 #include "address_limits.hpp"
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
+#include "http_reply.hpp"
 #include "net_stream.hpp"
 
 namespace ringcast {
@@ -38,5 +39,8 @@ struct connection_parts {
 // http_connection::resume, passed down rather than included, so that the long-poll does not
 // depend on the class that started it.
 using http_resume = void (*)(connection_context&, connection_parts);
+// Where a connect refused on its session's loop is answered (then reads on, or closes, as HTTP
+// does): http_connection::answer, passed down the same way.
+using http_refusal = void (*)(connection_context&, connection_parts, http_response);
 
 }  // namespace ringcast

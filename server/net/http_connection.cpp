@@ -62,6 +62,12 @@ void http_connection::resume(connection_context& ctx, connection_parts parts) {
   c->read_request();
 }
 
+void http_connection::answer(connection_context& ctx, connection_parts parts, http_response res) {
+  auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
+                                             std::move(parts.buffer));
+  c->reply(std::move(res));
+}
+
 http_connection::http_connection(connection_context& ctx, net_stream stream, slot_type slot,
                                  beast::flat_buffer buffer)
     : ctx_(ctx), stream_(std::move(stream)), buffer_(std::move(buffer)), slot_(std::move(slot)) {}
@@ -195,7 +201,9 @@ void http_connection::on_timer(time_point) {
   // A client that began its handshake or request and did not finish it counts as `handshake`;
   // one that sent nothing as `unused`; one that simply did not reuse its keep-alive connection
   // is not an expiration.
-  if (waiting_ == waiting::first_request) {
+  if (waiting_ == waiting::reply_written) {
+    ++ctx_.sessions().stats().write_timeout;
+  } else if (waiting_ == waiting::first_request) {
     const bool started = handshaking_ ? stream_.handshake_started() : request_started();
     ++(started ? ctx_.sessions().stats().handshake : ctx_.sessions().stats().unused);
   }
@@ -361,7 +369,8 @@ void http_connection::proceed(std::variant<admission, http_response> outcome,
   closing_ = true;  // the stream now belongs to the client's transport
   start_client(ctx_,
                {std::move(stream_), std::move(buffer_), std::move(*slot_), std::move(address)},
-               std::get<admission>(std::move(outcome)), &http_connection::resume);
+               std::get<admission>(std::move(outcome)), &http_connection::resume,
+               &http_connection::answer);
 }
 
 void http_connection::refuse_request(http_status status, std::string_view code,
@@ -382,6 +391,10 @@ void http_connection::reply(http_response res) {
   announce_keep_alive(res, ctx_.settings().keepalive_timeout);
   announce_hsts(res, ctx_.settings().hsts);
   auto shared = std::make_shared<http_response>(std::move(res));
+  // A client that does not read its reply is closed at the write deadline (the timer closes the
+  // stream, which ends the write with an error).
+  waiting_ = waiting::reply_written;
+  ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
   http::async_write(stream_, *shared,
                     [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
                       if (ec || self->closing_) return self->close();

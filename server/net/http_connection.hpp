@@ -1,7 +1,8 @@
 // One TCP connection speaking HTTP/1.1, over TLS with --tls-cert: reads requests (the TLS
 // handshake and the first request within --handshake-timeout, later ones within
-// --keepalive-timeout), routes them, answers the admin API and the pages, and gives admitted
-// client connects to their transport (client_start). Nothing here holds a client.
+// --keepalive-timeout, each reply within --write-timeout), routes them, answers the admin API and
+// the pages, and gives admitted client connects to their transport (client_start). Nothing here
+// holds a client.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -27,19 +28,22 @@ class http_connection final : public timed,
   static void start(connection_context& ctx, boost::asio::ip::tcp::socket socket, slot_type slot);
   // A connection whose long-poll was answered, reading its next request (keep-alive).
   static void resume(connection_context& ctx, connection_parts parts);
+  // A connect refused on its session's loop: the refusal is written, then as after any reply.
+  static void answer(connection_context& ctx, connection_parts parts, http_response res);
 
   http_connection(connection_context& ctx, net_stream stream, slot_type slot,
                   boost::beast::flat_buffer buffer);
   ~http_connection();
 
-  // timed: the handshake or the keep-alive wait ran out.
+  // timed: the handshake, the keep-alive wait or the reply's write ran out.
   void on_timer(time_point now) override;
   // idle_connection
   void on_drain() override;
 
  private:
-  // linger: the reply that closes the connection is written; the client's last bytes are dropped.
-  enum class waiting { first_request, next_request, linger };
+  // reply_written: a reply is being written (--write-timeout); linger: the reply that closes the
+  // connection is written and the client's last bytes are dropped.
+  enum class waiting { first_request, next_request, reply_written, linger };
   void arm_deadline(waiting what);
   void handshake();
   void on_handshake(boost::system::error_code ec);

@@ -42,10 +42,12 @@ server::server(config cfg, node_resources resources)
       resources_(std::move(resources)),
       connections_(cfg_.max_connections),
       addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip}),
+      sessions_(cfg_.session_limit()),
       last_id_(first_floor_id()) {
   const auto epoch = std::chrono::steady_clock::now();
   for (unsigned i = 0; i < cfg_.threads; ++i) {
     loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, epoch, last_id_));
+    loops_.back()->sessions().share_budget(sessions_);
   }
   promotions_ = std::make_unique<promotions>(
       *loops_[0], cfg_.max_scheduled, [this](const publish_request& req) {
@@ -74,10 +76,10 @@ connection_context& server::home_loop(std::string_view user, std::string_view si
   return loop_for(user, sid);
 }
 
-event_loop& server::loop_for(std::string_view user, std::string_view sid) {
-  std::size_t h = std::hash<std::string_view>{}(user);
-  h ^= std::hash<std::string_view>{}(sid) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return *loops_[h % loops_.size()];
+// By the user alone: all of a user's sessions live in one hub, which bounds them
+// (--max-sessions-per-user) without asking the other loops.
+event_loop& server::loop_for(std::string_view user, std::string_view) {
+  return *loops_[std::hash<std::string_view>{}(user) % loops_.size()];
 }
 
 bool server::healthy() const {

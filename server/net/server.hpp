@@ -21,6 +21,7 @@
 #include "node_resources.hpp"
 #include "promotions.hpp"
 #include "sticky.hpp"
+#include "session_budget.hpp"
 
 namespace ringcast {
 
@@ -110,6 +111,7 @@ class server final : public node {
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
   address_limits addresses_;  // before the loops: their connections hold its slots
+  session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
   std::unique_ptr<promotions> promotions_;  // on loop 0

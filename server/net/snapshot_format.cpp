@@ -91,7 +91,12 @@ std::string stats_json(const server_snapshot& s) {
       {"threads", s.loops.size()},
       {"connections",
        {{"ws", t.ws}, {"sse", t.sse}, {"poll", t.poll}, {"total", s.open_connections}}},
-      {"sessions", {{"total", all.sessions}, {"connected", all.connected}}},
+      {"sessions",
+       {{"total", all.sessions},
+        {"connected", all.connected},
+        {"refused",
+         {{"max_sessions", t.sessions_refused_total},
+          {"max_sessions_per_user", t.sessions_refused_user}}}}},
       {"messages",
        {{"published", s.published},
         {"delivered", t.delivered},
@@ -173,6 +178,12 @@ std::string prometheus_text(const server_snapshot& s) {
   sample("ringcast_streams", t.poll, R"({transport="poll"})");
   metric("ringcast_sessions", "gauge", "Sessions, connected or waiting out their TTL.",
          all.sessions);
+  family("ringcast_sessions_refused_total", "counter",
+         "Connects refused for want of a session: --max-sessions (503), or "
+         "--max-sessions-per-user with every session of the user live (429).");
+  sample("ringcast_sessions_refused_total", t.sessions_refused_total, R"({limit="max_sessions"})");
+  sample("ringcast_sessions_refused_total", t.sessions_refused_user,
+         R"({limit="max_sessions_per_user"})");
   metric("ringcast_messages_published_total", "counter", "Messages published.", s.published);
   metric("ringcast_messages_delivered_total", "counter", "Messages queued to clients.",
          t.delivered);

@@ -36,6 +36,7 @@ struct config {
   ms session_ttl{120'000};
   ms handshake_timeout{10'000};
   ms keepalive_timeout{10'000};  // idle between two requests; 0 = no keep-alive
+  ms write_timeout{30'000};      // --write-timeout: a reply or queued data not written by then
   ms max_connection_age{0};      // 0 = off
   ms drain{5'000};
   ms reconnect_delay{1'000};  // --reconnect-delay: centre of the jittered retry_ms
@@ -59,6 +60,17 @@ struct config {
   std::string trusted_proxy;               // --trusted-proxy CIDR[,CIDR...] as given
   std::vector<address_range> trusted_proxies;
   std::uint32_t client_message_rate = 50;  // --client-message-rate
+
+  // --max-sessions (0: 4 x --max-connections, see session_limit()) and --max-sessions-per-user:
+  // sessions held at once (docs/security.md#limits-and-what-happens-at-them).
+  std::size_t max_sessions = 0;
+  std::size_t max_sessions_per_user = 16;
+  std::size_t session_limit() const {
+    if (max_sessions) return max_sessions;
+    return max_connections > SIZE_MAX / 4 ? SIZE_MAX : 4 * max_connections;
+  }
+  // --max-poll-batch: messages in one long-poll reply at most.
+  std::size_t max_poll_batch = 100;
 
   std::string admin_token;  // --admin-token, else $RINGCAST_ADMIN_TOKEN, else random
   bool admin_token_generated = false;

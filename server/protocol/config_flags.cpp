@@ -92,6 +92,9 @@ std::vector<flag_group> describe_flag_groups() {
       ("keepalive-timeout", duration(d.keepalive_timeout),
        "close a keep-alive connection idle this long between requests (announced in "
        "Keep-Alive: timeout=N); 0 = close after every response")  //
+      ("write-timeout", duration(d.write_timeout),
+       "close a connection whose reply, long-poll answer or queued WebSocket/SSE data is not "
+       "fully written this long after it started")  //
       ("max-connection-age", duration(d.max_connection_age),
        "ask a WebSocket or SSE stream to reconnect (rebalance) after this long; 0 = never")  //
       ("drain", duration(d.drain),
@@ -120,7 +123,16 @@ std::vector<flag_group> describe_flag_groups() {
        "too_many with Retry-After; 0 = no limit")  //
       ("client-message-rate", number("N", d.client_message_rate),
        "frames per second a WebSocket client may send, in bursts of 2N; beyond, the "
-       "connection is closed with 1008; 0 = no limit");
+       "connection is closed with 1008; 0 = no limit")  //
+      ("max-sessions", number("N", d.max_sessions),
+       "sessions held at once; a connect that would create one more gets 503 overloaded "
+       "(0 = 4 x --max-connections)")  //
+      ("max-sessions-per-user", number("N", d.max_sessions_per_user),
+       "sessions of one user; a new one first drops the user's oldest session without a "
+       "connection, else gets 429 too_many")  //
+      ("max-poll-batch", number("N", d.max_poll_batch),
+       "messages in one long-poll reply at most (and about 1 MiB); more owed: \"more\": true");
+
   groups.push_back({"Limits", limits});
 
   po::options_description auth;

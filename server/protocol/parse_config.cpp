@@ -156,6 +156,7 @@ void check_timeouts(const config& cfg) {
                               {"session-ttl", cfg.session_ttl, false},
                               {"handshake-timeout", cfg.handshake_timeout, false},
                               {"keepalive-timeout", cfg.keepalive_timeout, true},
+                              {"write-timeout", cfg.write_timeout, false},
                               {"max-connection-age", cfg.max_connection_age, true},
                               {"drain", cfg.drain, true},
                               {"hook-flush", cfg.hook_flush, false, cfg.hook_url.has_value()},
@@ -195,6 +196,7 @@ config build_config(const po::variables_map& vm,
   cfg.session_ttl = duration_flag(vm, "session-ttl");
   cfg.handshake_timeout = duration_flag(vm, "handshake-timeout");
   cfg.keepalive_timeout = duration_flag(vm, "keepalive-timeout");
+  cfg.write_timeout = duration_flag(vm, "write-timeout");
   cfg.max_connection_age = duration_flag(vm, "max-connection-age");
   cfg.drain = duration_flag(vm, "drain");
   cfg.reconnect_delay = duration_flag(vm, "reconnect-delay");
@@ -209,6 +211,9 @@ config build_config(const po::variables_map& vm,
   cfg.max_queue = number_flag(vm, "max-queue", 1, no_limit);
   cfg.max_body = number_flag(vm, "max-body", 1, no_limit);
   cfg.max_connections = number_flag(vm, "max-connections", 1, no_limit);
+  cfg.max_sessions = number_flag(vm, "max-sessions", 0, no_limit);
+  cfg.max_sessions_per_user = number_flag(vm, "max-sessions-per-user", 1, no_limit);
+  cfg.max_poll_batch = number_flag(vm, "max-poll-batch", 1, no_limit);
   cfg.max_scheduled = number_flag(vm, "max-scheduled", 1, no_limit);
   cfg.max_connections_per_ip = number_flag(vm, "max-connections-per-ip", 0, no_limit);
   cfg.connect_rate_per_ip =

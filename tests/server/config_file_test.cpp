@@ -336,7 +336,9 @@ TEST(Reload, WithLiveSettingsTakesEveryLiveSettingAndNothingElse) {
                    "--trusted-proxy",
                    "10.0.0.0/8",
                    "--client-message-rate",
-                   "6"});
+                   "6",
+                   "--write-timeout",
+                   "5s"});
   ASSERT_TRUE(running.outcome.cfg && fresh.outcome.cfg) << fresh.err;
   auto changed = settings_changed(running.cfg(), fresh.cfg());
   std::sort(changed.begin(), changed.end());

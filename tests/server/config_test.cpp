@@ -58,6 +58,10 @@ TEST(ParseConfig, Defaults) {
   EXPECT_EQ(c.max_connections, 20'000u);
   EXPECT_EQ(c.max_scheduled, 100'000u);
   EXPECT_EQ(c.max_sticky, 100u);
+  EXPECT_EQ(c.write_timeout, milliseconds{30'000});
+  EXPECT_EQ(c.session_limit(), 80'000u);  // 4 x --max-connections
+  EXPECT_EQ(c.max_sessions_per_user, 16u);
+  EXPECT_EQ(c.max_poll_batch, 100u);
   EXPECT_EQ(c.admin_token, "t0k3n");
   EXPECT_FALSE(c.admin_token_generated);
   EXPECT_EQ(c.web_root, "");
@@ -123,6 +127,23 @@ TEST(ParseConfig, EveryFlagSet) {
   EXPECT_EQ(c.admin_token, "secret");
   EXPECT_FALSE(c.admin_token_generated);
   EXPECT_EQ(c.web_root, "/");
+}
+
+TEST(ParseConfig, WriteTimeoutSessionAndPollBatchLimits) {
+  const run r({"--write-timeout", "2s", "--max-sessions", "50", "--max-sessions-per-user", "3",
+               "--max-poll-batch", "7"});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().write_timeout, milliseconds{2'000});
+  EXPECT_EQ(r.cfg().session_limit(), 50u);
+  EXPECT_EQ(r.cfg().max_sessions_per_user, 3u);
+  EXPECT_EQ(r.cfg().max_poll_batch, 7u);
+  const run derived({"--max-connections", "10"});
+  EXPECT_EQ(derived.cfg().session_limit(), 40u);
+  expect_error({"--write-timeout", "0"}, "ringcast: --write-timeout: must be more than 0");
+  expect_error({"--max-sessions-per-user", "0"},
+               "ringcast: --max-sessions-per-user: expected a whole number of at least 1, got '0'");
+  expect_error({"--max-poll-batch", "0"},
+               "ringcast: --max-poll-batch: expected a whole number of at least 1, got '0'");
 }
 
 TEST(ParseConfig, HelpListsEveryFlagWithItsDefault) {
@@ -247,7 +268,7 @@ TEST(ParseConfig, TickMustNotExceedAnyTimeout) {
   EXPECT_EQ(equal.cfg().tick, milliseconds{200});
   const run max_tick({"--tick-ms", "60000", "--poll-timeout", "1m", "--heartbeat", "1m",
                       "--idle-timeout", "1m", "--handshake-timeout", "1m", "--keepalive-timeout",
-                      "1m", "--drain", "0"});
+                      "1m", "--write-timeout", "1m", "--drain", "0"});
   EXPECT_TRUE(max_tick.outcome.cfg) << max_tick.err;
 }
 

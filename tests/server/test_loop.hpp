@@ -123,6 +123,11 @@ class test_loop final : public connection_context {
   // As the server drains: draining() from now on, and every waiting connection told (on the loop).
   void drain_idle_connections();
   connection_settings& mutable_settings() { return settings_; }
+  // Accepted sockets get this SO_SNDBUF (0: the system's), so a client that does not read
+  // leaves the server with unwritten bytes soon.
+  void set_send_buffer(int bytes) { send_buffer_ = bytes; }
+  // A client socket whose receive buffer is as small as the system allows (see set_send_buffer).
+  boost::asio::ip::tcp::socket connect_small();
 
   std::atomic<int> claims{0};
 
@@ -145,6 +150,7 @@ class test_loop final : public connection_context {
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::io_context client_io_;  // the tests' blocking sockets live here
   std::uint16_t port_ = 0;
+  std::atomic<int> send_buffer_{0};
   std::thread thread_;
 };
 
