@@ -60,7 +60,8 @@ grep -q "id: $id" "$work/block.out" || fail "the SSE client did not print messag
 grep -q "data: {\"type\":\"message\",\"id\":$id,\"channel\":\"\*\",.*\"Spring sale\"" "$work/block.out" ||
   fail "the SSE client's message $id is not the Spring sale"
 grep -q '{"scheduled":"[^"]*","at":[0-9]*}' "$work/block.out" || fail "the delayed publish was not scheduled"
-[[ $(grep -c '"recipients":' "$work/block.out") -eq 2 ]] || fail "expected two publishes answered with recipients"
+[[ $(grep -c '"recipients":' "$work/block.out") -eq 3 ]] ||
+  fail "expected three publishes (the sale, the sticky one, the paced one) answered with recipients"
 grep -q '"Spring sale"' <(sed -n '/"messages"/p' "$work/block.out") || fail "the long-poll did not return the Spring sale"
 
 # 2. The WebSocket line, with Debian's python3 (the README's python3-websockets is its package).
