@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "comma_list.hpp"
+
 namespace ringcast {
 
 std::string host_name_of(std::string_view authority) {
@@ -22,15 +24,7 @@ std::string host_name_of(std::string_view authority) {
 
 parsed<host_policy> parse_allowed_hosts(std::string_view list) {
   host_policy policy;
-  while (!list.empty()) {
-    const auto comma = list.find(',');
-    std::string_view item = list.substr(0, comma);
-    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ')
-      item.remove_suffix(1);
-    if (item.empty()) continue;
+  for (const std::string_view item : comma_list(list)) {
     std::string name = host_name_of(item);
     const std::string_view port = item.substr(std::min(name.size(), item.size()));
     const bool port_ok = port.empty() || (port.size() >= 2 && port.size() <= 6 && port[0] == ':' &&

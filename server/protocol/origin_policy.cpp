@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "comma_list.hpp"
+
 namespace ringcast {
 namespace {
 
@@ -86,15 +88,7 @@ bool matches(const origin_pattern& p, const origin_parts& o) {
 
 parsed<origin_policy> parse_allowed_origins(std::string_view list) {
   origin_policy policy;
-  while (!list.empty()) {
-    const auto comma = list.find(',');
-    std::string_view item = list.substr(0, comma);
-    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ')
-      item.remove_suffix(1);
-    if (item.empty()) continue;
+  for (const std::string_view item : comma_list(list)) {
     if (item == "*") {
       policy.any = true;
       continue;
