@@ -133,7 +133,7 @@ fi
 
 # The commands the docs tell a newcomer to run are installed by scripts/deps.sh build (xxd is
 # not; openssl makes tokens), and client.md's examples call nothing they do not define.
-if grep -rn 'xxd' "$root/README.md" "$root/docs" >"$work/xxd" 2>&1; then
+if grep -rnIw 'xxd' "$root/README.md" "$root/docs" --include='*.md' >"$work/xxd" 2>&1; then
   fail "the docs use xxd, which scripts/deps.sh does not install:"
   sed 's/^/  | /' "$work/xxd" >&2
 elif ! grep -q '^  openssl curl$' "$root/scripts/deps.sh"; then
