@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,11 @@ struct message {
   std::string poll_body;   // a long-poll reply carrying just this message
   ws::frame_header ws_header;           // of the WebSocket text frame whose payload is `json`
   std::chrono::milliseconds spread{0};  // > 0: paced, each session at its turn (core/pacing.hpp)
+
+  // The permessage-deflate frame of `json`, built by ws_deflated_frame() (message_deflate.hpp)
+  // the first time a recipient that negotiated it needs it, then shared by all of them.
+  mutable std::once_flag ws_deflate_once;
+  mutable std::string ws_deflated;  // empty until then, or when compressing does not pay
 
   // Reach (GET /admin/messages/<id>), counted by every loop that holds the message.
   mutable std::atomic<std::uint64_t> recipients{0};  // live sessions at publish

@@ -39,6 +39,9 @@ struct connection_settings {
   std::chrono::seconds hsts{0};  // Strict-Transport-Security max-age; 0: not sent (or no TLS)
   origin_policy allowed_origins;                // --allowed-origins: who may open /ws /sse /poll
   host_policy allowed_hosts;                    // --allowed-hosts: names answered (empty: any)
+  // --compression: permessage-deflate for clients that offer it; --compress-min-bytes.
+  bool compression = true;
+  std::size_t compress_min_bytes = 100;
 
   static connection_settings from(const config& cfg);
 };

@@ -23,7 +23,8 @@ class ws_connection final : public stream_connection {
 
   static void start(connection_context& ctx, connection_parts parts, admission admitted,
                     bool known_elsewhere);
-  ws_connection(connection_context& ctx, connection_parts parts);
+  // `deflate`: permessage-deflate was negotiated (ws_deflate.hpp).
+  ws_connection(connection_context& ctx, connection_parts parts, bool deflate = false);
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;
@@ -41,14 +42,18 @@ class ws_connection final : public stream_connection {
   }
 
   std::size_t message_buffers(const message& m, frame_buffers& out) const override;
+  void queued(const message& m) override;
+  bool sends_compressed(const message& m) const;
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) const override;
   std::string closing_frame(ending why) const override;
   void close_when_written() override;
 
   ws::reader reader_{max_client_message};
-  bool reader_done_ = false;  // the client's close arrived, or it broke the protocol
-  bool shut_down_ = false;    // our side of the TCP connection is closed
+  bool reader_done_ = false;        // the client's close arrived, or it broke the protocol
+  bool shut_down_ = false;          // our side of the TCP connection is closed
+  bool deflate_ = false;            // permessage-deflate negotiated: no zlib state here, only this
+  std::uint32_t compress_min_ = 0;  // --compress-min-bytes, as at the upgrade
 };
 
 }  // namespace ringcast

@@ -48,6 +48,8 @@ struct config {
   std::size_t max_body = 64 * 1024;      // --max-body: admin request body bytes
   std::size_t max_connections = 20'000;  // --max-connections: open TCP connections
   std::size_t max_scheduled = 100'000;   // --max-scheduled: promotions waiting to be published
+  bool compression = true;               // --compression on|off: WebSocket permessage-deflate
+  std::size_t compress_min_bytes = 100;  // --compress-min-bytes: smaller messages go plain
 
   std::string admin_token;  // --admin-token, else $RINGCAST_ADMIN_TOKEN, else random
   bool admin_token_generated = false;

@@ -44,6 +44,8 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"max-body", number(&config::max_body)},
       {"max-connections", number(&config::max_connections)},
       {"max-scheduled", number(&config::max_scheduled)},
+      {"compression", [](const config& c) { return std::string(c.compression ? "on" : "off"); }},
+      {"compress-min-bytes", number(&config::compress_min_bytes)},
       {"admin-token",
        [](const config& c) { return c.admin_token_generated ? std::string{} : c.admin_token; }},
       {"web-root", text(&config::web_root)},

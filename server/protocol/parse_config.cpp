@@ -198,6 +198,11 @@ config build_config(const po::variables_map& vm,
   cfg.max_body = number_flag(vm, "max-body", 1, no_limit);
   cfg.max_connections = number_flag(vm, "max-connections", 1, no_limit);
   cfg.max_scheduled = number_flag(vm, "max-scheduled", 1, no_limit);
+  const std::string& compression = text_of(vm, "compression");
+  if (compression != "on" && compression != "off")
+    bad_flag("compression", "expected on or off, got '" + compression + "'");
+  cfg.compression = compression == "on";
+  cfg.compress_min_bytes = number_flag(vm, "compress-min-bytes", 0, no_limit);
 
   resolve_admin_token(vm, getenv, cfg);
   if (vm.count("web-root")) cfg.web_root = text_of(vm, "web-root");
