@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import zlib from 'node:zlib';
 import WebSocket from 'ws';
-import { Inbox, query, rawConnect, startServer, uid, wsParseFrames } from './harness.mjs';
+import {
+  Inbox, query, rawConnect, rssKiB, startServer, uid, wsParseFrames,
+} from './harness.mjs';
 
 // A payload that compresses: a catalog update of about `size` bytes.
 function catalog(size) {
@@ -209,6 +211,47 @@ describe('permessage-deflate', () => {
     const close = await c.frames.next((f) => f.opcode === 8);
     assert.equal(close.payload.readUInt16BE(0), 1002);
     c.socket.destroy();
+  });
+});
+
+describe('no memory per connection', () => {
+  let srv;
+  before(async () => { srv = await startServer(['--threads', '1', '--heartbeat', '60', '--idle-timeout', '60']); });
+  after(async () => { await srv?.stop(); });
+
+  // N connections that each send a ping (compressed if `extensions`), get its pong and a
+  // broadcast of 2 KB, then sit idle: what they added to the server's resident memory.
+  async function idleCost(n, extensions) {
+    const rss0 = rssKiB(srv.proc.pid);
+    const conns = [];
+    for (let i = 0; i < n; i++) {
+      const c = await raw(srv, { user: uid('m') }, extensions);
+      await c.frames.next((f) => f.opcode === 1);  // hello
+      const ping = JSON.stringify({ type: 'ping' });
+      c.socket.write(extensions ? clientFrame(1, deflate(ping), true) : clientFrame(1, Buffer.from(ping)));
+      await c.frames.next((f) => f.opcode === 1);  // pong
+      conns.push(c);
+    }
+    await srv.publish({ data: catalog(2000) });
+    for (const c of conns) {
+      const m = await c.frames.next((f) => f.opcode === 1);
+      assert.equal(m.rsv1, Boolean(extensions));
+    }
+    const kib = rssKiB(srv.proc.pid) - rss0;
+    return { conns, kib };
+  }
+
+  test('an idle WebSocket with compression negotiated holds no zlib state', async () => {
+    const n = 300;
+    const plain = await idleCost(n);
+    const packed = await idleCost(n, 'permessage-deflate; client_max_window_bits');
+    // A zlib stream per connection would be 40 KiB (an inflater's window) to 260 KiB (a
+    // deflater) each; one deflater and one inflater per loop, and one compressed copy of the
+    // message, are all compression may add.
+    const perConnection = (packed.kib - plain.kib) / n;
+    assert.ok(perConnection < 4, `compressed connections cost ${perConnection.toFixed(1)} KiB more each ` +
+      `(plain ${plain.kib} KiB, compressed ${packed.kib} KiB for ${n})`);
+    for (const c of [...plain.conns, ...packed.conns]) c.socket.destroy();
   });
 });
 
