@@ -63,8 +63,9 @@ po::options_description describe_flags() {
        "open TCP connections beyond which new ones get 503 overloaded")  //
       ("max-scheduled", number("N", d.max_scheduled),
        "scheduled publishes that may wait at once; more get 429 too_many")  //
-      ("compression", text("on|off", d.compression ? "on" : "off"),
-       "WebSocket permessage-deflate when a client offers it (each message compressed once)")  //
+      ("compression", text("MODE", d.compression ? "on" : "off"),
+       "on or off: WebSocket permessage-deflate when a client offers it (each message "
+       "compressed once)")  //
       ("compress-min-bytes", number("BYTES", d.compress_min_bytes),
        "messages shorter than this are sent uncompressed (compressing them does not pay)")  //
       ("admin-token", po::value<std::string>()->value_name("TOKEN"),
