@@ -45,9 +45,9 @@ struct loop_stats {
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
   std::uint64_t moves_activity = 0;   // lazy re-arms caused by client activity or traffic
 
-  // Compression (WebSocket permessage-deflate): bytes written to WebSocket and SSE clients,
-  // messages deflated (once per node, by the loop that needed it first), deliveries sent
-  // compressed and the bytes they saved against the plain frame.
+  // Compression (WebSocket permessage-deflate, SSE gzip): bytes written to WebSocket and SSE
+  // clients, messages compressed (once per node and form, by the loop that needed it first),
+  // deliveries sent compressed and the bytes they saved against the plain bytes.
   std::uint64_t bytes_written = 0;
   std::uint64_t messages_compressed = 0;
   std::uint64_t compressed_sent = 0;

@@ -46,6 +46,10 @@ struct message {
   // the first time a recipient that negotiated it needs it, then shared by all of them.
   mutable std::once_flag ws_deflate_once;
   mutable std::string ws_deflated;  // empty until then, or when compressing does not pay
+  // The SSE event (sse_prefix, json, "\n\n") as a gzip stream piece (gzip_stream.hpp), built by
+  // sse_gzip_piece() the first time a gzip subscriber needs it.
+  mutable std::once_flag sse_gzip_once;
+  mutable std::string sse_gzip;
 
   // Reach (GET /admin/messages/<id>), counted by every loop that holds the message.
   mutable std::atomic<std::uint64_t> recipients{0};  // live sessions at publish

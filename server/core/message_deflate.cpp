@@ -1,5 +1,6 @@
 #include "message_deflate.hpp"
 
+#include "gzip_stream.hpp"
 #include "ws_codec.hpp"
 #include "ws_deflate.hpp"
 
@@ -12,6 +13,16 @@ const std::string& ws_deflated_frame(const message& m, loop_stats& stats) {
     if (frame.size() < m.ws_header.size + m.json.size()) m.ws_deflated = std::move(frame);
   });
   return m.ws_deflated;
+}
+
+const std::string& sse_gzip_piece(const message& m, loop_stats& stats) {
+  std::call_once(m.sse_gzip_once, [&m, &stats] {
+    std::string event = m.sse_prefix;
+    event.append(m.json).append("\n\n");
+    m.sse_gzip = gzip::piece(event);
+    ++stats.messages_compressed;
+  });
+  return m.sse_gzip;
 }
 
 }  // namespace ringcast

@@ -1,7 +1,7 @@
-// A published message's WebSocket permessage-deflate frame: deflated once per node, lazily, by
-// the first loop whose recipient negotiated the extension, and shared by every such recipient as
-// the plain frame is (docs/protocol.md, "Compression"). Loops that need it at the same time wait
-// for the one building it.
+// A published message's compressed forms, the WebSocket permessage-deflate frame and the SSE gzip
+// piece: each made once per node, lazily, by the first loop whose client needs it, and shared by
+// every such client as the plain bytes are (docs/protocol.md). Loops that need it at the same
+// time wait for the one building it.
 #pragma once
 
 #include <string>
@@ -14,5 +14,8 @@ namespace ringcast {
 // The compressed frame (header with RSV1, then the deflated `json`), or an empty string when it
 // would not be shorter than the plain frame. The loop that builds it counts it in `stats`.
 const std::string& ws_deflated_frame(const message& m, loop_stats& stats);
+
+// The message's SSE event as a piece of a gzip stream (gzip_stream.hpp), built once per node.
+const std::string& sse_gzip_piece(const message& m, loop_stats& stats);
 
 }  // namespace ringcast

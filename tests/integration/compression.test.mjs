@@ -3,12 +3,14 @@
 // that negotiated it; compressed client frames read, a decompression bomb closed 1009.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import zlib from 'node:zlib';
 import WebSocket from 'ws';
 import {
-  Inbox, query, rawConnect, rssKiB, startServer, uid, wsParseFrames,
+  Inbox, query, rawConnect, requireCommand, rssKiB, startServer, uid, waitFor, wsParseFrames,
 } from './harness.mjs';
 
 // A payload that compresses: a catalog update of about `size` bytes.
@@ -269,5 +271,87 @@ describe('--compression off', () => {
     assert.equal(m.rsv1, false);
     assert.equal(JSON.parse(m.payload.toString()).type, 'message');
     c.socket.destroy();
+  });
+});
+
+// An SSE stream asked for with Accept-Encoding: gzip: { res, raw: [Buffer], text: () => string }.
+// `raw` is what came over the wire; `text()` what it inflates to so far.
+function gzipSse(srv, params) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({
+      host: srv.host, port: srv.port, path: `/sse${query(params)}`, agent: false,
+      headers: { Accept: 'text/event-stream', 'Accept-Encoding': 'gzip, deflate' },
+    }, (res) => {
+      const raw = [];
+      let text = '';
+      const gunzip = zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH });
+      res.on('data', (chunk) => { raw.push(chunk); gunzip.write(chunk); });
+      gunzip.on('data', (d) => { text += d.toString(); });
+      gunzip.on('error', () => {});
+      resolve({ res, req, raw, text: () => text });
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('SSE over gzip', () => {
+  let srv;
+  before(async () => { srv = await startServer(['--heartbeat', '1', '--idle-timeout', '30']); });
+  after(async () => { await srv?.stop(); });
+
+  test('events arrive in time, each made once and the same bytes for every subscriber', async () => {
+    const a = await gzipSse(srv, { user: uid('ga') });
+    const b = await gzipSse(srv, { user: uid('gb') });
+    for (const c of [a, b]) {
+      assert.equal(c.res.headers['content-encoding'], 'gzip');
+      assert.match(c.res.headers.vary ?? '', /Accept-Encoding/iu);
+      await waitFor(() => c.text().includes('event: hello'), 3000, 'hello inflated');
+    }
+    const before = await srv.stats();
+    const rawBefore = [a.raw.length, b.raw.length];
+    const data = catalog(2000);
+    const { id } = await srv.publish({ data });
+    // Inflated as it comes: no buffering until the stream ends.
+    for (const c of [a, b]) {
+      await waitFor(() => c.text().includes(`id: ${id}\n`), 2000, 'message inflated in time');
+      const event = c.text().split('\n\n').find((e) => e.startsWith(`id: ${id}\n`));
+      assert.deepEqual(JSON.parse(event.split('\ndata: ')[1]).data, data);
+    }
+    // The message's piece is the same bytes on both streams, and smaller than the event.
+    const after = await srv.statsUntil((st) => st.compression.compressed_sent -
+      before.compression.compressed_sent >= 2);
+    assert.equal(after.compression.messages_compressed - before.compression.messages_compressed, 1);
+    const piece = (c, from) => Buffer.concat(c.raw.slice(from));
+    const pa = piece(a, rawBefore[0]);
+    const pb = piece(b, rawBefore[1]);
+    assert.ok(pa.length < JSON.stringify(data).length / 2, `piece of ${pa.length} bytes`);
+    assert.ok(pa.subarray(0, 64).equals(pb.subarray(0, 64)), 'the same piece on both streams');
+    // Heartbeats are pieces too.
+    await waitFor(() => a.text().includes(': hb\n\n'), 3000, 'a heartbeat inflated');
+    a.req.destroy();
+    b.req.destroy();
+  });
+
+  test('curl --compressed reads the stream to its end', async () => {
+    requireCommand('curl');
+    const user = uid('curl');
+    const curl = spawn('curl', ['-sN', '--compressed', '-D', '-', '--max-time', '5',
+      `http://${srv.host}:${srv.port}/sse${query({ user })}`]);
+    let out = '';
+    curl.stdout.on('data', (d) => { out += d; });
+    const exited = new Promise((resolve) => curl.on('exit', resolve));
+    await waitFor(() => out.includes('event: hello'), 3000, 'hello through curl');
+    const { id } = await srv.publish({ data: catalog(400) });
+    await waitFor(() => out.includes(`id: ${id}\n`), 2000, 'message through curl');
+    await srv.kick(user);
+    assert.equal(await exited, 0);
+    assert.match(out, /\r\nContent-Encoding: gzip\r\n/iu);  // curl's -D: it did inflate
+    assert.match(out, /event: close\ndata: \{"type":"close","reason":"kicked"\}\n\n$/u);
+  });
+
+  test('without Accept-Encoding: gzip the stream is plain', async () => {
+    const c = await srv.sseHello({ user: uid('plain') });
+    assert.equal(c.headers['content-encoding'], undefined);
+    c.close();
   });
 });

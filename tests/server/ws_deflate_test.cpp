@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gzip_stream.hpp"
 #include "ws_codec.hpp"
 
 namespace ringcast::ws {
@@ -212,6 +213,45 @@ TEST(DeflateReader, InflateStopsAtTheLimit) {
   EXPECT_EQ(inflate_message(deflate_message(std::string(100'000, 'x')), 5000, out),
             inflate_result::over_limit);
   EXPECT_LE(out.size(), 5000u);
+}
+
+TEST(GzipStream, AcceptEncoding) {
+  EXPECT_TRUE(gzip::accepted("gzip"));
+  EXPECT_TRUE(gzip::accepted("gzip, deflate, br"));
+  EXPECT_TRUE(gzip::accepted("br;q=1.0, GZIP;q=0.5"));
+  EXPECT_TRUE(gzip::accepted("x-gzip"));
+  EXPECT_FALSE(gzip::accepted("gzip;q=0"));
+  EXPECT_FALSE(gzip::accepted("gzip; q=0.000, deflate"));
+  EXPECT_FALSE(gzip::accepted("identity"));
+  EXPECT_FALSE(gzip::accepted("gzipped"));
+  EXPECT_FALSE(gzip::accepted(""));
+}
+
+// A gzip reader over the stream so far: everything the pieces hold, without waiting for an end.
+std::string gunzip(std::string_view stream) {
+  z_stream z{};
+  inflateInit2(&z, 16 + MAX_WBITS);
+  std::string out(1 << 20, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stream.data()));
+  z.avail_in = static_cast<uInt>(stream.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = inflate(&z, Z_SYNC_FLUSH);
+  EXPECT_EQ(rc, Z_OK);
+  EXPECT_EQ(z.avail_in, 0u);
+  out.resize(out.size() - z.avail_out);
+  inflateEnd(&z);
+  return out;
+}
+
+TEST(GzipStream, PiecesSpliceInAnyOrderAndEachIsComplete) {
+  const std::string a = "event: hello\ndata: {}\n\n",
+                    b = "id: 7\nevent: message\ndata: " + catalog(2000) + "\n\n", hb = ": hb\n\n";
+  EXPECT_EQ(gzip::piece(b), gzip::piece(b));  // the same bytes for every subscriber
+  const std::string stream = std::string(gzip::header()) + gzip::piece(a) + gzip::piece(b);
+  EXPECT_EQ(gunzip(stream), a + b);
+  EXPECT_EQ(gunzip(stream + gzip::piece(hb) + gzip::piece(b)), a + b + hb + b);
+  EXPECT_LT(gzip::piece(b).size(), b.size() / 2);
 }
 
 }  // namespace
