@@ -4,10 +4,13 @@
 # that and what the test suite needs)
 set -euo pipefail
 
+# openssl and curl: the commands the docs use to make tokens (openssl rand -hex 16) and
+# certificates, and to try the server (README's "Try it").
 build_packages=(
   g++ cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-program-options1.81-dev
   libfmt-dev libjwt-dev libssl-dev libhiredis-dev zlib1g-dev
+  openssl curl
 )
 # dpkg-shlibdeps (dpkg-dev) and file find the package's Depends; adduser is what it depends on.
 package_packages=(dpkg-dev file adduser)

@@ -1,5 +1,6 @@
-// The admin page's promotions: when, for how long and how paced a publish runs, the scheduled publishes
-// waiting (with cancel), and the reach of the recent promotions (whoever published them), kept live.
+// The admin page's promotions: when, for how long and how paced a publish runs, whether it stays in
+// force (sticky), the scheduled publishes waiting (with cancel), and the reach of the recent
+// promotions (whoever published them, the sticky ones marked, with take-down), kept live.
 import { call, token } from './admin_api.js';
 
 const REFRESH_EVERY_MS = 1000;
@@ -8,7 +9,7 @@ const $ = (id) => document.getElementById(id);
 let newestSeen = null; // the newest message id known to the page (null: not read yet)
 let onNewMessage = () => {};
 
-/** The "at", "ttl" and "spread" fields of a publish, from the form (empty fields: none). */
+/** The "at", "ttl", "spread" and "sticky" fields of a publish, from the form (empty: none). */
 export function timingFields() {
   const fields = {};
   const at = $('publish-at').value;
@@ -18,6 +19,7 @@ export function timingFields() {
   // Sent as typed: the server checks it and says what is wrong (400) better than the page could.
   const spread = $('publish-spread').value.trim();
   if (spread) fields.spread = spread;
+  if ($('publish-sticky').checked) fields.sticky = true;
   return fields;
 }
 
@@ -62,6 +64,18 @@ async function cancel(id) {
   refreshPromotions();
 }
 
+async function takeDown(id) {
+  try {
+    await call('DELETE', `/admin/messages/${id}`);
+    $('reach-result').textContent = `Took #${id} down.`;
+    $('reach-result').classList.remove('error');
+  } catch (err) {
+    $('reach-result').textContent = `${err.code}: ${err.message}`;
+    $('reach-result').classList.add('error');
+  }
+  refreshPromotions();
+}
+
 let shownScheduled = null;
 function showScheduled(list) {
   // Redrawn only when it changed: a row must not be replaced under a pointer about to click Cancel.
@@ -88,11 +102,16 @@ function showScheduled(list) {
   $('scheduled-empty').hidden = list.length > 0;
 }
 
+let shownReach = null;
 async function showReach() {
   const rows = (await call('GET', `/admin/messages?limit=${SHOWN}`)).messages;
   const newest = rows[0]?.id ?? 0;
   if (newestSeen !== null && newest > newestSeen) onNewMessage(newest);
   newestSeen = Math.max(newestSeen ?? 0, newest);
+  // Redrawn only when it changed: a row must not be replaced under a pointer about to take it down.
+  const key = JSON.stringify(rows);
+  if (key === shownReach) return;
+  shownReach = key;
   const body = $('reach').querySelector('tbody');
   body.replaceChildren();
   for (const r of rows) {
@@ -102,7 +121,20 @@ async function showReach() {
     cell(row, String(r.recipients));
     cell(row, String(r.delivered)).dataset.testid = 'delivered';
     cell(row, String(r.acked)).dataset.testid = 'acked';
-    cell(row, r.expired ? 'expired' : '');
+    const state = cell(row, r.expired ? 'expired' : r.sticky ? 'in force' : '');
+    state.dataset.testid = 'state';
+    if (r.sticky) row.classList.add('sticky');
+    if (!r.expired) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'danger';
+      button.textContent = 'Take down';
+      button.dataset.testid = 'take-down';
+      button.addEventListener('click', () => takeDown(r.id));
+      cell(row, '').append(button);
+    } else {
+      cell(row, '');
+    }
     body.append(row);
   }
   $('reach').hidden = rows.length === 0;

@@ -24,6 +24,9 @@
   // A held long-poll gives no sign of life until something is published; if it has not failed
   // within this time the server has accepted it (a refusal would have come back at once).
   const POLL_GRACE_MS = 1000;
+  // Acks are cumulative: one every this long at most carries the newest, so a burst of messages
+  // (a resume's backlog) costs a few frames, far below the server's --client-message-rate.
+  const ACK_INTERVAL_MS = 100;
 
   const DEFAULTS = {
     url: undefined, // base http(s) URL of the server; default: this page's origin
@@ -31,6 +34,9 @@
     channels: [],
     transport: 'auto', // 'auto' | 'ws' | 'sse' | 'poll'
     since: undefined, // resume after this id; default: start from "now"
+    // On the first connect (without `since`) also replay recent messages: a count (1-100) or a
+    // duration string ('30s', '2m'); later connects resume with `since` (docs/protocol.md, "Rewind").
+    rewind: undefined,
     pingIntervalMs: 20000, // WebSocket {"type":"ping"}; shortened to half the server's idle timeout
     pongTimeoutMs: 10000, // no reply to a ping within this time: the socket is dead, reconnect
     openTimeoutMs: 10000, // a transport that is not open by then counts as failed
@@ -153,6 +159,8 @@
         }
         h.envelope(body);
         if (body.type !== 'messages') return; // reconnect/close: the client decides what is next
+        // A `messages` reply is followed at once by the next poll, from its last_id: with
+        // `"more": true` that fetches the rest of what the server owes (docs/protocol.md).
       }
     })();
 
@@ -181,8 +189,14 @@
       this.base = new URL(o.url ?? global.location.origin + '/');
       this.order = o.transport === 'auto' ? TRANSPORTS : [o.transport];
       this.lastId = o.since ?? null;
+      // After a hello without `since`, the server first sends the promotions in force (and what
+      // `rewind` asked for): ids up to hello's last_id that are new to this page, not repeats.
+      this.backlogUntil = null;
+      this.backlogSeen = new Set();
       this.ackedId = null; // the newest id the page showed (ack())
       this.ackSent = null; // the newest ack written to a WebSocket
+      this.ackSentAt = -Infinity; // when (performance.now()), for ACK_INTERVAL_MS
+      this.ackTimer = null; // a later sendAck, while one was written less than the interval ago
       this.pacedAckedId = null; // the newest paced id acked (ack())
       this.pacedSeen = []; // ids of the last paced messages delivered (see deliver)
       this.state = 'idle';
@@ -250,10 +264,19 @@
     }
 
     sendAck() {
-      if (this.ackedId === null || this.ackSent === this.ackedId) return;
+      if (this.ackedId === null || this.ackSent === this.ackedId || this.ackTimer) return;
       if (!this.conn || !this.opened || this.transport !== 'ws') return;
+      const wait = this.ackSentAt + ACK_INTERVAL_MS - global.performance.now();
+      if (wait > 0) {
+        this.ackTimer = setTimeout(() => {
+          this.ackTimer = null;
+          this.sendAck();
+        }, wait);
+        return;
+      }
       this.conn.send({ type: 'ack', id: this.ackedId });
       this.ackSent = this.ackedId;
+      this.ackSentAt = global.performance.now();
     }
 
     /** Sugar for addEventListener that hands the listener `event.detail`. Returns an unsubscriber. */
@@ -270,6 +293,7 @@
       url.searchParams.set('user', this.user);
       url.searchParams.set('sid', this.sid);
       if (this.lastId !== null) url.searchParams.set('since', String(this.lastId));
+      else if (this.options.rewind !== undefined) url.searchParams.set('rewind', String(this.options.rewind));
       if (this.channels.size > 0) url.searchParams.set('channels', [...this.channels].join(','));
       if (this.token) url.searchParams.set('token', this.token);
       return url.href;
@@ -373,6 +397,9 @@
           this.session = env;
           // Without `since`, the stream starts at the server's last id: resume from there later.
           // With it, the resumed messages follow hello and must not be mistaken for repeats.
+          // Without it, the promotions in force follow hello, with ids up to last_id.
+          this.backlogUntil = this.lastId === null ? env.last_id : null;
+          this.backlogSeen.clear();
           if (this.lastId === null) this.adoptLastId(env.last_id);
           this.markOpen();
           if (env.gap) this.emit('gap', { transport: this.transport, lastId: this.lastId });
@@ -428,6 +455,9 @@
         if (this.pacedSeen.includes(message.id)) return;
         this.pacedSeen.push(message.id);
         if (this.pacedSeen.length > 64) this.pacedSeen.shift();
+      } else if (this.backlogUntil !== null && message.id <= this.backlogUntil) {
+        if (this.backlogSeen.has(message.id)) return; // in force, sent after the first hello
+        this.backlogSeen.add(message.id);
       } else if (this.lastId !== null && message.id <= this.lastId) {
         return; // already seen
       }

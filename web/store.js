@@ -189,7 +189,9 @@ renderTransportLinks();
 client.on('status', showStatus);
 client.on('message', (message) => {
   showPromotion(message);
-  $('last-id').textContent = String(message.id);
+  // The time, not the 16-digit message id (kept in the title for whoever needs it).
+  $('last-update').textContent = new Date().toLocaleTimeString();
+  $('last-update').title = `message id ${message.id}`;
   client.ack(message.id); // shown: counts in the promotion's reach
 });
 client.on('expired', ({ id }) => removePromotion(id));

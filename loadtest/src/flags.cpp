@@ -16,6 +16,7 @@
 #include "duration.hpp"
 #include "flag_parser_error.hpp"
 #include "tls_context.hpp"
+#include "version.hpp"
 
 namespace po = boost::program_options;
 
@@ -160,37 +161,42 @@ bool is_idle(std::size_t ws_ordinal, double idle_pct) {
 
 std::optional<options> parse_flags(int argc, const char* const* argv, const char* env_token,
                                    std::string* help_out) {
-  po::options_description desc("ringcast-load options");
+  po::options_description desc("ringcast-load options", 100, 50);
   // Every value is taken as text and checked here: program_options would wrap "-5" into a huge
   // unsigned instead of refusing it.
-  desc.add_options()("help,h", "show this text")(
-      "target", po::value<std::string>(), "HOST:PORT of the server (default 127.0.0.1:8080)")(
-      "targets", po::value<std::string>(), "several nodes a,b,c; clients spread round-robin")(
-      "clients", po::value<std::string>(), "number of clients (default 100)")(
-      "mix", po::value<std::string>(), "transport weights, e.g. ws=70,sse=20,poll=10 (default ws)")(
-      "rate", po::value<std::string>(), "connects per second (default 500)")(
-      "churn", po::value<std::string>(),
-      "percent of clients per second that reconnect (default 0)")(
-      "idle", po::value<std::string>(), "percent of ws clients that never send (default 0)")(
-      "ping-interval", po::value<std::string>(), "ws ping period of active clients (default 20s)")(
-      "publish-rate", po::value<std::string>(), "broadcasts per second (default 10)")(
-      "duration", po::value<std::string>(), "run time from start, warmup included (default 15s)")(
-      "warmup", po::value<std::string>(), "time before publishing starts (default 2s)")(
-      "settle", po::value<std::string>(), "wait for late messages after publishing (default 2s)")(
-      "spread", po::value<std::string>(),
-      "pace each publish over this window (\"spread\"; the run waits it out; default 0)")(
-      "max-retry", po::value<std::string>(), "cap on a server's retry_ms (default 5s)")(
-      "procs", po::value<std::string>(), "worker processes (default 1)")(
-      "admin-token", po::value<std::string>(), "admin token (else RINGCAST_ADMIN_TOKEN)")(
-      "server-pid", po::value<std::string>(),
-      "server PID(s) a,b,c, to sample their summed RSS and CPU")(
-      "server-kind", po::value<std::string>(), "ringcast (default) or nchan")(
-      "channel", po::value<std::string>(), "nchan: channel of /sub/ and /pub/ (default broadcast)")(
-      "tls",
-      "connect with TLS (wss://, https://); the certificate is not verified without --tls-ca")(
-      "tls-ca", po::value<std::string>(),
-      "PEM file to verify the server certificate with (implies --tls)")(
-      "expect-zero-loss", "exit 1 when a message was lost or duplicated");
+  // Each value named in --help (Boost prints "arg" otherwise).
+  auto value = [](const char* name) { return po::value<std::string>()->value_name(name); };
+  desc.add_options()                                                                    //
+      ("help,h", "show this text")                                                      //
+      ("version", "print the version and exit")                                         //
+      ("target", value("HOST:PORT"), "the server (default 127.0.0.1:8080)")             //
+      ("targets", value("HOST:PORT,..."), "several nodes; clients spread round-robin")  //
+      ("clients", value("N"), "number of clients (default 100)")                        //
+      ("mix", value("ws=W,sse=W,poll=W"),
+       "transport weights, e.g. ws=70,sse=20,poll=10 (default ws)")                            //
+      ("rate", value("R"), "connects per second (default 500)")                                //
+      ("churn", value("PERCENT"), "percent of clients per second that reconnect (default 0)")  //
+      ("idle", value("PERCENT"), "percent of ws clients that never send (default 0)")          //
+      ("ping-interval", value("DURATION"), "ws ping period of active clients (default 20s)")   //
+      ("publish-rate", value("R"), "broadcasts per second (default 10)")                       //
+      ("duration", value("DURATION"), "run time from start, warmup included (default 15s)")    //
+      ("warmup", value("DURATION"), "time before publishing starts (default 2s)")              //
+      ("settle", value("DURATION"), "wait for late messages after publishing (default 2s)")    //
+      ("spread", value("DURATION"),
+       "pace each publish over this window (\"spread\"; the run waits it out; default 0)")   //
+      ("max-retry", value("DURATION"), "cap on a server's retry_ms (default 5s)")            //
+      ("procs", value("K"), "worker processes (default 1)")                                  //
+      ("admin-token", value("TOKEN"), "admin token (else RINGCAST_ADMIN_TOKEN)")             //
+      ("server-pid", value("PID,..."), "server PID(s), to sample their summed RSS and CPU")  //
+      ("server-kind", value("KIND"), "ringcast (default) or nchan")                          //
+      ("channel", value("NAME"), "nchan: channel of /sub/ and /pub/ (default broadcast)")    //
+      ("tls",
+       "connect with TLS (wss://, https://); the certificate is not verified without --tls-ca")  //
+      ("tls-ca", value("FILE"),
+       "PEM file to verify the server certificate with (implies --tls)")  //
+      ("expect-zero-loss",
+       "exit 1 when a message was lost or duplicated, or nothing was measured (no client "
+       "connected, no publish acknowledged, a publish refused)");
 
   po::variables_map vm;
   try {
@@ -206,6 +212,10 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
     po::store(parsed, vm);
   } catch (const po::error& e) {
     throw flag_error(ringcast::flag_parser_error(e, argc, argv));
+  }
+  if (vm.count("version")) {
+    if (help_out) *help_out = fmt::format("ringcast-load {}\n", ringcast::project_version);
+    return std::nullopt;
   }
   if (vm.count("help")) {
     std::ostringstream text;

@@ -65,7 +65,7 @@ struct flag_error : std::runtime_error {
 };
 
 // `env_token` is RINGCAST_ADMIN_TOKEN (or null); --admin-token wins over it.
-// Returns nullopt when --help was asked for (the usage text went to `help_out`).
+// Returns nullopt when --help or --version was asked for (the text to print went to `help_out`).
 std::optional<options> parse_flags(int argc, const char* const* argv, const char* env_token,
                                    std::string* help_out);
 

@@ -198,12 +198,18 @@ std::string human_summary(const json::object& rep) {
                    num("broadcast_reach_ms", "max").as_double(),
                    num("broadcast_reach_ms", "messages").as_uint64());
   const auto& arr = rep.at("arrivals").as_object();
-  s += fmt::format(
-      "  arrivals    {} s window: mean {:.1f}/s  worst {}/s (second {}) = {:.2f} x mean  "
-      "after the window {}\n",
-      arr.at("window_s").as_double(), arr.at("mean_per_s").as_double(),
-      arr.at("worst_per_s").as_uint64(), arr.at("worst_second").as_uint64(),
-      arr.at("worst_to_mean").as_double(), arr.at("after_window").as_uint64());
+  if (num("config", "spread_s").to_number<double>() > 0) {
+    s += fmt::format(
+        "  arrivals    {} s window: mean {:.1f}/s  worst {}/s (second {}) = {:.2f} x mean  "
+        "after the window {}\n",
+        arr.at("window_s").as_double(), arr.at("mean_per_s").as_double(),
+        arr.at("worst_per_s").as_uint64(), arr.at("worst_second").as_uint64(),
+        arr.at("worst_to_mean").as_double(), arr.at("after_window").as_uint64());
+  } else {
+    // Not paced: a rate over a one-second window would only restate the deliveries.
+    s += fmt::format("  arrivals    not paced: {} within a second of their publish, {} later\n",
+                     arr.at("in_window").as_uint64(), arr.at("after_window").as_uint64());
+  }
   s += fmt::format("  per second  {}\n", plain_json(arr.at("counts")));
   s += fmt::format("  messages    published {}  expected {}  received {}  lost {}  duplicate {}\n",
                    msgs.at("published").as_uint64(), msgs.at("expected").as_uint64(),
@@ -223,7 +229,9 @@ std::string plain_json(const json::value& v) {
     case json::kind::double_: {
       const double d = v.get_double();
       if (!std::isfinite(d) || std::abs(d) >= 1e15) return json::serialize(v);
-      return fmt::format("{}", d);  // shortest round-trip form without an exponent here
+      // Rounded to the 15 significant digits a double holds: a difference of two readings
+      // (0.29 - 0.25) is 0.04, not 0.040000000000000036. Then the shortest form of that.
+      return fmt::format("{}", std::stod(fmt::format("{:.15g}", d)));
     }
     case json::kind::array: {
       std::string out = "[";

@@ -13,6 +13,7 @@
 
 #include "publisher.hpp"
 #include "report.hpp"
+#include "verdict.hpp"
 #include "worker.hpp"
 
 namespace ringcast::load {
@@ -272,8 +273,11 @@ int run(const options& opts, std::uint64_t nofile_limit) {
   const auto report = make_report(opts, result, facts);
   std::cerr << human_summary(report);
   std::cout << plain_json(report) << std::endl;
-  if (opts.expect_zero_loss && (result.lost > 0 || result.duplicates > 0)) return 1;
-  return 0;
+  if (!opts.expect_zero_loss) return 0;
+  const auto failures = zero_loss_failures(result, facts);
+  for (const auto& why : failures)
+    fmt::print(stderr, "--expect-zero-loss: {}\n", why);
+  return failures.empty() ? 0 : 1;
 }
 
 }  // namespace ringcast::load

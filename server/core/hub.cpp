@@ -34,11 +34,16 @@ hub::hub(const config& cfg, time_point epoch, std::uint64_t floor_id,
       wheel_(epoch, cfg.tick, cfg.wheel_slots),
       history_(cfg.history, floor_id),
       on_earlier_wake_(std::move(on_earlier_wake)),
-      rng_(std::random_device{}()) {}
+      rng_(std::random_device{}()),
+      own_budget_(cfg.session_limit()) {}
 
 hub::~hub() {
   wheel_.cancel(pacing_timer_);
   pacing_index_.clear();
+  for (auto& [user, list] : by_user_) {
+    list.live.clear();
+    list.idle.clear();
+  }
   for (auto& [key, s] : sessions_)
     wheel_.cancel(*s);
   for (auto& [id, e] : expiring_)
@@ -72,10 +77,14 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
   }
   const bool new_here = !slot;
   if (!slot) {
+    // make_room said yes before (for a WebSocket, before its upgrade); if the user filled up
+    // meanwhile, its oldest idle session still makes way.
+    displace_for_new_session(params.user);
     slot = std::make_unique<session>(*this, params.user, params.sid, pacing::place_of(key));
     // Paced messages already published are not a new session's business unless it resumes.
     slot->start_id_ = params.since ? 0 : history_.newest_id();
-    by_user_[params.user].push_back(slot.get());
+    by_user_[params.user].idle.push_back(*slot);
+    budget_->take();
     ++stats_.sessions_created;
   }
   session& s = *slot;
@@ -95,6 +104,7 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
         now);
   }
   s.conn_ = &conn;
+  user_list_live(s);
   s.transport_ = conn.kind();
   s.attached_index_ = attached_.size();
   attached_.push_back(&s);
@@ -117,14 +127,39 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
     const auto span = history_.after(*params.since);
     r.gap = span.gap;
     r.backlog = resume_backlog(s, *params.since, span, new_here);
-    for (const auto& m : r.backlog) {
-      m->delivered.fetch_add(1, std::memory_order_relaxed);
-      s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
-    }
+    if (conn.kind() == transport::poll)
+      r.more = bound_poll_batch(r.backlog, *params.since, r.last_id);
+  } else {
+    r.backlog = first_connect_backlog(s, params);  // in force, and rewind (hub_sticky.cpp)
+  }
+  for (const auto& m : r.backlog) {
+    m->delivered.fetch_add(1, std::memory_order_relaxed);
+    s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
   }
   arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
   if (!s.online_) go_online(s, r.resumed);
   return r;
+}
+
+// At most --max-poll-batch messages, and none added once the body passed max_poll_reply_bytes
+// (so at most that plus one message). The paced messages owed at or below `since` come first and
+// are never cut: the session's next poll would not find them again (their turn is behind it);
+// their number is that of the paced publishes still in the log.
+bool hub::bound_poll_batch(std::vector<message_ptr>& backlog, std::uint64_t since,
+                           std::uint64_t& last_id) const {
+  std::size_t keep = 0, bytes = 0;
+  for (; keep < backlog.size(); ++keep) {
+    const message& m = *backlog[keep];
+    const bool owed = m.id <= since;
+    if (!owed && (keep >= cfg_.max_poll_batch || bytes > max_poll_reply_bytes)) break;
+    bytes += m.json.size() + messages_separator.size();
+  }
+  if (keep == backlog.size()) return false;
+  backlog.resize(keep);
+  last_id = since;
+  for (const auto& m : backlog)
+    last_id = std::max(last_id, m->id);
+  return true;
 }
 
 std::string hub::hello_for(const attach_result& r) const {
@@ -158,6 +193,7 @@ void hub::detach_now(session& s, time_point now) {
       break;
   }
   s.conn_ = nullptr;
+  user_list_idle(s);
   // Swap-remove; publish() walks attached_ backwards so a removal during delivery is safe.
   session* last = attached_.back();
   attached_[s.attached_index_] = last;
@@ -184,7 +220,10 @@ void hub::end_connection(session& s, ending why, time_point now) {
 std::size_t hub::kick(std::string_view user, time_point now) {
   auto it = by_user_.find(std::string(user));
   if (it == by_user_.end()) return 0;
-  const std::vector<session*> victims = it->second;  // drop() edits the index
+  std::vector<session*> victims;  // drop() edits the lists
+  for (auto* list : {&it->second.live, &it->second.idle})
+    for (session& s : *list)
+      victims.push_back(&s);
   std::size_t kicked = 0;
   for (session* s : victims) {
     if (s->conn_) {
@@ -221,10 +260,47 @@ void hub::drop(session& s, std::string_view reason) {
   if (s.online_) go_offline(s, reason);  // first: leaving every channel is part of going away
   wheel_.cancel(s);
   set_channels(s, {}, 0);
-  auto& same_user = by_user_[s.user()];
-  same_user.erase(std::find(same_user.begin(), same_user.end(), &s));
-  if (same_user.empty()) by_user_.erase(s.user());
+  auto same_user = by_user_.find(s.user());
+  auto& list = s.conn_ ? same_user->second.live : same_user->second.idle;
+  list.erase(list.iterator_to(s));
+  if (same_user->second.size() == 0) by_user_.erase(same_user);
+  budget_->give_back();
   sessions_.erase(s.key());  // destroys s
+}
+
+// A session gains its connection only while it has none (attach ends the one it replaces first).
+void hub::user_list_live(session& s) {
+  auto& lists = by_user_.find(s.user())->second;
+  lists.idle.erase(lists.idle.iterator_to(s));
+  lists.live.push_back(s);
+}
+
+void hub::user_list_idle(session& s) {
+  auto& lists = by_user_.find(s.user())->second;
+  lists.live.erase(lists.live.iterator_to(s));
+  lists.idle.push_back(s);
+}
+
+bool hub::displace_for_new_session(std::string_view user) {
+  auto it = by_user_.find(std::string(user));
+  if (it == by_user_.end() || it->second.size() < cfg_.max_sessions_per_user) return true;
+  if (it->second.idle.empty()) return false;
+  ++stats_.displaced;
+  drop(it->second.idle.front(), "session_ttl");  // gone as at its TTL
+  return true;
+}
+
+hub::room hub::make_room(std::string_view user, std::string_view sid) {
+  if (sessions_.contains(session_key(user, sid))) return room::ok;
+  if (!displace_for_new_session(user)) {
+    ++stats_.sessions_refused_user;
+    return room::over_user;
+  }
+  if (budget_->full()) {
+    ++stats_.sessions_refused_total;
+    return room::over_total;
+  }
+  return room::ok;
 }
 
 }  // namespace ringcast

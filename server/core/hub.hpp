@@ -22,6 +22,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <boost/intrusive/list.hpp>
+
 #include "client_params.hpp"
 #include "config.hpp"
 #include "history.hpp"
@@ -30,7 +32,9 @@
 #include "ring_index.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "session.hpp"
+#include "session_budget.hpp"
 #include "session_events.hpp"
+#include "sticky.hpp"
 
 namespace ringcast {
 
@@ -51,12 +55,25 @@ class hub {
     bool gap = false;
     std::uint64_t last_id = 0;
     std::vector<message_ptr> backlog;  // retained messages after `since` addressed to it
+    // A long-poll's backlog is cut to one reply (--max-poll-batch, max_poll_reply_bytes): more
+    // are owed, and last_id is then the last of the backlog's (the client's next `since`).
+    bool more = false;
   };
   // Finds or creates the session, replaces its live connection if any, attaches `conn`.
   // `known_elsewhere`: another node held the session (multi-node), so it counts as resumed.
   attach_result attach(const client_params& params, subscriber& conn, time_point now,
                        bool known_elsewhere = false);
   std::string hello_for(const attach_result& r) const;
+
+  // Before a connect of (user, sid), whether it may have its session: one that exists may;
+  // a new one of a user already holding --max-sessions-per-user first drops the user's session
+  // that lost its connection longest ago (as its TTL would), and is refused `over_user` if all
+  // of them are live; beyond --max-sessions in all it is refused `over_total`.
+  enum class room { ok, over_total, over_user };
+  room make_room(std::string_view user, std::string_view sid);
+  // The node's count of sessions against --max-sessions, shared by its loops (by default the
+  // hub counts its own against the limit).
+  void share_budget(session_budget& b) { budget_ = &b; }
 
   // `conn` went away or was answered (long-poll): the session starts its TTL.
   void detach(session& s, const subscriber& conn, time_point now);
@@ -84,6 +101,15 @@ class hub {
   std::size_t publish(const message_ptr& m, time_point now);
   // The message with this id if it is still in history, else null (for its reach).
   message_ptr find(std::uint64_t id) const;
+  // Take-down (hub_sticky.cpp; docs/protocol.md, "Promotions in force"). The message with this id
+  // if this loop still holds it (history, the sticky set or the paced log), else null.
+  message_ptr find_held(std::uint64_t id) const;
+  // On one loop of the node, before every loop takes it down: false if it is already expired
+  // (its ttl passed, or another take-down came first); else marks it expired and counts it.
+  bool claim_take_down(const message_ptr& m);
+  // Expires `m` on this loop at once: its ttl timer is cancelled, it leaves the sticky set, and
+  // the live sessions it was sent to get the `expired` notice.
+  void take_down(const message_ptr& m, time_point now);
   // Every message in history, oldest first (with --redis, for writing their reach).
   std::vector<message_ptr> retained() const;
   // The `n` newest messages in history (fewer if it holds fewer), newest first.
@@ -98,6 +124,9 @@ class hub {
   // The history a node starts with in a cluster (oldest first); only before any message arrived.
   // `now_ms` (Unix ms) tells which of them are already expired; the others get their timers.
   void seed_history(const std::vector<message_ptr>& retained, time_point now, std::int64_t now_ms);
+  // Sticky messages in force that the cluster's history no longer holds (after seed_history):
+  // they join the sticky set, with their expiry.
+  void seed_in_force(const std::vector<message_ptr>& in_force, time_point now, std::int64_t now_ms);
   // Called when a session loses its last connection (the multi-node record then starts its TTL).
   void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
   // Adds an observer of sessions going online and offline and of their channels; it must outlive
@@ -115,6 +144,7 @@ class hub {
   std::size_t session_count() const { return sessions_.size(); }
   std::size_t connected_count() const { return attached_.size(); }
   std::size_t paced_in_flight() const { return paced_.in_flight(); }
+  std::size_t sticky_in_force() const { return sticky_.size(); }
   const loop_stats& stats() const { return stats_; }
   loop_stats& stats() { return stats_; }
   const timing_wheel& wheel() const { return wheel_; }
@@ -143,10 +173,16 @@ class hub {
   };
   void expire_at(const message_ptr& m, time_point due);
   void expire(expiry& e, time_point now);
+  void expire_now(const message_ptr& m, time_point now);
   static bool is_expired(const message& m);
   // `joined_after`: the id after which messages of the channels new to `s` reach it.
   void set_channels(session& s, std::vector<std::string> channels, std::uint64_t joined_after);
   void drop(session& s, std::string_view reason);
+  // Moves the session between its user's live and idle lists as its connection comes and goes.
+  void user_list_live(session& s);
+  void user_list_idle(session& s);
+  // Drops the user's oldest idle session if the user holds its limit; false if all are live.
+  bool displace_for_new_session(std::string_view user);
   // hub_events.cpp: the session's online state and what its observers are told.
   void go_online(session& s, bool resumed);
   void go_offline(session& s, std::string_view reason);
@@ -162,6 +198,14 @@ class hub {
   std::vector<message_ptr> resume_backlog(const session& s, std::uint64_t since,
                                           history::resume_span span, bool new_here) const;
   time_point left_at_estimate(const session& s, std::uint64_t since) const;
+  // Whether `s`'s turn for `m` has come (always, for a message that is not paced).
+  bool turn_came(const session& s, const message& m) const;
+  // hub_sticky.cpp: what a connect without `since` gets first: the sticky messages in force and
+  // what it rewinds, addressed to it, in id order.
+  std::vector<message_ptr> first_connect_backlog(session& s, const client_params& params);
+  // Cuts a long-poll's backlog to one reply; true if messages were left for the next poll.
+  bool bound_poll_batch(std::vector<message_ptr>& backlog, std::uint64_t since,
+                        std::uint64_t& last_id) const;
 
   class pacing_timer final : public timed {
    public:
@@ -185,10 +229,22 @@ class hub {
   std::minstd_rand rng_;
 
   std::unordered_map<std::string, std::unique_ptr<session>> sessions_;  // key "user/sid"
-  std::unordered_map<std::string, std::vector<session*>> by_user_;
+  // A user's sessions: those with a live connection, and the others oldest idle first (the order
+  // they lost their connection in). Intrusive: no allocation, O(1) in and out.
+  using user_list = boost::intrusive::list<
+      session, boost::intrusive::member_hook<session, boost::intrusive::list_member_hook<>,
+                                             &session::user_link_>>;
+  struct user_sessions {
+    user_list live, idle;
+    std::size_t size() const { return live.size() + idle.size(); }
+  };
+  std::unordered_map<std::string, user_sessions> by_user_;
+  session_budget own_budget_;
+  session_budget* budget_ = &own_budget_;
   std::unordered_map<std::string, std::unordered_set<session*>> by_channel_;
   std::vector<session*> attached_;  // sessions with a live connection, for broadcasts
   std::unordered_map<std::uint64_t, std::unique_ptr<expiry>> expiring_;  // by message id
+  sticky_set sticky_;  // the sticky messages in force on this loop
 
   pacing::paced_log paced_;
   pacing_index pacing_index_;  // after sessions_: unlinked before they are destroyed

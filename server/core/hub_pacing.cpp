@@ -16,12 +16,19 @@ void hub::publish_paced(const message_ptr& m, time_point now) {
 }
 
 // An expired message (its ttl passed within the window) reaches nobody whose turn is later.
+// A sticky one reaches every live session it addresses at its turn, however new the session
+// (docs/protocol.md, "Promotions in force").
 bool hub::paced_for(const session& s, const message& m) const {
-  return m.id > s.start_id_ && addressed_to(s, m) && !is_expired(m);
+  return (m.id > s.start_id_ || m.sticky) && addressed_to(s, m) && !is_expired(m);
 }
 
+// A sticky message went to every session that connected while it was in force.
 bool hub::reached(const session& s, const message& m) const {
-  if (m.id <= s.start_id_) return false;
+  if (m.id <= s.start_id_ && !m.sticky) return false;
+  return turn_came(s, m);
+}
+
+bool hub::turn_came(const session& s, const message& m) const {
   if (m.spread.count() == 0) return true;
   const pacing::paced_message* p = paced_.find(m.id);
   return !p || p->due_for(s.place_) <= paced_.walked_to();

@@ -30,8 +30,10 @@ void hub::for_each_live_addressee(const message& m, Visit&& visit) {
   };
   auto each_of_user = [&](const std::string& user) {
     if (auto it = by_user_.find(user); it != by_user_.end()) {
-      for (session* s : it->second)
-        if_live(s);
+      // A session visited may move to the idle list (a poll answered): step past it first.
+      auto& live = it->second.live;
+      for (auto i = live.begin(); i != live.end();)
+        if_live(&*i++);
     }
   };
   switch (m.to) {
@@ -66,6 +68,7 @@ void hub::deliver(session& s, const message_ptr& m, time_point now) {
 
 std::size_t hub::publish(const message_ptr& m, time_point now) {
   history_.append(m);
+  if (m->sticky && !is_expired(*m)) sticky_.add(m);
   std::size_t recipients = 0;
   if (m->spread.count() > 0) {  // each at its turn (hub_pacing.cpp), counted as delivered then
     for_each_live_addressee(*m, [&](session&) { ++recipients; });
@@ -96,11 +99,11 @@ void hub::seed_history(const std::vector<message_ptr>& retained, time_point now,
                        std::int64_t now_ms) {
   history_.seed(retained);
   for (const auto& m : retained) {
-    if (m->expires_ms == 0) continue;
-    if (m->expires_ms <= now_ms)
+    if (m->expires_ms != 0 && m->expires_ms <= now_ms)
       m->expired.store(true, std::memory_order_relaxed);  // nobody here received it: no notice
-    else
+    else if (m->expires_ms != 0)
       expire_at(m, now + std::chrono::milliseconds(m->expires_ms - now_ms));
+    if (m->sticky && !is_expired(*m)) sticky_.add(m);
   }
 }
 
@@ -113,6 +116,12 @@ void hub::expire(expiry& e, time_point now) {
   expiring_.erase(m->id);  // destroys e (disarmed: it has just fired)
   // Every loop holding the message fires its own timer; the first one counts it.
   if (!m->expired.exchange(true, std::memory_order_relaxed)) ++stats_.messages_expired;
+  expire_now(m, now);
+}
+
+// `m` is marked expired: it leaves the sticky set, and the sessions that have it are told.
+void hub::expire_now(const message_ptr& m, time_point now) {
+  sticky_.remove(m->id);
   const message_ptr notice = make_expired_notice(m->id, history_.newest_id());
   for_each_live_addressee(*m, [&](session& s) {
     if (!reached(s, *m)) return;  // nothing on its page to take down
@@ -133,9 +142,12 @@ bool hub::is_expired(const message& m) {
 // bounded one would forget what a slow reader has not acked yet). It reads the present channels
 // (an ack after leaving a channel is refused). Paced messages go by their turn (reached), as their
 // expiry notices do: one whose turn came while the session was away, and that it never got
-// because it came back without `since`, is the one case counted that was not sent.
+// because it came back without `since`, is the one case counted that was not sent. A sticky
+// message goes to every session it addresses that connects while it is in force (hub_sticky.cpp),
+// so it needs only to have been handed; a rewind lowers the floor to the oldest message rewound.
 bool hub::was_sent(const session& s, const message& m) const {
   if (!reached(s, m) || !addressed_to(s, m)) return false;
+  if (m.sticky) return m.spread.count() > 0 || m.id <= s.sent_up_to_;
   if (m.to == audience::channel) {
     const auto it = std::find(s.channels_.begin(), s.channels_.end(), m.target);
     if (m.id <= s.joined_after_[static_cast<std::size_t>(it - s.channels_.begin())]) return false;

@@ -18,6 +18,7 @@ struct loop_stats {
   std::uint64_t acks_refused = 0;      // ... one that was never sent to that session
   std::uint64_t messages_expired = 0;  // messages whose ttl passed
   std::uint64_t expired_notices = 0;   // `expired` notices queued to clients
+  std::uint64_t taken_down = 0;        // messages expired at once by DELETE /admin/messages/<id>
 
   // Expirations and endings by reason.
   std::uint64_t idle = 0;
@@ -35,11 +36,22 @@ struct loop_stats {
   // byte of a request: a browser's spare connections, health probes that only connect. Counted
   // apart from `handshake` and `tls_failed` so that those stay worth alerting on.
   std::uint64_t unused = 0;
+  // WebSocket clients closed (1008) for sending frames faster than --client-message-rate.
+  std::uint64_t message_rate = 0;
 
   // Requests refused by a browser policy: a connect from a foreign Origin (403 origin), a request
   // naming a Host outside --allowed-hosts (421). A rise after a deploy is a page left out.
   std::uint64_t refused_origin = 0;
   std::uint64_t refused_host = 0;
+  // A reply, long-poll answer or queued WebSocket/SSE data not written within --write-timeout.
+  std::uint64_t write_timeout = 0;
+  // A session without a connection dropped to make room for a new one of the same user
+  // (--max-sessions-per-user), as if its TTL had run out.
+  std::uint64_t displaced = 0;
+  // Connects refused because they would create a session beyond --max-sessions (503) or beyond
+  // --max-sessions-per-user with every session of the user live (429).
+  std::uint64_t sessions_refused_total = 0;
+  std::uint64_t sessions_refused_user = 0;
 
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
@@ -74,6 +86,7 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"acks_refused", &loop_stats::acks_refused, false},
     loop_stat_field{"messages_expired", &loop_stats::messages_expired, false},
     loop_stat_field{"expired_notices", &loop_stats::expired_notices, false},
+    loop_stat_field{"taken_down", &loop_stats::taken_down, false},
     loop_stat_field{"idle", &loop_stats::idle, true},
     loop_stat_field{"poll_timeout", &loop_stats::poll_timeout, true},
     loop_stat_field{"session_ttl", &loop_stats::session_ttl, true},
@@ -87,6 +100,11 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"unused", &loop_stats::unused, true},
     loop_stat_field{"refused_origin", &loop_stats::refused_origin, false},
     loop_stat_field{"refused_host", &loop_stats::refused_host, false},
+    loop_stat_field{"message_rate", &loop_stats::message_rate, true},
+    loop_stat_field{"write_timeout", &loop_stats::write_timeout, true},
+    loop_stat_field{"displaced", &loop_stats::displaced, true},
+    loop_stat_field{"sessions_refused_total", &loop_stats::sessions_refused_total, false},
+    loop_stat_field{"sessions_refused_user", &loop_stats::sessions_refused_user, false},
     loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
     loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
     loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},

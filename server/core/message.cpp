@@ -38,18 +38,23 @@ addressee addressee_of(const publish_request& req) {
 
 std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_t last_id,
                           bool gap) {
-  std::size_t size = 64;
+  std::string tail = messages_tail(last_id, gap, false);
+  std::size_t size = messages_head.size() + tail.size();
   for (const auto& m : messages)
-    size += m->json.size() + 1;
+    size += m->json.size() + messages_separator.size();
   std::string out;
   out.reserve(size);
-  out += R"({"type":"messages","messages":[)";
+  out += messages_head;
   for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (i) out += ',';
+    if (i) out += messages_separator;
     out += messages[i]->json;
   }
-  out += fmt::format(R"(],"last_id":{},"gap":{}}})", last_id, gap);
+  out += tail;
   return out;
+}
+
+std::string messages_tail(std::uint64_t last_id, bool gap, bool more) {
+  return fmt::format(R"(],"last_id":{},"gap":{}{}}})", last_id, gap, more ? R"(,"more":true)" : "");
 }
 
 bool message::addressed_to_user(std::string_view user) const {
@@ -89,7 +94,7 @@ std::vector<std::string> split_users(std::string_view list) {
 
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms,
-                         std::chrono::milliseconds spread) {
+                         std::chrono::milliseconds spread, bool sticky) {
   auto m = std::make_shared<message>();
   m->id = id;
   m->ts_ms = ts_ms;
@@ -99,6 +104,7 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
   if (to.to == audience::users) m->users = split_users(to.target);
   m->target = std::move(to.target);
   m->spread = spread;
+  m->sticky = sticky;
   std::string extra = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
   // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
   if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());

@@ -41,6 +41,7 @@ struct message {
   std::string poll_body;   // a long-poll reply carrying just this message
   ws::frame_header ws_header;           // of the WebSocket text frame whose payload is `json`
   std::chrono::milliseconds spread{0};  // > 0: paced, each session at its turn (core/pacing.hpp)
+  bool sticky = false;  // in force: sent to a client that connects without `since` (core/sticky)
 
   // The permessage-deflate frame of `json`, built by ws_deflated_frame() (message_deflate.hpp)
   // the first time a recipient that negotiated it needs it, then shared by all of them.
@@ -66,11 +67,22 @@ using message_ptr = std::shared_ptr<const message>;
 std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_t last_id,
                           bool gap);
 
+// The same reply as pieces to gather, so that no message's bytes are copied per reply: the head,
+// then each message's `json` with `messages_separator` between them, then
+// messages_tail(last_id, gap, more) (`"more":true` when the client should poll again at once).
+inline constexpr std::string_view messages_head = R"({"type":"messages","messages":[)";
+inline constexpr std::string_view messages_separator = ",";
+std::string messages_tail(std::uint64_t last_id, bool gap, bool more);
+
+// A long-poll reply stops adding messages once its body has passed this many bytes.
+inline constexpr std::size_t max_poll_reply_bytes = 1024 * 1024;
+
 // Builds the envelope around `data_json` (already valid, compact JSON). With `expires_ms` the
 // envelope carries "expires" (Unix ms), so a page can count down.
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms = 0,
-                         std::chrono::milliseconds spread = std::chrono::milliseconds{0});
+                         std::chrono::milliseconds spread = std::chrono::milliseconds{0},
+                         bool sticky = false);
 
 // {"type":"expired","id":N} for WebSocket and SSE (event: expired, no id: line, so Last-Event-ID
 // does not move); a held long-poll is answered with it in `messages`, with `last_id`.

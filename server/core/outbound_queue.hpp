@@ -1,6 +1,7 @@
 // The frames waiting to be written to one client, oldest first.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -13,6 +14,10 @@ namespace ringcast {
 struct outbound {
   message_ptr msg;   // a published message, shared with every other queue it is on
   std::string text;  // or a frame of this connection's own (hello, pong, notices, heartbeats)
+  // When the socket first would not take it (its write began and did not finish): it must be
+  // written by then + --write-timeout. max: written at once so far, no deadline needed.
+  std::chrono::steady_clock::time_point waiting_since =
+      std::chrono::steady_clock::time_point::max();
 };
 
 // A FIFO that allocates nothing until it is used: std::deque allocates a 512-byte block when it is
@@ -25,11 +30,17 @@ class outbound_queue {
   // The items, oldest first, for a gathered write. (Items move when the vector grows: the view is
   // good until the next push_back.)
   std::span<const outbound> items() const { return {items_.data() + head_, items_.size() - head_}; }
+  std::span<outbound> items() { return {items_.data() + head_, items_.size() - head_}; }
   // Removes the `n` oldest items (those a write finished).
   void pop_front(std::size_t n) {
     head_ += n;
     if (empty()) {
-      clear();
+      // A burst (a backlog on connect: the promotions in force, a resume) leaves no capacity
+      // behind: kept, it would cost each of thousands of idle connections 48 bytes a slot.
+      if (items_.capacity() > kept_capacity)
+        release();
+      else
+        clear();
     } else if (head_ >= 64 && head_ * 2 >= items_.size()) {  // a queue that never drains
       items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
@@ -39,8 +50,15 @@ class outbound_queue {
     items_.clear();
     head_ = 0;
   }
+  std::size_t capacity() const { return items_.capacity(); }
 
  private:
+  // The steady state of a live connection is one item at a time: that much stays allocated.
+  static constexpr std::size_t kept_capacity = 2;
+  void release() {
+    std::vector<outbound>().swap(items_);
+    head_ = 0;
+  }
   std::vector<outbound> items_;
   std::size_t head_ = 0;  // items_[0, head_) were written
 };

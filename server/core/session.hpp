@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/intrusive/list_hook.hpp>
+
 #include "ring_index.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "subscriber.hpp"
@@ -90,6 +92,9 @@ class session final : public timed {
   pacing::ring_link<session> pacing_link_;
   std::uint64_t start_id_ = 0;
   time_point paced_until_{};
+  // Its link in its user's list of live or of idle sessions (hub::user_sessions), so that adding,
+  // dropping and finding the user's oldest idle session cost the same whatever the user holds.
+  boost::intrusive::list_member_hook<> user_link_;
 };
 
 }  // namespace ringcast

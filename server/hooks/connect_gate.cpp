@@ -18,6 +18,9 @@ std::string body_of(const connect_question& q) {
   if (q.origin) origin = boost::json::string(*q.origin);
   return boost::json::serialize(
       boost::json::object{{"user", q.user},
+                          {"sid", q.sid},
+                          // The sid again, as before "sid" was added (events' "session" is
+                          // "user/sid"): kept for backends that read it.
                           {"session", q.sid},
                           {"transport", q.transport},
                           {"remote_addr", q.remote_addr},

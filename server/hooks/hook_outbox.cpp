@@ -19,8 +19,7 @@ hook_counters hook_outbox::counters() const {
   return c;
 }
 
-void hook_outbox::push(std::string event_json) {
-  const time_point now = now_();
+void hook_outbox::enqueue(std::string event_json, time_point now) {
   queue_.push_back(std::move(event_json));
   queued_at_.push_back(now);
   if (queue_.size() > limits_.queue) {
@@ -29,21 +28,60 @@ void hook_outbox::push(std::string event_json) {
     ++counters_.dropped;
     if (in_flight_ > 0) --in_flight_;
   }
+}
+
+void hook_outbox::push(std::string event_json) {
+  const time_point now = now_();
+  enqueue(std::move(event_json), now);
   if (state_ != state::idle) return;
   if (flushing_ || queue_.size() >= limits_.batch) {
     send(now);
   } else if (!armed()) {
-    timers_.arm(*this, queued_at_.front() + limits_.flush);
+    timers_.arm(*this, *oldest() + limits_.flush);
   }
+}
+
+void hook_outbox::pending_added() {
+  const time_point now = now_();
+  if (!pending_since_) pending_since_ = now;
+  if (state_ != state::idle) return;
+  if (flushing_) {
+    send(now);
+  } else if (!armed()) {
+    timers_.arm(*this, *oldest() + limits_.flush);
+  }
+}
+
+std::optional<hook_outbox::time_point> hook_outbox::oldest() const {
+  if (queue_.empty()) return pending_since_;
+  if (!pending_since_) return queued_at_.front();
+  return std::min(queued_at_.front(), *pending_since_);
+}
+
+// The pending events join the queue as the batch is built, behind whatever was queued before.
+void hook_outbox::collect_pending(time_point now) {
+  if (!pending_since_ || !pending_source_) return;
+  std::vector<std::string> events;
+  pending_source_->take_pending(events);
+  pending_since_.reset();
+  for (auto& e : events)
+    enqueue(std::move(e), now);
 }
 
 void hook_outbox::flush_all() {
   flushing_ = true;
-  if (state_ == state::sending || queue_.empty()) return;
+  if (state_ == state::sending || empty()) return;
   send(now_());
 }
 
 void hook_outbox::send(time_point now) {
+  collect_pending(now);
+  if (queue_.empty()) {  // what was pending came to nothing (every change undone)
+    state_ = state::idle;
+    retrying_ = false;
+    timers_.disarm(*this);
+    return;
+  }
   in_flight_ = std::min(limits_.batch, queue_.size());
   std::string body = R"({"events":[)";
   for (std::size_t i = 0; i < in_flight_; ++i) {
@@ -83,8 +121,8 @@ void hook_outbox::after_success(time_point now) {
   backoff_.reset();
   state_ = state::idle;
   timers_.disarm(*this);
-  if (queue_.empty()) return;
-  const time_point due = queued_at_.front() + limits_.flush;
+  if (empty()) return;
+  const time_point due = *oldest() + limits_.flush;
   if (flushing_ || queue_.size() >= limits_.batch || due <= now) {
     send(now);
   } else {
@@ -95,14 +133,14 @@ void hook_outbox::after_success(time_point now) {
 void hook_outbox::on_timer(time_point now) {
   switch (state_) {
     case state::idle:  // the flush deadline
-      if (!queue_.empty()) send(now);
+      if (!empty()) send(now);
       return;
     case state::sending:  // no answer in time: a failure like any other
       sender_.abort();
       on_answer(false);
       return;
     case state::backing_off:
-      if (!queue_.empty()) {
+      if (!empty()) {
         send(now);
       } else {
         state_ = state::idle;  // everything in the failed batch was dropped meanwhile

@@ -21,7 +21,9 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "hub.hpp"
 #include "retry_backoff.hpp"
@@ -37,6 +39,17 @@ class hook_sender {
 
  protected:
   ~hook_sender() = default;
+};
+
+// Events kept elsewhere until the next batch is built (the coalesced channel changes of
+// hook_events.hpp), so that a change undone before then is never sent.
+class hook_pending {
+ public:
+  // Appends the pending events to `out`, and forgets them.
+  virtual void take_pending(std::vector<std::string>& out) = 0;
+
+ protected:
+  ~hook_pending() = default;
 };
 
 struct hook_counters {
@@ -69,7 +82,11 @@ class hook_outbox final : private timed {
   // Drain: from now on a batch goes out as soon as the previous one is answered, without
   // waiting for --hook-flush or the back-off.
   void flush_all();
-  bool empty() const { return queue_.empty(); }
+  // Where pending events come from (null: none). The source must call pending_added() when it
+  // begins to hold some: a batch is then due within --hook-flush, as for a queued event.
+  void set_pending_source(hook_pending* source) { pending_source_ = source; }
+  void pending_added();
+  bool empty() const { return queue_.empty() && !pending_since_; }
   hook_counters counters() const;
   const std::deque<std::string>& queue() const { return queue_; }
 
@@ -79,6 +96,10 @@ class hook_outbox final : private timed {
   void send(time_point now);
   void on_answer(bool accepted);
   void after_success(time_point now);
+  void enqueue(std::string event_json, time_point now);  // bounded: the oldest may be dropped
+  void collect_pending(time_point now);
+  // When the oldest waiting event (queued or pending) came; none if nothing waits.
+  std::optional<time_point> oldest() const;
 
   hub& timers_;
   hook_sender& sender_;
@@ -93,6 +114,8 @@ class hook_outbox final : private timed {
   bool flushing_ = false;  // draining: no flush wait, no back-off
   hook_counters counters_;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // answers after destruction are dropped
+  hook_pending* pending_source_ = nullptr;
+  std::optional<time_point> pending_since_;  // the source holds events since then
 };
 
 }  // namespace ringcast

@@ -49,8 +49,9 @@ void loop_hooks::post(std::string body, std::function<void(bool)> done) {
         in_flight_.reset();
         const bool accepted = a.status >= 200 && a.status < 300;
         if (!accepted) {
-          log_warn("hook: POST {} {}; kept for a retry", settings_.url.text,
-                   a.status ? fmt::format("answered {}", a.status) : a.failure);
+          failures_.warn(repeated_warning::clock::now(), "hook: POST {} {}; kept for a retry",
+                         settings_.url.text,
+                         a.status ? fmt::format("answered {}", a.status) : a.failure);
         }
         done(accepted);
       });
@@ -59,8 +60,9 @@ void loop_hooks::post(std::string body, std::function<void(bool)> done) {
 void loop_hooks::abort() {
   ++attempt_;
   if (in_flight_) {
-    log_warn("hook: POST {} not answered within {} ms; kept for a retry", settings_.url.text,
-             settings_.limits.timeout.count());
+    failures_.warn(repeated_warning::clock::now(),
+                   "hook: POST {} not answered within {} ms; kept for a retry", settings_.url.text,
+                   settings_.limits.timeout.count());
   }
   if (in_flight_) std::exchange(in_flight_, nullptr)->cancel();
 }

@@ -10,6 +10,7 @@
 #include "hook_events.hpp"
 #include "hook_outbox.hpp"
 #include "http_exchange.hpp"
+#include "repeated_warning.hpp"
 
 namespace ringcast {
 
@@ -39,6 +40,9 @@ class loop_hooks final : private hook_sender {
   hub& sessions_;
   const hook_settings& settings_;
   std::shared_ptr<http_exchange> in_flight_;
+  // A backend that is down fails every retry, back to back while draining: one line every few
+  // seconds with how many there were, not one per attempt.
+  repeated_warning failures_{std::chrono::seconds(5)};
   std::uint64_t attempt_ = 0;  // of the POST in flight; an answer of an earlier one is ignored
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // answers after destruction are dropped
   hook_outbox outbox_;

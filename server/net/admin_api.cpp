@@ -5,8 +5,8 @@
 
 #include "client_auth.hpp"
 #include "connection_context.hpp"
-#include "promotion_api.hpp"
 #include "presence_api.hpp"
+#include "promotion_api.hpp"
 #include "snapshot_format.hpp"
 
 namespace ringcast {
@@ -49,7 +49,7 @@ void handle_operations(node_operations& node, const connection_settings& setting
       // A node without Redis still serves its clients, but should not be sent new ones.
       if (!node.healthy()) {
         return reply(error_response(http_status::service_unavailable, "unavailable",
-                                    "redis is unreachable", req));
+                                    redis_unavailable(node), req));
       }
       return reply(make_response(http_status::ok, "ok", "text/plain", req));
     }
@@ -84,10 +84,16 @@ void handle_operations(node_operations& node, const connection_settings& setting
       return reply(error_response(http_status::bad_request, "bad_request", body.error, req));
     if (schedule_if_later(node, origin, *body.value, req, reply)) return;
     node.publish(
-        *body.value, origin, [req, reply](std::optional<node_operations::publish_receipt> r) {
+        *body.value, origin,
+        [&node, req, reply](std::optional<node_operations::publish_receipt> r) {
           if (!r) {
             return reply(error_response(http_status::service_unavailable, "unavailable",
-                                        "redis is unreachable; nothing was published", req));
+                                        redis_unavailable(node) + "; nothing was published", req));
+          }
+          if (r->too_many) {
+            return reply(error_response(http_status::too_many_requests, "too_many",
+                                        "too many sticky messages are in force (--max-sticky)",
+                                        req));
           }
           reply(json_response(http_status::ok,
                               fmt::format(R"({{"id":{},"recipients":{}}})", r->id, r->recipients),

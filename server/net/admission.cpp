@@ -1,9 +1,12 @@
 #include "admission.hpp"
 
+#include <fmt/format.h>
 #include <boost/beast/http/verb.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
 #include "client_token_http.hpp"
+#include "duration.hpp"
+#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -49,6 +52,16 @@ std::variant<admission, http_response> admit(http_request req, client_endpoint w
                               "Last-Event-ID: expected a message id", req);
       }
     }
+  }
+  if (auto& p = *params.value; p.rewind_for) {
+    // A client rewinds no further than a session could have been away and resumed.
+    const auto most = ctx.sessions().settings().session_ttl;
+    if (*p.rewind_for > most) {
+      return error_response(
+          http_status::bad_request, "bad_request",
+          fmt::format("rewind: at most {} (--session-ttl)", format_duration(most)), req);
+    }
+    p.rewind_after_ms = unix_ms() - p.rewind_for->count();
   }
   if (which == client_endpoint::ws && !boost::beast::websocket::is_upgrade(req)) {
     return error_response(http_status::upgrade_required, "bad_request",

@@ -2,12 +2,31 @@
 
 #include <boost/asio/post.hpp>
 
+#include <optional>
+#include <string>
+
 #include "poll_connection.hpp"
 #include "sse_connection.hpp"
 #include "ws_connection.hpp"
 
 namespace ringcast {
 namespace {
+
+// The refusal of a connect for want of a session (docs/protocol.md, "Sessions").
+std::optional<http_response> refusal(connection_context& home, const admission& admitted) {
+  const auto room = home.sessions().make_room(admitted.params.user, admitted.params.sid);
+  if (room == hub::room::ok) return std::nullopt;
+  auto res = room == hub::room::over_total
+                 ? error_response(http_status::service_unavailable, "overloaded",
+                                  "too many sessions (--max-sessions)", admitted.request)
+                 : error_response(http_status::too_many_requests, "too_many",
+                                  "every session this user may hold is connected "
+                                  "(--max-sessions-per-user)",
+                                  admitted.request);
+  res.set(boost::beast::http::field::retry_after,
+          std::to_string(home.settings().connect_retry_after.count()));
+  return res;
+}
 
 void subscribe(connection_context& home, connection_parts parts, admission admitted,
                bool known_elsewhere, http_resume resume) {
@@ -27,7 +46,12 @@ void subscribe(connection_context& home, connection_parts parts, admission admit
 // On the session's loop. With --redis the session may live on another node: take it over first,
 // so that node closes its connection and this one answers `resumed` truthfully.
 void claim_and_subscribe(connection_context& home, connection_parts parts, admission admitted,
-                         http_resume resume) {
+                         http_resume resume, http_refusal answer) {
+  // Before the claim: a connect refused here must not take the session from another node.
+  if (auto refused = refusal(home, admitted)) {
+    answer(home, std::move(parts), std::move(*refused));
+    return;
+  }
   struct waiting {
     connection_parts parts;
     admission admitted;
@@ -43,18 +67,18 @@ void claim_and_subscribe(connection_context& home, connection_parts parts, admis
 }  // namespace
 
 void start_client(connection_context& ctx, connection_parts parts, admission admitted,
-                  http_resume resume) {
+                  http_resume resume, http_refusal answer) {
   connection_context& home = ctx.home_of(admitted.params.user, admitted.params.sid);
   if (&home == &ctx) {
-    claim_and_subscribe(home, std::move(parts), std::move(admitted), resume);
+    claim_and_subscribe(home, std::move(parts), std::move(admitted), resume, answer);
     return;
   }
   auto detached = parts.detach();
   if (!detached) return;
   boost::asio::post(home.io(), [&home, detached = std::move(*detached),
-                                admitted = std::move(admitted), resume]() mutable {
+                                admitted = std::move(admitted), resume, answer]() mutable {
     if (auto adopted = connection_parts::adopt(home, std::move(detached))) {
-      claim_and_subscribe(home, std::move(*adopted), std::move(admitted), resume);
+      claim_and_subscribe(home, std::move(*adopted), std::move(admitted), resume, answer);
     }
   });
 }

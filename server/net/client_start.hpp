@@ -7,7 +7,10 @@
 
 namespace ringcast {
 
+// A connect that would create a session beyond --max-sessions is answered 503 `overloaded`, one
+// beyond --max-sessions-per-user with every session of the user live 429 `too_many`, both with
+// Retry-After, through `answer`.
 void start_client(connection_context& ctx, connection_parts parts, admission admitted,
-                  http_resume resume);
+                  http_resume resume, http_refusal answer);
 
 }  // namespace ringcast

@@ -80,7 +80,8 @@ void cluster_promotions::reach(const message_ptr& m,
                        .delivered = c->delivered,
                        .acked = c->acked,
                        .expired = m->expired.load(std::memory_order_relaxed),
-                       .spread = m->spread});
+                       .spread = m->spread,
+                       .sticky = m->sticky});
   });
 }
 

@@ -8,6 +8,7 @@ connection_settings connection_settings::from(const config& cfg) {
   connection_settings s;
   s.handshake_timeout = cfg.handshake_timeout;
   s.keepalive_timeout = cfg.keepalive_timeout;
+  s.write_timeout = cfg.write_timeout;
   s.drain = cfg.drain;
   s.max_body = cfg.max_body;
   s.max_queue = cfg.max_queue;
@@ -23,6 +24,8 @@ connection_settings connection_settings::from(const config& cfg) {
   s.connect_retry_after = std::max(std::chrono::seconds(1),
                                    std::chrono::ceil<std::chrono::seconds>(cfg.reconnect_delay));
   if (cfg.tls()) s.hsts = std::chrono::floor<std::chrono::seconds>(cfg.hsts);
+  s.trusted_proxies = cfg.trusted_proxies;
+  s.client_message_rate = cfg.client_message_rate;
   return s;
 }
 

@@ -12,7 +12,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "address_limits.hpp"
 #include "config.hpp"
 #include "hub.hpp"
 
@@ -28,6 +30,8 @@ struct connection_settings {
   std::chrono::milliseconds handshake_timeout{10'000};  // accept to the first whole request
   std::chrono::milliseconds keepalive_timeout{10'000};  // idle between requests; 0: no keep-alive
   std::chrono::milliseconds drain{5'000};               // --drain: a request read then gets 503
+  // A reply or queued data not written this long after its write began closes the connection.
+  std::chrono::milliseconds write_timeout{30'000};
   std::size_t max_body = 64 * 1024;
   std::size_t max_queue = 1024;
   std::chrono::milliseconds max_spread{600'000};  // of a paced publish
@@ -39,6 +43,8 @@ struct connection_settings {
   std::chrono::seconds hsts{0};  // Strict-Transport-Security max-age; 0: not sent (or no TLS)
   origin_policy allowed_origins;                // --allowed-origins: who may open /ws /sse /poll
   host_policy allowed_hosts;                    // --allowed-hosts: names answered (empty: any)
+  std::vector<address_range> trusted_proxies;   // --trusted-proxy: whose X-Forwarded-For counts
+  std::uint32_t client_message_rate = 50;       // WebSocket frames a second; 0: no limit
   // --compression: permessage-deflate for clients that offer it; --compress-min-bytes.
   bool compression = true;
   std::size_t compress_min_bytes = 100;
@@ -80,6 +86,8 @@ class connection_context {
   virtual node_operations& operations() = 0;
   // With --connect-hook: asks the backend about each connect before admitting it; else null.
   virtual connect_gate* connect_hook() = 0;
+  // The per-address limits of the client endpoints, shared by the node's loops.
+  virtual address_limits& client_addresses() = 0;
   virtual void add_idle(idle_connection& c) = 0;
   virtual void remove_idle(idle_connection& c) = 0;
 

@@ -9,13 +9,14 @@ std::optional<connection_parts::detached> connection_parts::detach() {
     stream.close();
     return std::nullopt;
   }
-  return detached{std::move(d), std::move(buffer), std::move(slot)};
+  return detached{std::move(d), std::move(buffer), std::move(slot), std::move(address)};
 }
 
 std::optional<connection_parts> connection_parts::adopt(connection_context& ctx, detached d) {
   auto stream = net_stream::adopt(ctx.io(), std::move(d.stream));
   if (!stream) return std::nullopt;
-  return connection_parts{std::move(*stream), std::move(d.buffer), std::move(d.slot)};
+  return connection_parts{std::move(*stream), std::move(d.buffer), std::move(d.slot),
+                          std::move(d.address)};
 }
 
 }  // namespace ringcast

@@ -7,8 +7,10 @@
 
 #include <optional>
 
+#include "address_limits.hpp"
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
+#include "http_reply.hpp"
 #include "net_stream.hpp"
 
 namespace ringcast {
@@ -17,12 +19,16 @@ struct connection_parts {
   net_stream stream;
   boost::beast::flat_buffer buffer;
   connection_limit::slot slot;
+  // Held from admission while the client's stream or held poll lasts (--max-connections-per-ip);
+  // dropped when a poll connection goes back to reading requests.
+  address_limits::slot address{};
 
   // For the hand-off: the socket leaves its loop as a descriptor (with its TLS session).
   struct detached {
     net_stream::detached stream;
     boost::beast::flat_buffer buffer;
     connection_limit::slot slot;
+    address_limits::slot address;
   };
   std::optional<detached> detach();
   // On the new loop; none if the descriptor cannot be adopted (it is closed then).
@@ -33,5 +39,8 @@ struct connection_parts {
 // http_connection::resume, passed down rather than included, so that the long-poll does not
 // depend on the class that started it.
 using http_resume = void (*)(connection_context&, connection_parts);
+// Where a connect refused on its session's loop is answered (then reads on, or closes, as HTTP
+// does): http_connection::answer, passed down the same way.
+using http_refusal = void (*)(connection_context&, connection_parts, http_response);
 
 }  // namespace ringcast

@@ -39,6 +39,7 @@ class event_loop final : public connection_context {
   }
   node_operations& operations() override { return node_; }
   connect_gate* connect_hook() override { return gate_.get(); }
+  address_limits& client_addresses() override { return node_.client_addresses(); }
   void add_idle(idle_connection& c) override { idle_.insert(&c); }
   void remove_idle(idle_connection& c) override { idle_.erase(&c); }
 

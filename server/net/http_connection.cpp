@@ -5,10 +5,13 @@
 #include <boost/beast/http/write.hpp>
 
 #include "admin_api.hpp"
+#include "client_address.hpp"
 #include "client_start.hpp"
 #include "client_token_http.hpp"
 #include "connect_check.hpp"
+#include "http_framing.hpp"
 #include "log.hpp"
+#include "repeated_warning.hpp"
 #include "tls_context.hpp"
 #include "web_routes.hpp"
 
@@ -22,6 +25,9 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t header_limit = 8 * 1024;
+// How long a connection refused for a malformed request reads and drops what the client still
+// sends before it is closed (see close_after_reply).
+constexpr auto linger = std::chrono::seconds(2);
 
 std::string_view path_of(std::string_view target) {
   return target.substr(0, target.find('?'));
@@ -48,11 +54,18 @@ void http_connection::start(connection_context& ctx, tcp::socket socket, slot_ty
       ->handshake();
 }
 
+// The poll's address slot ends with `parts`: between polls the connection counts as none.
 void http_connection::resume(connection_context& ctx, connection_parts parts) {
   auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
                                              std::move(parts.buffer));
   c->arm_deadline(waiting::next_request);
   c->read_request();
+}
+
+void http_connection::answer(connection_context& ctx, connection_parts parts, http_response res) {
+  auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
+                                             std::move(parts.buffer));
+  c->reply(std::move(res));
 }
 
 http_connection::http_connection(connection_context& ctx, net_stream stream, slot_type slot,
@@ -128,20 +141,69 @@ void http_connection::discard_until_eof() {
                                    });
 }
 
+// The header block is gathered whole first, so that its raw bytes can be checked (obs-fold)
+// before Beast joins them, and the framing is checked before Beast reads any body.
 void http_connection::read_request() {
   parser_.emplace();
   parser_->header_limit(header_limit);
   parser_->body_limit(ctx_.settings().max_body);
-  http::async_read(
-      stream_, buffer_, *parser_,
-      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  scanned_ = 0;
+  read_header_bytes();
+}
+
+void http_connection::read_header_bytes() {
+  const std::string_view bytes(static_cast<const char*>(buffer_.data().data()),
+                               buffer_.data().size());
+  if (const auto end = header_block_end(bytes, scanned_)) {
+    if (*end <= header_limit && has_obs_fold(bytes.substr(0, *end)))
+      return refuse_request(http_status::bad_request, "bad_request",
+                            "a header line folded onto the next (obs-fold)");
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+    return;
+  }
+  if (bytes.size() >= header_limit)
+    return refuse_request(http_status::request_header_fields_too_large, "too_large",
+                          "request line and headers over 8 KiB");
+  scanned_ = bytes.size();
+  stream_.async_read_some(buffer_.prepare(header_limit - bytes.size()),
+                          [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                            self->buffer_.commit(n);
+                            if (ec || self->closing_) return self->on_read(ec);
+                            self->read_header_bytes();
+                          });
+}
+
+void http_connection::on_header(beast::error_code ec) {
+  if (ec || closing_) return on_read(ec);
+  const auto& header = parser_->get();
+  if (const auto why = framing_error(header))
+    return refuse_request(http_status::bad_request, "bad_request", *why);
+  // A connect has nothing to say in a body: refused before a byte of it is buffered (a wrong
+  // method as such, as admit() would).
+  if (client_endpoint_of(path_of(header.target())) && has_body(header)) {
+    if (header.method() != http::verb::get)
+      return refuse_request(http_status::method_not_allowed, "method_not_allowed", "use GET",
+                            "GET");
+    return refuse_request(http_status::bad_request, "bad_request",
+                          "a request to /ws, /sse or /poll has no body");
+  }
+  if (parser_->is_done()) return on_read({});
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = shared_from_this()](beast::error_code read_ec, std::size_t) {
+                     self->on_read(read_ec);
+                   });
 }
 
 void http_connection::on_timer(time_point) {
+  if (waiting_ == waiting::linger) return close();
   // A client that began its handshake or request and did not finish it counts as `handshake`;
   // one that sent nothing as `unused`; one that simply did not reuse its keep-alive connection
   // is not an expiration.
-  if (waiting_ == waiting::first_request) {
+  if (waiting_ == waiting::reply_written) {
+    ++ctx_.sessions().stats().write_timeout;
+  } else if (waiting_ == waiting::first_request) {
     const bool started = handshaking_ ? stream_.handshake_started() : request_started();
     ++(started ? ctx_.sessions().stats().handshake : ctx_.sessions().stats().unused);
   }
@@ -155,8 +217,21 @@ bool http_connection::request_started() const {
 // A request already on its way is read to its end (within the deadline still armed) and
 // answered 503 by handle(); a connection with nothing of a request closes now.
 void http_connection::on_drain() {
+  if (waiting_ == waiting::linger) return close();
   if (!handshaking_ && request_started()) return;
   close();
+}
+
+// Closing with bytes of the client still unread would reset the connection, and the reset can
+// overtake the reply: so our side is shut, and what the client still sends is read and dropped
+// until it closes, for at most `linger`.
+void http_connection::close_after_reply() {
+  beast::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  waiting_ = waiting::linger;
+  ctx_.sessions().arm(*this, ctx_.now() + linger);
+  ctx_.add_idle(*this);
+  discard_until_eof();
 }
 
 void http_connection::close() {
@@ -180,17 +255,13 @@ void http_connection::on_read(beast::error_code ec) {
       close();
       return;
     }
-    http_request bad;  // no request to echo: answer HTTP/1.1 and close
-    bad.version(11);
-    bad.keep_alive(false);
     if (ec == http::error::body_limit) {
-      reply(error_response(http_status::payload_too_large, "too_large",
-                           "request body over --max-body", bad));
+      refuse_request(http_status::payload_too_large, "too_large", "request body over --max-body");
     } else if (ec == http::error::header_limit) {
-      reply(error_response(http_status::request_header_fields_too_large, "too_large",
-                           "request line and headers over 8 KiB", bad));
+      refuse_request(http_status::request_header_fields_too_large, "too_large",
+                     "request line and headers over 8 KiB");
     } else {
-      reply(error_response(http_status::bad_request, "bad_request", ec.message(), bad));
+      refuse_request(http_status::bad_request, "bad_request", ec.message());
     }
     return;
   }
@@ -218,15 +289,20 @@ void http_connection::handle(http_request req) {
     return;
   }
   if (const auto endpoint = client_endpoint_of(path)) {
+    auto address = hold_address(req);
+    if (!address) return;  // refused, and answered
     auto outcome = admit(std::move(req), *endpoint, ctx_);
     connect_gate* gate = ctx_.connect_hook();
-    if (!gate || std::holds_alternative<http_response>(outcome)) return proceed(std::move(outcome));
+    if (!gate || std::holds_alternative<http_response>(outcome))
+      return proceed(std::move(outcome), std::move(*address));
     boost::system::error_code ec;
     const auto peer = stream_.socket().remote_endpoint(ec);
+    // Shared: the backend's callback is a std::function, which must be copyable.
+    auto held = std::make_shared<address_limits::slot>(std::move(*address));
     check_with_backend(ctx_, *gate, std::get<admission>(std::move(outcome)),
                        ec ? std::string() : peer.address().to_string(),
-                       [self = shared_from_this()](std::variant<admission, http_response> v) {
-                         self->proceed(std::move(v));
+                       [self = shared_from_this(), held](std::variant<admission, http_response> v) {
+                         self->proceed(std::move(v), std::move(*held));
                        });
     return;
   }
@@ -244,14 +320,70 @@ void http_connection::handle(http_request req) {
   reply(serve_page(req, settings.web_root));
 }
 
-void http_connection::proceed(std::variant<admission, http_response> outcome) {
+// A connect to a client endpoint counts against its client's address: the address slot, or none
+// when a per-address limit refused it (answered here).
+std::optional<address_limits::slot> http_connection::hold_address(const http_request& req) {
+  static repeated_warning refusals;  // every loop's: logged at most once a second
+  boost::system::error_code ec;
+  const auto peer = stream_.socket().remote_endpoint(ec);
+  if (ec) {  // the client is already gone
+    close();
+    return std::nullopt;
+  }
+  std::vector<std::string_view> forwarded_for;
+  for (auto [f, end] = req.equal_range("X-Forwarded-For"); f != end; ++f)
+    forwarded_for.emplace_back(f->value().data(), f->value().size());
+  const auto client =
+      client_address(peer.address(), forwarded_for, ctx_.settings().trusted_proxies);
+  auto outcome = ctx_.client_addresses().try_open(client, ctx_.now());
+  switch (outcome.refused) {
+    case address_limits::refusal::none:
+      return std::move(outcome.held);
+    case address_limits::refusal::too_many_connections:
+      refusals.warn(std::chrono::steady_clock::now(),
+                    "{}: refused 503 over --max-connections-per-ip", client.to_string());
+      reply(error_response(http_status::service_unavailable, "overloaded",
+                           "too many connections from this address (--max-connections-per-ip)",
+                           req));
+      break;
+    case address_limits::refusal::too_fast: {
+      refusals.warn(std::chrono::steady_clock::now(), "{}: refused 429 over --connect-rate-per-ip",
+                    client.to_string());
+      auto res =
+          error_response(http_status::too_many_requests, "too_many",
+                         "connecting too often from this address (--connect-rate-per-ip)", req);
+      res.set(http::field::retry_after, std::to_string(outcome.retry_after.count()));
+      reply(std::move(res));
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+void http_connection::proceed(std::variant<admission, http_response> outcome,
+                              address_limits::slot address) {
   if (auto* refusal = std::get_if<http_response>(&outcome)) {
     reply(std::move(*refusal));
     return;
   }
   closing_ = true;  // the stream now belongs to the client's transport
-  start_client(ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_)},
-               std::get<admission>(std::move(outcome)), &http_connection::resume);
+  start_client(ctx_,
+               {std::move(stream_), std::move(buffer_), std::move(*slot_), std::move(address)},
+               std::get<admission>(std::move(outcome)), &http_connection::resume,
+               &http_connection::answer);
+}
+
+void http_connection::refuse_request(http_status status, std::string_view code,
+                                     std::string_view message, std::string_view allow) {
+  ctx_.remove_idle(*this);
+  ctx_.sessions().disarm(*this);
+  refused_ = true;
+  http_request bad;  // no request to echo: answer HTTP/1.1 and close
+  bad.version(11);
+  bad.keep_alive(false);
+  auto res = error_response(status, code, message, bad);
+  if (!allow.empty()) res.set(http::field::allow, allow);
+  reply(std::move(res));
 }
 
 void http_connection::reply(http_response res) {
@@ -259,12 +391,15 @@ void http_connection::reply(http_response res) {
   announce_keep_alive(res, ctx_.settings().keepalive_timeout);
   announce_hsts(res, ctx_.settings().hsts);
   auto shared = std::make_shared<http_response>(std::move(res));
+  // A client that does not read its reply is closed at the write deadline (the timer closes the
+  // stream, which ends the write with an error).
+  waiting_ = waiting::reply_written;
+  ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
   http::async_write(stream_, *shared,
                     [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
-                      if (ec || !shared->keep_alive() || self->closing_) {
-                        self->close();
-                        return;
-                      }
+                      if (ec || self->closing_) return self->close();
+                      if (self->refused_) return self->close_after_reply();
+                      if (!shared->keep_alive()) return self->close();
                       self->arm_deadline(waiting::next_request);
                       self->read_request();
                     });

@@ -1,7 +1,8 @@
 // One TCP connection speaking HTTP/1.1, over TLS with --tls-cert: reads requests (the TLS
 // handshake and the first request within --handshake-timeout, later ones within
-// --keepalive-timeout), routes them, answers the admin API and the pages, and gives admitted
-// client connects to their transport (client_start). Nothing here holds a client.
+// --keepalive-timeout, each reply within --write-timeout), routes them, answers the admin API and
+// the pages, and gives admitted client connects to their transport (client_start). Nothing here
+// holds a client.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -27,28 +28,40 @@ class http_connection final : public timed,
   static void start(connection_context& ctx, boost::asio::ip::tcp::socket socket, slot_type slot);
   // A connection whose long-poll was answered, reading its next request (keep-alive).
   static void resume(connection_context& ctx, connection_parts parts);
+  // A connect refused on its session's loop: the refusal is written, then as after any reply.
+  static void answer(connection_context& ctx, connection_parts parts, http_response res);
 
   http_connection(connection_context& ctx, net_stream stream, slot_type slot,
                   boost::beast::flat_buffer buffer);
   ~http_connection();
 
-  // timed: the handshake or the keep-alive wait ran out.
+  // timed: the handshake, the keep-alive wait or the reply's write ran out.
   void on_timer(time_point now) override;
   // idle_connection
   void on_drain() override;
 
  private:
-  enum class waiting { first_request, next_request };
+  // reply_written: a reply is being written (--write-timeout); linger: the reply that closes the
+  // connection is written and the client's last bytes are dropped.
+  enum class waiting { first_request, next_request, reply_written, linger };
   void arm_deadline(waiting what);
   void handshake();
   void on_handshake(boost::system::error_code ec);
   void refuse_plaintext();  // plain HTTP arrived on the TLS port
   void discard_until_eof();
   void read_request();
+  void read_header_bytes();
+  void on_header(boost::system::error_code ec);
   void on_read(boost::system::error_code ec);
+  // A request that cannot be read (malformed, too large, ambiguous framing): the reply, then
+  // the connection closes.
+  void refuse_request(http_status status, std::string_view code, std::string_view message,
+                      std::string_view allow = {});
+  void close_after_reply();
   void handle(http_request req);
   // The admission (start the client) or the refusal (reply), after the connect hook if any.
-  void proceed(std::variant<admission, http_response> outcome);
+  std::optional<address_limits::slot> hold_address(const http_request& req);
+  void proceed(std::variant<admission, http_response> outcome, address_limits::slot address);
   void reply(http_response res);
   void close();
   // Bytes of a request (not of the TLS handshake) have arrived on this connection's current wait.
@@ -61,9 +74,11 @@ class http_connection final : public timed,
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   slot_type slot_;
+  std::size_t scanned_ = 0;  // bytes of the buffer already searched for the header's end
   waiting waiting_ = waiting::first_request;
   bool handshaking_ = false;  // the TLS handshake has begun and not finished
   bool closing_ = false;
+  bool refused_ = false;  // a request the parser refused: the reply closes the connection
 };
 
 }  // namespace ringcast

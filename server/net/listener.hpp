@@ -9,6 +9,7 @@
 
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
+#include "repeated_warning.hpp"
 
 namespace ringcast {
 
@@ -30,7 +31,8 @@ class listener {
   std::vector<connection_context*> loops_;
   connection_limit& limit_;
   boost::asio::ip::tcp::acceptor acceptor_;
-  boost::asio::steady_timer backoff_;  // out of file descriptors: wait instead of spinning
+  boost::asio::steady_timer backoff_;    // out of file descriptors: wait instead of spinning
+  repeated_warning out_of_descriptors_;  // logged at most once a second while it lasts
   std::size_t next_loop_ = 0;
   std::string address_;
 };

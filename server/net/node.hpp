@@ -10,6 +10,7 @@
 
 namespace ringcast {
 
+class address_limits;
 class connection_context;
 class tls_context;
 class token_verifier;
@@ -24,6 +25,7 @@ class node : public node_operations {
   // See connection_context::claim_session; `done` runs on `origin`'s loop.
   virtual void claim_session(const std::string& user, const std::string& sid,
                              connection_context& origin, std::function<void(bool)> done) = 0;
+  virtual address_limits& client_addresses() = 0;
 
  protected:
   ~node() = default;

@@ -27,6 +27,7 @@ struct loop_snapshot {
   std::size_t sessions = 0;
   std::size_t connected = 0;
   std::size_t paced_in_flight = 0;  // paced messages whose window is still open on this loop
+  std::size_t sticky_in_force = 0;  // sticky messages in force on this loop
   std::uint64_t tick = 0;
   std::size_t armed = 0;
   timing_wheel::counters wheel;
@@ -49,8 +50,13 @@ struct server_snapshot {
   std::uint64_t published = 0;
   std::uint64_t last_id = 0;
   std::size_t scheduled = 0;  // promotions waiting (with --redis: the cluster's, at the last claim)
+  std::uint64_t sticky_refused = 0;  // sticky publishes refused with 429 (--max-sticky)
   std::size_t open_connections = 0;
   std::chrono::milliseconds uptime{0};
+  // --max-connections-per-ip / --connect-rate-per-ip: refusals, and addresses in the table.
+  std::uint64_t refused_per_ip_connections = 0;
+  std::uint64_t refused_per_ip_rate = 0;
+  std::size_t client_addresses = 0;
 };
 
 class node_operations {
@@ -58,6 +64,7 @@ class node_operations {
   struct publish_receipt {
     std::uint64_t id;
     std::size_t recipients;  // live sessions it was queued to (with --redis: on this node)
+    bool too_many = false;   // a sticky publish refused: --max-sticky are in force; no id
   };
   // Numbers the message and delivers it on every loop in id order (with --redis: through the
   // shared stream, on every node). `done` runs on `origin`; nullopt means Redis is unreachable
@@ -94,10 +101,15 @@ class node_operations {
     std::uint64_t recipients = 0, delivered = 0, acked = 0;
     bool expired = false;
     std::chrono::milliseconds spread{0};  // of a paced publish: delivered rises over it
+    bool sticky = false;                  // in force for connects without `since`
   };
   // not_found: the message is not (or no longer) in history.
   virtual void reach(std::uint64_t id, boost::asio::any_io_executor origin,
                      std::function<void(promotion_outcome, message_reach)> done) = 0;
+  // Expires the message at once on every node (docs/protocol.md, "Promotions in force"): ok, or
+  // not_found when no loop holds it or it is already expired, or unavailable (--redis).
+  virtual void take_down(std::uint64_t id, boost::asio::any_io_executor origin,
+                         std::function<void(promotion_outcome)> done) = 0;
   // The `limit` newest messages in history with their reach, newest first (ok or unavailable).
   virtual void recent_messages(
       std::size_t limit, boost::asio::any_io_executor origin,
@@ -111,9 +123,18 @@ class node_operations {
                         std::function<void(std::optional<presence_figures>)> done) = 0;
   // False when this node should not be sent new clients (with --redis: Redis is unreachable).
   virtual bool healthy() const = 0;
+  // Why Redis cannot be used now ("redis 127.0.0.1:6379: auth failed (WRONGPASS …)"), as the bus
+  // last saw it; empty when it can, or without --redis.
+  virtual std::string redis_problem() const = 0;
 
  protected:
   ~node_operations() = default;
 };
+
+// The message of a 503 that Redis is to blame for: why, when the bus knows.
+inline std::string redis_unavailable(const node_operations& node) {
+  auto why = node.redis_problem();
+  return why.empty() ? "redis is unreachable" : why;
+}
 
 }  // namespace ringcast

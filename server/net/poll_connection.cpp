@@ -1,7 +1,10 @@
 #include "poll_connection.hpp"
 
+#include <boost/asio/write.hpp>
 #include <boost/beast/http/span_body.hpp>
 #include <boost/beast/http/write.hpp>
+
+#include <sstream>
 
 namespace ringcast {
 
@@ -18,9 +21,7 @@ void poll_connection::start(connection_context& ctx, connection_parts parts, adm
   auto attached = h.attach(admitted.params, *c, ctx.now(), known_elsewhere);
   if (!attached.backlog.empty() || attached.gap) {
     h.detach(*attached.s, *c, ctx.now());
-    auto body = std::make_shared<const std::string>(
-        messages_json(attached.backlog, attached.last_id, attached.gap));
-    c->reply(*body, body);
+    c->reply_messages(std::move(attached.backlog), attached.last_id, attached.gap, attached.more);
     return;
   }
   c->hold(*attached.s);
@@ -31,6 +32,7 @@ poll_connection::poll_connection(connection_context& ctx, connection_parts parts
     : ctx_(ctx), parts_(std::move(parts)), request_(std::move(request)), resume_(resume) {}
 
 poll_connection::~poll_connection() {
+  ctx_.sessions().disarm(*this);
   if (held_) ctx_.sessions().detach(*held_, *this, ctx_.now());
 }
 
@@ -92,9 +94,7 @@ void poll_connection::deliver_many(std::span<const message_ptr> messages) {
   std::uint64_t last_id = since_;
   for (const auto& m : messages)
     last_id = std::max(last_id, m->id);
-  auto body = std::make_shared<const std::string>(
-      messages_json({messages.begin(), messages.end()}, last_id, false));
-  reply(*body, body);
+  reply_messages({messages.begin(), messages.end()}, last_id, false, false);
 }
 
 void poll_connection::end(const ending_notice& notice) {
@@ -104,32 +104,86 @@ void poll_connection::end(const ending_notice& notice) {
   reply(*body, body);
 }
 
-void poll_connection::reply(std::string_view body, std::shared_ptr<const void> keep) {
-  if (replied_) return;
+// The client does not take its reply: closing the stream ends the write with an error.
+void poll_connection::on_timer(time_point) {
+  ++ctx_.sessions().stats().write_timeout;
+  parts_.stream.close();
+}
+
+http_response poll_connection::begin_reply() {
   replied_ = true;
   http_response head = json_response(http_status::ok, {}, request_);
   if (ctx_.draining()) head.keep_alive(false);
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
   announce_hsts(head, ctx_.settings().hsts);
+  keep_alive_while_held_.reset();
+  ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
+  return head;
+}
+
+void poll_connection::after_reply(beast::error_code ec, bool keep_alive) {
+  ctx_.sessions().disarm(*this);
+  if (ec || !keep_alive) {
+    parts_.stream.close();
+    return;
+  }
+  if (watching_) {
+    beast::error_code ignored;
+    parts_.stream.socket().cancel(ignored);  // end the hang-up watch
+  }
+  resume_(ctx_, std::move(parts_));
+}
+
+void poll_connection::reply(std::string_view body, std::shared_ptr<const void> keep) {
+  if (replied_) return;
+  http_response head = begin_reply();
   // The body is not copied: a message's reply bytes are shared by every poll it answers.
   using response = http::response<http::span_body<const char>>;
   auto res = std::make_shared<response>(std::move(head.base()));
   res->body() = {body.data(), body.size()};
   res->prepare_payload();
-  auto self = shared_from_this();
-  keep_alive_while_held_.reset();
-  http::async_write(parts_.stream, *res,
-                    [self, res, keep = std::move(keep)](beast::error_code ec, std::size_t) {
-                      if (ec || !res->keep_alive()) {
-                        self->parts_.stream.close();
-                        return;
-                      }
-                      if (self->watching_) {
-                        beast::error_code ignored;
-                        self->parts_.stream.socket().cancel(ignored);  // end the hang-up watch
-                      }
-                      self->resume_(self->ctx_, std::move(self->parts_));
-                    });
+  http::async_write(
+      parts_.stream, *res,
+      [self = shared_from_this(), res, keep = std::move(keep)](beast::error_code ec, std::size_t) {
+        self->after_reply(ec, res->keep_alive());
+      });
+}
+
+void poll_connection::reply_messages(std::vector<message_ptr> messages, std::uint64_t last_id,
+                                     bool gap, bool more) {
+  if (replied_) return;
+  struct gathered {
+    std::vector<message_ptr> messages;  // hold the bytes the buffers point into
+    std::string head, tail;
+    std::vector<boost::asio::const_buffer> buffers;
+  };
+  auto g = std::make_shared<gathered>();
+  g->messages = std::move(messages);
+  g->tail = messages_tail(last_id, gap, more);
+  std::size_t length = messages_head.size() + g->tail.size();
+  for (std::size_t i = 0; i < g->messages.size(); ++i)
+    length += g->messages[i]->json.size() + (i ? messages_separator.size() : 0);
+
+  http_response res = begin_reply();
+  res.content_length(length);
+  const bool keep_alive = res.keep_alive();
+  std::ostringstream head;
+  head << res.base();
+  g->head = std::move(head).str();
+
+  g->buffers.reserve(2 * g->messages.size() + 3);
+  g->buffers.push_back(boost::asio::buffer(g->head));
+  g->buffers.push_back(boost::asio::buffer(messages_head));
+  for (std::size_t i = 0; i < g->messages.size(); ++i) {
+    if (i) g->buffers.push_back(boost::asio::buffer(messages_separator));
+    g->buffers.push_back(boost::asio::buffer(g->messages[i]->json));
+  }
+  g->buffers.push_back(boost::asio::buffer(g->tail));
+  boost::asio::async_write(
+      parts_.stream, g->buffers,
+      [self = shared_from_this(), g, keep_alive](beast::error_code ec, std::size_t) {
+        self->after_reply(ec, keep_alive);
+      });
 }
 
 }  // namespace ringcast

@@ -11,6 +11,7 @@
 namespace ringcast {
 
 class poll_connection final : public subscriber,
+                              public timed,
                               public std::enable_shared_from_this<poll_connection> {
  public:
   // Answers at once when `since` finds retained messages (or a gap); otherwise holds the poll.
@@ -27,6 +28,8 @@ class poll_connection final : public subscriber,
   void deliver_many(std::span<const message_ptr> messages) override;
   void heartbeat() override {}
   void end(const ending_notice& notice) override;
+  // timed: the reply was not written within --write-timeout.
+  void on_timer(time_point now) override;
 
  private:
   void hold(session& s);
@@ -35,6 +38,12 @@ class poll_connection final : public subscriber,
   // Writes the reply: this connection's head, then `body`, which `keep` holds (shared bytes of a
   // message, or a string of this reply's own).
   void reply(std::string_view body, std::shared_ptr<const void> keep);
+  // A `messages` reply gathered from the messages' shared bytes: nothing of them is copied.
+  void reply_messages(std::vector<message_ptr> messages, std::uint64_t last_id, bool gap,
+                      bool more);
+  // The head of a reply: status, keep-alive, and the connection's deadline for writing it.
+  http_response begin_reply();
+  void after_reply(boost::system::error_code ec, bool keep_alive);
 
   connection_context& ctx_;
   connection_parts parts_;

@@ -19,30 +19,31 @@ void handle_presence(node_operations& node, boost::asio::any_io_executor origin,
   }
   auto q = parse_presence_query(req.target());
   if (!q) return reply(error_response(http_status::bad_request, "bad_request", q.error, req));
-  node.presence(*q.value, origin, [req, q = *q.value, reply](std::optional<presence_figures> f) {
-    if (!f) {
-      return reply(error_response(http_status::service_unavailable, "unavailable",
-                                  "redis is unreachable", req));
-    }
-    json::object out;
-    switch (q.what) {
-      case presence_query::kind::channel:
-        out = {{"channel", q.name}, {"users", f->users}, {"sessions", f->sessions}};
-        break;
-      case presence_query::kind::user:
-        out = {{"user", q.name}, {"online", f->sessions > 0}, {"sessions", f->sessions}};
-        break;
-      case presence_query::kind::top: {
-        json::array channels;
-        for (const auto& [name, c] : f->top)
-          channels.push_back(
-              json::object{{"channel", name}, {"users", c.users}, {"sessions", c.sessions}});
-        out = {{"channels", std::move(channels)}};
-        break;
-      }
-    }
-    reply(json_response(http_status::ok, json::serialize(out), req));
-  });
+  node.presence(
+      *q.value, origin, [&node, req, q = *q.value, reply](std::optional<presence_figures> f) {
+        if (!f) {
+          return reply(error_response(http_status::service_unavailable, "unavailable",
+                                      redis_unavailable(node), req));
+        }
+        json::object out;
+        switch (q.what) {
+          case presence_query::kind::channel:
+            out = {{"channel", q.name}, {"users", f->users}, {"sessions", f->sessions}};
+            break;
+          case presence_query::kind::user:
+            out = {{"user", q.name}, {"online", f->sessions > 0}, {"sessions", f->sessions}};
+            break;
+          case presence_query::kind::top: {
+            json::array channels;
+            for (const auto& [name, c] : f->top)
+              channels.push_back(
+                  json::object{{"channel", name}, {"users", c.users}, {"sessions", c.sessions}});
+            out = {{"channels", std::move(channels)}};
+            break;
+          }
+        }
+        reply(json_response(http_status::ok, json::serialize(out), req));
+      });
 }
 
 }  // namespace ringcast

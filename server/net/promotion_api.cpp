@@ -26,8 +26,8 @@ constexpr std::string_view messages_prefix = "/admin/messages/";
 
 using outcome = node_operations::promotion_outcome;
 
-http_response unavailable(const http_request& req) {
-  return error_response(http_status::service_unavailable, "unavailable", "redis is unreachable",
+http_response unavailable(const node_operations& node, const http_request& req) {
+  return error_response(http_status::service_unavailable, "unavailable", redis_unavailable(node),
                         req);
 }
 
@@ -51,35 +51,37 @@ std::string scheduled_json(const std::vector<node_operations::scheduled_promotio
 
 void list_scheduled(node_operations& node, boost::asio::any_io_executor origin,
                     const http_request& req, std::function<void(http_response)> reply) {
-  node.list_scheduled(
-      std::move(origin),
-      [req, reply](std::optional<std::vector<node_operations::scheduled_promotion>> list) {
-        if (!list) return reply(unavailable(req));
-        reply(json_response(http_status::ok, scheduled_json(*list), req));
-      });
+  node.list_scheduled(std::move(origin),
+                      [node_ptr = &node, req, reply](
+                          std::optional<std::vector<node_operations::scheduled_promotion>> list) {
+                        if (!list) return reply(unavailable(*node_ptr, req));
+                        reply(json_response(http_status::ok, scheduled_json(*list), req));
+                      });
 }
 
 void cancel_scheduled(node_operations& node, boost::asio::any_io_executor origin,
                       std::string_view id, const http_request& req,
                       std::function<void(http_response)> reply) {
-  node.cancel_scheduled(std::string(id), std::move(origin), [req, reply](outcome o) {
-    if (o == outcome::unavailable) return reply(unavailable(req));
-    if (o != outcome::ok) {
-      return reply(error_response(http_status::not_found, "not_found",
-                                  "no such scheduled publish (published, cancelled or unknown)",
-                                  req));
-    }
-    reply(json_response(http_status::ok, R"({"cancelled":true})", req));
-  });
+  node.cancel_scheduled(
+      std::string(id), std::move(origin), [node_ptr = &node, req, reply](outcome o) {
+        if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
+        if (o != outcome::ok) {
+          return reply(error_response(http_status::not_found, "not_found",
+                                      "no such scheduled publish (published, cancelled or unknown)",
+                                      req));
+        }
+        reply(json_response(http_status::ok, R"({"cancelled":true})", req));
+      });
 }
 
 std::string reach_json(const node_operations::message_reach& r) {
   return fmt::format(
-      R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}}})",
+      R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}{}}})",
       r.id, r.published_ms, r.recipients, r.delivered, r.acked, r.expired,
       // A paced publish: "delivered" rises over this window.
       r.spread.count() > 0 ? fmt::format(R"(,"spread":"{}")", format_duration(r.spread))
-                           : std::string());
+                           : std::string(),
+      r.sticky ? R"(,"sticky":true)" : "");
 }
 
 void message_reach(node_operations& node, boost::asio::any_io_executor origin,
@@ -91,13 +93,32 @@ void message_reach(node_operations& node, boost::asio::any_io_executor origin,
     return reply(error_response(http_status::bad_request, "bad_request",
                                 "the message id must be a whole number", req));
   }
-  node.reach(id, std::move(origin), [req, reply](outcome o, node_operations::message_reach r) {
+  node.reach(id, std::move(origin),
+             [node_ptr = &node, req, reply](outcome o, node_operations::message_reach r) {
+               if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
+               if (o != outcome::ok) {
+                 return reply(error_response(http_status::not_found, "not_found",
+                                             "no such message in history", req));
+               }
+               reply(json_response(http_status::ok, reach_json(r), req));
+             });
+}
+
+void take_down(node_operations& node, boost::asio::any_io_executor origin, std::string_view id_text,
+               const http_request& req, std::function<void(http_response)> reply) {
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (ec != std::errc{} || end != id_text.data() + id_text.size() || id_text.empty()) {
+    return reply(error_response(http_status::bad_request, "bad_request",
+                                "the message id must be a whole number", req));
+  }
+  node.take_down(id, std::move(origin), [req, reply](outcome o) {
     if (o == outcome::unavailable) return reply(unavailable(req));
     if (o != outcome::ok) {
-      return reply(
-          error_response(http_status::not_found, "not_found", "no such message in history", req));
+      return reply(error_response(http_status::not_found, "not_found",
+                                  "no such message in force (unknown or already expired)", req));
     }
-    reply(json_response(http_status::ok, reach_json(r), req));
+    reply(json_response(http_status::ok, R"({"taken_down":true})", req));
   });
 }
 
@@ -106,17 +127,18 @@ void recent_messages(node_operations& node, boost::asio::any_io_executor origin,
   const auto limit = parse_messages_query(req.target());
   if (!limit)
     return reply(error_response(http_status::bad_request, "bad_request", limit.error, req));
-  node.recent_messages(*limit.value, std::move(origin),
-                       [req, reply](outcome o, std::vector<node_operations::message_reach> list) {
-                         if (o != outcome::ok) return reply(unavailable(req));
-                         std::string body = R"({"messages":[)";
-                         for (std::size_t i = 0; i < list.size(); ++i) {
-                           if (i > 0) body += ',';
-                           body += reach_json(list[i]);
-                         }
-                         body += "]}";
-                         reply(json_response(http_status::ok, body, req));
-                       });
+  node.recent_messages(
+      *limit.value, std::move(origin),
+      [node_ptr = &node, req, reply](outcome o, std::vector<node_operations::message_reach> list) {
+        if (o != outcome::ok) return reply(unavailable(*node_ptr, req));
+        std::string body = R"({"messages":[)";
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          if (i > 0) body += ',';
+          body += reach_json(list[i]);
+        }
+        body += "]}";
+        reply(json_response(http_status::ok, body, req));
+      });
 }
 
 }  // namespace
@@ -139,10 +161,15 @@ void handle_promotion_path(node_operations& node, boost::asio::any_io_executor o
     return cancel_scheduled(node, std::move(origin), path.substr(scheduled_prefix.size()), req,
                             std::move(reply));
   }
-  if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
-  if (path == messages_path) return recent_messages(node, std::move(origin), req, std::move(reply));
-  message_reach(node, std::move(origin), path.substr(messages_prefix.size()), req,
-                std::move(reply));
+  if (path == messages_path) {
+    if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
+    return recent_messages(node, std::move(origin), req, std::move(reply));
+  }
+  const std::string_view id = path.substr(messages_prefix.size());
+  if (req.method() == http::verb::delete_)
+    return take_down(node, std::move(origin), id, req, std::move(reply));
+  if (req.method() != http::verb::get) return reply(wrong_method(req, "GET, DELETE"));
+  message_reach(node, std::move(origin), id, req, std::move(reply));
 }
 
 bool schedule_if_later(node_operations& node, boost::asio::any_io_executor origin,
@@ -164,8 +191,8 @@ bool schedule_if_later(node_operations& node, boost::asio::any_io_executor origi
   posted["at"] = at_ms;
   node.schedule_publish(
       json::serialize(posted), at_ms, std::move(origin),
-      [req, reply, at_ms](outcome o, const std::string& id) {
-        if (o == outcome::unavailable) return reply(unavailable(req));
+      [node_ptr = &node, req, reply, at_ms](outcome o, const std::string& id) {
+        if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
         if (o != outcome::ok) {
           return reply(error_response(http_status::too_many_requests, "too_many",
                                       "too many scheduled publishes are waiting (--max-scheduled)",

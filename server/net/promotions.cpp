@@ -33,8 +33,10 @@ void promotions::join_cluster(redis_bus& bus, std::size_t history) {
 
 void promotions::publish_due(const std::string& request_json) {
   waiting_.store(schedule_->size(), std::memory_order_relaxed);
-  // Its spread was checked against --max-spread when it was accepted.
-  auto req = parse_publish_request(request_json, std::chrono::milliseconds::max());
+  // Its spread was checked against --max-spread when it was accepted; a field it was stored with
+  // by another version is no reason to drop it.
+  auto req =
+      parse_publish_request(request_json, std::chrono::milliseconds::max(), unknown_fields::ignore);
   if (!req) {  // it was accepted once: only a bug gets here
     log_warn("scheduled publish no longer parses ({}): {}", req.error, request_json);
     return;
@@ -102,7 +104,8 @@ node_operations::message_reach local_reach(const message& m) {
           .delivered = m.delivered.load(relaxed),
           .acked = m.acked.load(relaxed),
           .expired = m.expired.load(relaxed),
-          .spread = m.spread};
+          .spread = m.spread,
+          .sticky = m.sticky};
 }
 
 }  // namespace

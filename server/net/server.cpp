@@ -41,14 +41,20 @@ server::server(config cfg, node_resources resources)
     : cfg_(std::move(cfg)),
       resources_(std::move(resources)),
       connections_(cfg_.max_connections),
+      addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip}),
+      sessions_(cfg_.session_limit()),
       last_id_(first_floor_id()) {
   const auto epoch = std::chrono::steady_clock::now();
   for (unsigned i = 0; i < cfg_.threads; ++i) {
     loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, epoch, last_id_));
+    loops_.back()->sessions().share_budget(sessions_);
   }
   promotions_ = std::make_unique<promotions>(
       *loops_[0], cfg_.max_scheduled, [this](const publish_request& req) {
-        publish(req, loops_[0]->io().get_executor(), [](std::optional<publish_receipt>) {});
+        publish(req, loops_[0]->io().get_executor(), [](std::optional<publish_receipt> r) {
+          if (r && r->too_many)
+            log_warn("scheduled sticky publish not sent: --max-sticky messages are in force");
+        });
       });
   start_presence();
   if (cfg_.hook_url) start_hooks();
@@ -70,14 +76,18 @@ connection_context& server::home_loop(std::string_view user, std::string_view si
   return loop_for(user, sid);
 }
 
-event_loop& server::loop_for(std::string_view user, std::string_view sid) {
-  std::size_t h = std::hash<std::string_view>{}(user);
-  h ^= std::hash<std::string_view>{}(sid) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return *loops_[h % loops_.size()];
+// By the user alone: all of a user's sessions live in one hub, which bounds them
+// (--max-sessions-per-user) without asking the other loops.
+event_loop& server::loop_for(std::string_view user, std::string_view) {
+  return *loops_[std::hash<std::string_view>{}(user) % loops_.size()];
 }
 
 bool server::healthy() const {
   return !bus_ || bus_->up();
+}
+
+std::string server::redis_problem() const {
+  return bus_ ? bus_->problem() : std::string();
 }
 
 void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
@@ -89,6 +99,17 @@ void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor orig
 
 void server::publish(const publish_request& req, boost::asio::any_io_executor origin,
                      std::function<void(std::optional<publish_receipt>)> done) {
+  if (req.sticky) {
+    // Refused before it gets an id (with --redis: as far as this node has read the stream).
+    std::lock_guard lock(sequencer_);
+    if (!sticky_quota_.has_room(unix_ms())) {
+      ++sticky_refused_;
+      asio::post(origin, [done = std::move(done)] {
+        done(publish_receipt{.id = 0, .recipients = 0, .too_many = true});
+      });
+      return;
+    }
+  }
   if (bus_) {
     asio::post(bus_loop().io(), [this, req, origin, done = std::move(done)]() mutable {
       bus_->publish(
@@ -105,12 +126,13 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   ++published_;
   const std::int64_t now_ms = unix_ms();
   const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
+  if (req.sticky) sticky_quota_.add(id, expires_ms);
   // Posted to every loop under the lock: each loop sees the messages in id order.
-  deliver_everywhere(
-      make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms, req.spread),
-      std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
-        done(publish_receipt{id, recipients});
-      });
+  deliver_everywhere(make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms,
+                                  req.spread, req.sticky),
+                     std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
+                       done(publish_receipt{id, recipients});
+                     });
 }
 
 void server::kick(std::string user, boost::asio::any_io_executor origin,
@@ -131,12 +153,17 @@ void server::snapshot(boost::asio::any_io_executor origin,
     std::lock_guard lock(sequencer_);
     base.published = published_;
     base.last_id = last_id_;
+    base.sticky_refused = sticky_refused_;
   }
   base.tick = cfg_.tick;
   base.address = listener_ ? listener_->address() : std::string{};
   if (bus_) base.node_id = bus_->node_id();
   base.scheduled = promotions_->waiting();
   base.open_connections = connections_.open();
+  const auto addresses = addresses_.snapshot();
+  base.refused_per_ip_connections = addresses.refused_connections;
+  base.refused_per_ip_rate = addresses.refused_rate;
+  base.client_addresses = addresses.addresses;
   base.clustered = bus_ != nullptr;
   base.hooks = cfg_.hook_url.has_value();
   base.connect_hook = cfg_.connect_hook.has_value();
@@ -155,6 +182,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
         s.sessions = h.session_count();
         s.connected = h.connected_count();
         s.paced_in_flight = h.paced_in_flight();
+        s.sticky_in_force = h.sticky_in_force();
         s.tick = w.current_tick();
         s.armed = w.size();
         s.wheel = w.stats();
@@ -215,7 +243,8 @@ std::shared_ptr<const tls_context> server::tls() const {
 
 void server::reload_tls() {
   if (!tls()) {
-    log_info("SIGHUP: nothing to reload (no --tls-cert)");
+    // With --config, main.cpp's reload of the settings says what SIGHUP did.
+    if (cfg_.config_file.empty()) log_info("SIGHUP: nothing to reload (no --tls-cert or --config)");
     return;
   }
   auto fresh = tls_context::for_server(cfg_.tls_cert_file, cfg_.tls_key_file);
@@ -233,9 +262,27 @@ void server::reload_tls() {
 void server::start_redis() {
   redis_bus::node_hooks hooks;
   hooks.seed_history = [this](std::vector<message_ptr> retained) {
+    {
+      std::lock_guard lock(sequencer_);
+      for (const auto& m : retained)
+        if (m->sticky && !m->expired.load(std::memory_order_relaxed))
+          sticky_quota_.add(m->id, m->expires_ms);
+    }
     for (auto& loop : loops_) {
       asio::post(loop->io(), [l = loop.get(), retained] {
         l->sessions().seed_history(retained, l->now(), unix_ms());
+      });
+    }
+  };
+  hooks.seed_in_force = [this](std::vector<message_ptr> in_force) {
+    {
+      std::lock_guard lock(sequencer_);
+      for (const auto& m : in_force)
+        sticky_quota_.add(m->id, m->expires_ms);
+    }
+    for (auto& loop : loops_) {
+      asio::post(loop->io(), [l = loop.get(), in_force] {
+        l->sessions().seed_in_force(in_force, l->now(), unix_ms());
       });
     }
   };
@@ -245,6 +292,7 @@ void server::start_redis() {
       std::lock_guard lock(sequencer_);
       last_id_ = std::max(last_id_, m->id);
       ++published_;
+      if (m->sticky) sticky_quota_.add(m->id, m->expires_ms);
     }
     deliver_everywhere(std::move(m), bus_loop().io().get_executor(), std::move(done));
   };
@@ -252,6 +300,12 @@ void server::start_redis() {
     for (auto& loop : loops_) {
       asio::post(loop->io(), [l = loop.get(), user] { l->sessions().kick(user, l->now()); });
     }
+  };
+  // Posted behind the deliveries already posted to loop 0, so that it finds the message there.
+  hooks.take_down = [this](std::uint64_t id) {
+    asio::post(bus_loop().io(), [this, id] {
+      if (const message_ptr m = bus_loop().sessions().find_held(id)) take_down_everywhere(m);
+    });
   };
   hooks.evict = [this](std::string key) {
     const auto name = split_session_key(key);
@@ -289,6 +343,7 @@ void server::claim_session(const std::string& user, const std::string& sid,
 void server::apply_live(const config& settings) {
   set_log_level(settings.log);
   connections_.set_max(settings.max_connections);
+  addresses_.configure({settings.max_connections_per_ip, settings.connect_rate_per_ip});
   for (auto& loop : loops_)
     asio::post(loop->io(), [l = loop.get(), settings] { l->apply_live(settings); });
 }

@@ -20,6 +20,8 @@
 #include "node.hpp"
 #include "node_resources.hpp"
 #include "promotions.hpp"
+#include "sticky.hpp"
+#include "session_budget.hpp"
 
 namespace ringcast {
 
@@ -43,6 +45,7 @@ class server final : public node {
   std::shared_ptr<const tls_context> tls() const override;
   const token_verifier* client_tokens() const override { return resources_.client_tokens.get(); }
   connection_context& home_loop(std::string_view user, std::string_view sid) override;
+  address_limits& client_addresses() override { return addresses_; }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override;
   void publish(const publish_request& req, boost::asio::any_io_executor origin,
@@ -74,9 +77,12 @@ class server final : public node {
       std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
     promotions_->recent(limit, std::move(origin), std::move(done));
   }
+  void take_down(std::uint64_t id, boost::asio::any_io_executor origin,
+                 std::function<void(promotion_outcome)> done) override;  // server_take_down.cpp
   void presence(const presence_query& q, boost::asio::any_io_executor origin,
                 std::function<void(std::optional<presence_figures>)> done) override;
   bool healthy() const override;
+  std::string redis_problem() const override;
 
  private:
   event_loop& loop_for(std::string_view user, std::string_view sid);
@@ -94,6 +100,8 @@ class server final : public node {
   void start_redis_presence();
   void stop_redis_presence();
   void reload_tls();
+  // server_take_down.cpp: on loop 0, once the message is known to be held and in force.
+  void take_down_everywhere(const message_ptr& m);
 
   config cfg_;
   node_resources resources_;                     // tls is read under tls_mutex_: SIGHUP replaces it
@@ -102,6 +110,8 @@ class server final : public node {
   std::unique_ptr<concurrency_cap> connect_hook_cap_;  // shared by the loops' gates
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   connection_limit connections_;
+  address_limits addresses_;  // before the loops: their connections hold its slots
+  session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
   std::unique_ptr<promotions> promotions_;  // on loop 0
@@ -116,6 +126,8 @@ class server final : public node {
   std::mutex sequencer_;  // ids are assigned and posted to every loop under it: order is id order
   std::uint64_t last_id_;
   std::uint64_t published_ = 0;
+  sticky_quota sticky_quota_{cfg_.max_sticky};  // under sequencer_
+  std::uint64_t sticky_refused_ = 0;            // under sequencer_
 };
 
 }  // namespace ringcast

@@ -20,7 +20,8 @@ struct loop_totals {
   timing_wheel::counters wheel;
   // Every loop paces every message (each its own sessions): the count is the largest of theirs.
   std::size_t paced_in_flight = 0;
-  hook_counters hooks;  // backend_up if every loop's last POST was accepted
+  std::size_t sticky_in_force = 0;  // every loop holds every sticky message: the largest count
+  hook_counters hooks;              // backend_up if every loop's last POST was accepted
   connect_hook_counters connect_hook;
 };
 
@@ -39,6 +40,7 @@ loop_totals totals_of(const server_snapshot& s) {
     t.wheel.fired += l.wheel.fired;
     t.wheel.cascaded += l.wheel.cascaded;
     t.paced_in_flight = std::max(t.paced_in_flight, l.paced_in_flight);
+    t.sticky_in_force = std::max(t.sticky_in_force, l.sticky_in_force);
     t.hooks.sent += l.hooks.sent;
     t.hooks.batches += l.hooks.batches;
     t.hooks.retried += l.hooks.retried;
@@ -89,7 +91,12 @@ std::string stats_json(const server_snapshot& s) {
       {"threads", s.loops.size()},
       {"connections",
        {{"ws", t.ws}, {"sse", t.sse}, {"poll", t.poll}, {"total", s.open_connections}}},
-      {"sessions", {{"total", all.sessions}, {"connected", all.connected}}},
+      {"sessions",
+       {{"total", all.sessions},
+        {"connected", all.connected},
+        {"refused",
+         {{"max_sessions", t.sessions_refused_total},
+          {"max_sessions_per_user", t.sessions_refused_user}}}}},
       {"messages",
        {{"published", s.published},
         {"delivered", t.delivered},
@@ -99,6 +106,9 @@ std::string stats_json(const server_snapshot& s) {
         {"acks_refused", t.acks_refused},
         {"expired", t.messages_expired},
         {"expired_notices", t.expired_notices},
+        {"taken_down", t.taken_down},
+        {"sticky_in_force", all.sticky_in_force},
+        {"sticky_refused", s.sticky_refused},
         {"last_id", s.last_id},
         {"scheduled", s.scheduled}}},
       {"expirations", std::move(expirations)},
@@ -141,6 +151,9 @@ std::string stats_json(const server_snapshot& s) {
                            {"bad_answers", c.bad_answers},
                            {"overloaded", c.overloaded}};
   }
+  out["client_addresses"] = {{"tracked", s.client_addresses},
+                             {"refused_connections", s.refused_per_ip_connections},
+                             {"refused_rate", s.refused_per_ip_rate}};
   if (s.clustered) {
     out["redis"] = {{"up", s.redis_up}, {"reconnects", s.redis_reconnects}};
   }
@@ -170,6 +183,12 @@ std::string prometheus_text(const server_snapshot& s) {
   sample("ringcast_streams", t.poll, R"({transport="poll"})");
   metric("ringcast_sessions", "gauge", "Sessions, connected or waiting out their TTL.",
          all.sessions);
+  family("ringcast_sessions_refused_total", "counter",
+         "Connects refused for want of a session: --max-sessions (503), or "
+         "--max-sessions-per-user with every session of the user live (429).");
+  sample("ringcast_sessions_refused_total", t.sessions_refused_total, R"({limit="max_sessions"})");
+  sample("ringcast_sessions_refused_total", t.sessions_refused_user,
+         R"({limit="max_sessions_per_user"})");
   metric("ringcast_messages_published_total", "counter", "Messages published.", s.published);
   metric("ringcast_messages_delivered_total", "counter", "Messages queued to clients.",
          t.delivered);
@@ -189,6 +208,13 @@ std::string prometheus_text(const server_snapshot& s) {
          t.messages_expired);
   metric("ringcast_expired_notices_total", "counter", "Expired notices queued to clients.",
          t.expired_notices);
+  metric("ringcast_messages_taken_down_total", "counter",
+         "Messages expired at once by DELETE /admin/messages/<id>.", t.taken_down);
+  metric("ringcast_sticky_in_force", "gauge",
+         "Sticky messages in force: sent to every client that connects without since.",
+         all.sticky_in_force);
+  metric("ringcast_sticky_refused_total", "counter",
+         "Sticky publishes refused because --max-sticky were in force.", s.sticky_refused);
   family("ringcast_expirations_total", "counter", "Connections or sessions ended, by reason.");
   for_each_expiration(t, [&](const char* reason, std::uint64_t v) {
     sample("ringcast_expirations_total", v, fmt::format(R"({{reason="{}"}})", reason));
@@ -213,6 +239,13 @@ std::string prometheus_text(const server_snapshot& s) {
          "403), host (a Host outside --allowed-hosts, 421).");
   sample("ringcast_refused_total", t.refused_origin, R"({reason="origin"})");
   sample("ringcast_refused_total", t.refused_host, R"({reason="host"})");
+  metric("ringcast_client_addresses", "gauge",
+         "Client addresses tracked for the per-address limits.", s.client_addresses);
+  family("ringcast_client_address_refused_total", "counter",
+         "Client connects refused by a per-address limit.");
+  sample("ringcast_client_address_refused_total", s.refused_per_ip_connections,
+         R"({limit="connections"})");
+  sample("ringcast_client_address_refused_total", s.refused_per_ip_rate, R"({limit="rate"})");
   metric("ringcast_wheel_armed", "gauge", "Timers armed in the timing wheels.", all.armed);
   metric("ringcast_wheel_moves_total", "counter", "Timer moves (reschedules) in the wheels.",
          all.wheel.moved);

@@ -98,6 +98,10 @@ std::string sse_connection::unnumbered_frame(const message& m) const {
   return gzip_ ? gzip::piece(event) : event;
 }
 
+std::string sse_connection::resume_point_frame(std::uint64_t id) const {
+  return fmt::format("id: {}\n\n", id);
+}
+
 void sse_connection::close_when_written() {
   if (shut_down_) return;
   shut_down_ = true;

@@ -20,7 +20,10 @@ constexpr std::size_t max_gather_bytes = 256 * 1024;
 }  // namespace
 
 stream_connection::stream_connection(connection_context& ctx, connection_parts parts)
-    : ctx_(ctx), slot_(std::move(parts.slot)), stream_(std::move(parts.stream)) {}
+    : ctx_(ctx),
+      slot_(std::move(parts.slot)),
+      address_(std::move(parts.address)),
+      stream_(std::move(parts.stream)) {}
 
 stream_connection::~stream_connection() {
   ctx_.sessions().disarm(*this);
@@ -32,9 +35,16 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   auto attached = h.attach(params, *this, ctx_.now(), known_elsewhere);
   session_ = attached.s;
   highest_id_ = params.since.value_or(0);
-  queue_.push_back({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
+  push({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
   for (auto& m : attached.backlog)
     queue_message(std::move(m));
+  // Without `since` the backlog is the promotions in force (and rewind), older than hello's
+  // last_id: the client resumes from last_id, not from them (docs/protocol.md, "Rewind").
+  if (!params.since && !attached.backlog.empty()) {
+    if (std::string frame = resume_point_frame(attached.last_id); !frame.empty())
+      queue_.push_back({nullptr, std::move(frame)});
+    highest_id_ = std::max(highest_id_, attached.last_id);
+  }
   flush();
   // Upgraded while the server began to drain: this client is told to go elsewhere too.
   if (ctx_.draining() && session_) {
@@ -62,20 +72,26 @@ void stream_connection::deliver(const message_ptr& m) {
 void stream_connection::queue_message(message_ptr m) {
   if (m->spread.count() > 0 && m->id < highest_id_) {
     if (std::string unnumbered = unnumbered_frame(*m); !unnumbered.empty()) {
-      queue_.push_back({nullptr, std::move(unnumbered)});
+      push({nullptr, std::move(unnumbered)});
       return;
     }
   }
   highest_id_ = std::max(highest_id_, m->id);
   queued(*m);
-  queue_.push_back({std::move(m), {}});
+  push({std::move(m), {}});
+}
+
+// A frame queued behind one that is waiting for the socket waits from now.
+void stream_connection::push(outbound item) {
+  if (waiting_) item.waiting_since = ctx_.now();
+  queue_.push_back(std::move(item));
 }
 
 // Pongs, errors and heartbeats count against --max-queue too: a client that sends without
 // reading must not grow the queue either.
 void stream_connection::send_framed(std::string framed) {
   if (closing_ || falling_behind()) return;
-  queue_.push_back({nullptr, std::move(framed)});
+  push({nullptr, std::move(framed)});
   flush();
 }
 
@@ -95,12 +111,13 @@ void stream_connection::end(const ending_notice& notice) {
   const std::string_view event = is_reconnect(notice.why) ? "reconnect" : "close";
   // A reconnect always names its delay (also 0), so an SSE client's retry: follows it.
   const auto retry = is_reconnect(notice.why) ? std::optional(notice.retry_ms) : std::nullopt;
-  queue_.push_back({nullptr, frame(event, notice.json, retry)});
-  if (auto tail = closing_frame(notice.why); !tail.empty()) queue_.push_back({nullptr, tail});
+  push({nullptr, frame(event, notice.json, retry)});
+  if (auto tail = closing_frame(notice.why); !tail.empty()) push({nullptr, tail});
   closing_ = true;
-  ctx_.sessions().arm(*this, ctx_.now() + (notice.why == ending::close_slow
-                                               ? std::chrono::milliseconds(slow_ending_grace)
-                                               : std::chrono::milliseconds(ending_grace)));
+  grace_until_ =
+      ctx_.now() + (notice.why == ending::close_slow ? std::chrono::milliseconds(slow_ending_grace)
+                                                     : std::chrono::milliseconds(ending_grace));
+  arm_deadline();
   flush();
 }
 
@@ -109,15 +126,36 @@ void stream_connection::finish(std::string last_frame) {
   session_ = nullptr;
   if (closing_) return;  // already ending: the close the client answers is on its way
   drop_unstarted();
-  if (!last_frame.empty()) queue_.push_back({nullptr, std::move(last_frame)});
+  if (!last_frame.empty()) push({nullptr, std::move(last_frame)});
   closing_ = true;
-  ctx_.sessions().arm(*this, ctx_.now() + std::chrono::milliseconds(ending_grace));
+  grace_until_ = ctx_.now() + std::chrono::milliseconds(ending_grace);
+  arm_deadline();
   flush();
 }
 
-void stream_connection::on_timer(time_point) {
-  failed_ = true;
-  stream_.close();
+void stream_connection::on_timer(time_point now) {
+  if (now >= grace_until_) {
+    failed_ = true;
+    stream_.close();
+    return;
+  }
+  if (write_due() <= now) {
+    ++ctx_.sessions().stats().write_timeout;
+    peer_gone();
+    return;
+  }
+  arm_deadline();  // the frame that was waiting went out: the next one's deadline, if any
+}
+
+stream_connection::time_point stream_connection::write_due() const {
+  if (queue_.empty()) return time_point::max();
+  const time_point since = queue_.items().front().waiting_since;
+  return since == time_point::max() ? since : since + ctx_.settings().write_timeout;
+}
+
+void stream_connection::arm_deadline() {
+  const time_point due = std::min(grace_until_, write_due());
+  if (due != time_point::max()) ctx_.sessions().arm(*this, due);
 }
 
 void stream_connection::peer_gone() {
@@ -184,7 +222,15 @@ void stream_connection::flush() {
   if (closing_) close_when_written();
 }
 
+// The socket took less than was queued: what is left has waited since now (or earlier), and the
+// write deadline runs (lazily: a timer that finds the queue written re-arms or stops).
 void stream_connection::wait_until_writable() {
+  // Only frames queued while the socket took everything lack a time, and they are the newest.
+  const time_point now = ctx_.now();
+  const auto items = queue_.items();
+  for (auto it = items.rbegin(); it != items.rend() && it->waiting_since == time_point::max(); ++it)
+    it->waiting_since = now;
+  arm_deadline();
   waiting_ = true;
   stream_.async_wait_writable([self = shared_from_this()](boost::system::error_code ec) {
     self->waiting_ = false;

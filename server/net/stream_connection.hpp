@@ -6,7 +6,8 @@
 // the socket when nothing is waiting (one gathered write of the shared message bytes), only what
 // the socket would not take stays queued, and frames that queued up while the client was behind
 // go out together in one gathered write when the socket takes more. A client that falls
-// --max-queue frames behind is closed `slow`.
+// --max-queue frames behind is closed `slow`, and one whose oldest frame has waited for the
+// socket --write-timeout since its write began is closed (expirations.write_timeout).
 #pragma once
 
 #include <boost/asio/buffer.hpp>
@@ -28,7 +29,8 @@ class stream_connection : public subscriber,
  public:
   void deliver(const message_ptr& m) final;
   void end(const ending_notice& notice) final;
-  void on_timer(time_point now) final;  // the ending grace ran out: the client is not reading
+  // The ending grace or the write deadline ran out: the client is not reading.
+  void on_timer(time_point now) final;
 
  protected:
   stream_connection(connection_context& ctx, connection_parts parts);
@@ -62,6 +64,9 @@ class stream_connection : public subscriber,
   // transport needs no such frame (docs/protocol.md, "Paced publish": an SSE client's
   // Last-Event-ID must stay at the highest id). Copied: only paced messages that arrive late.
   virtual std::string unnumbered_frame(const message&) const { return {}; }
+  // A frame that only moves the client's resume point to `id` (SSE: an `id:` line alone sets
+  // Last-Event-ID without an event); empty where the transport has none.
+  virtual std::string resume_point_frame(std::uint64_t) const { return {}; }
   // What follows the final notice (a WebSocket close frame); nothing by default.
   virtual std::string closing_frame(ending) const { return {}; }
   // Everything, the final notice included, is written: end the stream.
@@ -69,6 +74,11 @@ class stream_connection : public subscriber,
 
  private:
   std::size_t buffers_of(const outbound& item, frame_buffers& out) const;
+  void push(outbound item);
+  // When the oldest frame waiting for the socket must be written by (max: none is waiting).
+  time_point write_due() const;
+  // Arms this connection's one timer for the earlier of the ending grace and the write deadline.
+  void arm_deadline();
   void queue_message(message_ptr m);
   void drop_unstarted();
   void flush();
@@ -78,13 +88,15 @@ class stream_connection : public subscriber,
 
   connection_context& ctx_;
   connection_limit::slot slot_;
+  address_limits::slot address_;
   net_stream stream_;
   session* session_ = nullptr;
   outbound_queue queue_;
-  std::size_t written_ = 0;       // bytes of the queue's first item already written
-  std::uint64_t highest_id_ = 0;  // of the messages queued, or the client's `since`
-  bool closing_ = false;          // the final frames are queued: nothing else will be
-  bool waiting_ = false;          // for the socket to take more
+  std::size_t written_ = 0;                     // bytes of the queue's first item already written
+  std::uint64_t highest_id_ = 0;                // of the messages queued, or the client's `since`
+  time_point grace_until_ = time_point::max();  // ending: the final notice is written by then
+  bool closing_ = false;                        // the final frames are queued: nothing else will be
+  bool waiting_ = false;                        // for the socket to take more
   bool failed_ = false;
 };
 

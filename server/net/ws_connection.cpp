@@ -10,6 +10,7 @@
 
 #include "client_message.hpp"
 #include "message_deflate.hpp"
+#include "repeated_warning.hpp"
 #include "ws_deflate.hpp"
 
 namespace ringcast {
@@ -49,23 +50,42 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
     if (deflate) res.set(beast::http::field::sec_websocket_extensions, *deflate);
   }));
   upgrade->async_accept(request, [&ctx, upgrade, buffer = std::move(parts.buffer),
-                                  slot = std::move(parts.slot), params = std::move(admitted.params),
-                                  known_elsewhere,
+                                  slot = std::move(parts.slot), address = std::move(parts.address),
+                                  params = std::move(admitted.params), known_elsewhere,
                                   deflate = deflate.has_value()](beast::error_code ec) mutable {
     if (ec) return;  // the upgrade failed or timed out; nothing was attached
     const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
     auto c = std::make_shared<ws_connection>(
-        ctx, connection_parts{std::move(upgrade->next_layer()), {}, std::move(slot)}, deflate);
+        ctx,
+        connection_parts{std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address)},
+        deflate);
     c->begin(params, known_elsewhere, early);
   });
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
-    : stream_connection(ctx, std::move(parts)), deflate_(deflate) {
+    : stream_connection(ctx, std::move(parts)),
+      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate),
+      deflate_(deflate) {
   if (!deflate_) return;
   reader_.accept_compressed();
   compress_min_ = static_cast<std::uint32_t>(
       std::min<std::size_t>(ctx.settings().compress_min_bytes, UINT32_MAX));
+}
+
+// Every frame of the client costs a token (--client-message-rate a second, bursts of twice
+// that): a client beyond it is closed with 1008, and the rest of what it sent is dropped.
+bool ws_connection::within_rate() {
+  static repeated_warning closed;  // every loop's: logged at most once a second
+  connection_context& ctx = context();
+  const double rate = ctx.settings().client_message_rate;
+  if (rate == 0 || rate_.take(ctx.now(), {rate, 2 * rate})) return true;
+  ++ctx.sessions().stats().message_rate;
+  closed.warn(std::chrono::steady_clock::now(),
+              "WebSocket client closed 1008: over --client-message-rate {}", rate);
+  reader_done_ = true;
+  finish(ws::close_frame(ws::policy_error, "message rate"));
+  return false;
 }
 
 void ws_connection::begin(const client_params& params, bool known_elsewhere,
@@ -103,14 +123,17 @@ bool ws_connection::consume(std::string_view bytes) {
         return true;
       case ws::event_type::text:
       case ws::event_type::binary:
+        if (!within_rate()) break;
         activity();
         on_message(e.message);
         break;
       case ws::event_type::ping:
+        if (!within_rate()) break;
         activity();
         send_framed(ws::pong_frame(e.payload));
         break;
       case ws::event_type::pong:
+        if (!within_rate()) break;
         activity();
         break;
       case ws::event_type::close:
@@ -155,11 +178,11 @@ void ws_connection::on_message(std::string_view text) {
                               std::nullopt));
           } else if (!h.subscribe(*s, m.channels)) {
             ++h.stats().client_errors;
-            send_framed(frame("error",
-                              error_json("bad_request",
-                                         fmt::format("at most {} channels per session",
-                                                     max_channels_per_client)),
-                              std::nullopt));
+            send_framed(frame(
+                "error",
+                error_json("bad_request",
+                           fmt::format("at most {} channels per session", max_channels_per_client)),
+                std::nullopt));
           }
         } else {
           h.unsubscribe(*s, m.channels);

@@ -13,6 +13,7 @@
 #include "admission.hpp"
 #include "connection_parts.hpp"
 #include "stream_connection.hpp"
+#include "token_bucket.hpp"
 #include "ws_codec.hpp"
 
 namespace ringcast {
@@ -37,6 +38,8 @@ class ws_connection final : public stream_connection {
   // is closed and reading must stop.
   bool consume(std::string_view bytes);
   void on_message(std::string_view text);
+  // False once the client has sent frames faster than --client-message-rate (it is closed).
+  bool within_rate();
   std::shared_ptr<ws_connection> self() {
     return std::static_pointer_cast<ws_connection>(shared_from_this());
   }
@@ -52,6 +55,7 @@ class ws_connection final : public stream_connection {
   ws::reader reader_{max_client_message};
   bool reader_done_ = false;        // the client's close arrived, or it broke the protocol
   bool shut_down_ = false;          // our side of the TCP connection is closed
+  token_bucket rate_;               // the client's frames
   bool deflate_ = false;            // permessage-deflate negotiated: no zlib state here, only this
   std::uint32_t compress_min_ = 0;  // --compress-min-bytes, as at the upgrade
 };

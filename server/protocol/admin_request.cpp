@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -22,6 +23,22 @@ parsed<boost::json::object> json_object(std::string_view body) {
   auto* object = json.if_object();
   if (!object) return result::fail("expected a JSON object");
   return result::ok(std::move(*object));
+}
+
+// A misspelt field must not change what a request does ("chanel" would turn a channel publish
+// into a broadcast), so any field the endpoint does not know is refused, naming the first one.
+parsed<bool> only_known_fields(const boost::json::object& object,
+                               std::initializer_list<std::string_view> known) {
+  using result = parsed<bool>;
+  for (const auto& member : object) {
+    if (std::find(known.begin(), known.end(), member.key()) != known.end()) continue;
+    std::string names;
+    for (auto name : known)
+      names += (names.empty() ? "" : ", ") + std::string{name};
+    return result::fail("unknown field \"" + std::string{member.key()} +
+                        "\" (known fields: " + names + ")");
+  }
+  return result::ok(true);
 }
 
 // An optional identifier field: absent is fine, anything but a valid identifier string is not.
@@ -108,13 +125,28 @@ parsed<std::chrono::milliseconds> spread_field(const boost::json::object& object
   return spread;
 }
 
+// "sticky": absent is false; otherwise a JSON boolean (not "true", not 1).
+parsed<bool> sticky_field(const boost::json::object& object) {
+  using result = parsed<bool>;
+  const auto* field = object.if_contains("sticky");
+  if (!field) return result::ok(false);
+  if (const auto* b = field->if_bool()) return result::ok(*b);
+  return result::fail("sticky: true or false");
+}
+
 }  // namespace
 
 parsed<publish_request> parse_publish_request(std::string_view body,
-                                              std::chrono::milliseconds max_spread) {
+                                              std::chrono::milliseconds max_spread,
+                                              unknown_fields unknown) {
   using result = parsed<publish_request>;
   auto object = json_object(body);
   if (!object) return result::fail(std::move(object.error));
+  if (unknown == unknown_fields::refuse) {
+    auto known = only_known_fields(*object.value, {"data", "channel", "user", "users", "at",
+                                                   "delay", "ttl", "spread", "sticky"});
+    if (!known) return result::fail(std::move(known.error));
+  }
 
   const auto* data = object.value->if_contains("data");
   if (!data) return result::fail("data: required (any JSON value, null included)");
@@ -139,10 +171,12 @@ parsed<publish_request> parse_publish_request(std::string_view body,
   if (*ttl.value && ttl.value->value().count() == 0) return result::fail("ttl: more than 0");
   auto spread = spread_field(*object.value, max_spread);
   if (!spread) return result::fail(std::move(spread.error));
+  auto sticky = sticky_field(*object.value);
+  if (!sticky) return result::fail(std::move(sticky.error));
 
   return result::ok(publish_request{boost::json::serialize(*data), std::move(*channel.value),
                                     std::move(*user.value), std::move(*users.value), *at.value,
-                                    *delay.value, *ttl.value, *spread.value});
+                                    *delay.value, *ttl.value, *spread.value, *sticky.value});
 }
 
 parsed<std::optional<std::int64_t>> publish_time(const publish_request& req, std::int64_t now_ms) {
@@ -160,6 +194,8 @@ parsed<kick_request> parse_kick_request(std::string_view body) {
   using result = parsed<kick_request>;
   auto object = json_object(body);
   if (!object) return result::fail(std::move(object.error));
+  auto known = only_known_fields(*object.value, {"user"});
+  if (!known) return result::fail(std::move(known.error));
 
   auto user = identifier_field(*object.value, "user");
   if (!user) return result::fail(std::move(user.error));

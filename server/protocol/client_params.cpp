@@ -6,6 +6,8 @@
 
 #include <boost/url/parse.hpp>
 
+#include "duration.hpp"
+
 namespace ringcast {
 namespace {
 
@@ -20,8 +22,8 @@ std::string rule_for(std::string_view name) {
 
 // The parameters this parser reads. A repeat of one of them is refused rather than resolved
 // (first wins? last wins?), because proxies and client libraries disagree on the answer.
-constexpr std::array<std::string_view, 5> known_params = {"user", "sid", "since", "channels",
-                                                          "token"};
+constexpr std::array<std::string_view, 6> known_params = {"user",     "sid",   "since",
+                                                          "channels", "token", "rewind"};
 
 // Splits `list` on commas into `out`, skipping names already present. An empty list is no channels.
 std::string split_channels(std::string_view list, std::vector<std::string>& out) {
@@ -38,6 +40,25 @@ std::string split_channels(std::string_view list, std::vector<std::string>& out)
     if (comma == std::string_view::npos) return {};
     list.remove_prefix(comma + 1);
   }
+}
+
+// "rewind": a bare number is a count (1-100); with a unit ("30s", "2m") a duration above 0.
+std::string parse_rewind(std::string_view value, client_params& params) {
+  constexpr std::string_view rule =
+      "rewind: a count from 1 to 100, or a duration such as 30s or 2m";
+  if (!value.empty() &&
+      std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    std::size_t n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc{} || end != value.data() + value.size() || n < 1 || n > max_rewind_count)
+      return std::string{rule};
+    params.rewind_count = n;
+    return {};
+  }
+  const auto d = parse_duration(value);
+  if (!d || d.value->count() <= 0) return std::string{rule};
+  params.rewind_for = *d.value;
+  return {};
 }
 
 }  // namespace
@@ -86,6 +107,9 @@ parsed<client_params> parse_client_params(std::string_view target, bool user_req
         return result::fail(std::move(error));
     } else if (param.key == "token") {
       params.token = value;
+    } else if (param.key == "rewind") {
+      if (auto error = parse_rewind(value, params); !error.empty())
+        return result::fail(std::move(error));
     }
   }
   if (params.user.empty() && user_required)

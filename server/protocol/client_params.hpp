@@ -15,6 +15,7 @@ namespace ringcast {
 
 constexpr std::size_t max_identifier_length = 64;
 constexpr std::size_t max_channels_per_client = 32;
+constexpr std::size_t max_rewind_count = 100;
 
 // 1-64 characters of [A-Za-z0-9_.:@-]: user ids, session ids and channel names.
 bool valid_identifier(std::string_view text);
@@ -31,6 +32,13 @@ struct client_params {
   std::optional<std::uint64_t> since;  // resume point; none means "from now"
   std::vector<std::string> channels;   // de-duplicated, in the order given
   std::string token;                   // `token=`: a client token (client_auth.hpp)
+  // `rewind=N` (a count, 1-100) or `rewind=DURATION` (with a unit): on a connect without `since`,
+  // the last N messages, or those of the last DURATION, before live ones. At most one is set.
+  std::optional<std::size_t> rewind_count;
+  std::optional<std::chrono::milliseconds> rewind_for;
+  // Set at admission from rewind_for (the wall clock then): messages published at or after this
+  // Unix ms are rewound.
+  std::optional<std::int64_t> rewind_after_ms;
 
   // Set from a verified client token or the connect hook's answer, never from the query.
   std::optional<std::vector<std::string>> allowed_channels;      // grant_channels(); none: any
@@ -51,8 +59,10 @@ void keep_granted_channels(client_params& params);
 
 // Parses the query of a request target such as "/ws?user=alice&sid=t1&since=41&channels=a,b".
 // Percent-decoding applies (Boost.URL) to keys and values. Unknown parameters are ignored; one of
-// user, sid, since, channels or token given twice is an error; so are a missing/invalid user, an
-// invalid sid, since or channel name, and more than 32 distinct channels. `channels=` (empty)
+// user, sid, since, channels, token or rewind given twice is an error; so are a missing/invalid
+// user, an invalid sid, since or channel name, more than 32 distinct channels, and a rewind that
+// is neither a bare count of 1-100 nor a duration with a unit above 0 (its upper bound,
+// --session-ttl, is the caller's). `channels=` (empty)
 // means no channels; "a,,b" is an error. The error text is short and names the parameter:
 // "since: ...". With `user_required` false (the server checks client tokens, whose `sub` names
 // the user) a missing user is left empty.

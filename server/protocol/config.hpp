@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host_policy.hpp"
+#include "client_address.hpp"
 #include "http_url.hpp"
 #include "origin_policy.hpp"
 #include "redis_url.hpp"
@@ -35,6 +36,7 @@ struct config {
   ms session_ttl{120'000};
   ms handshake_timeout{10'000};
   ms keepalive_timeout{10'000};  // idle between two requests; 0 = no keep-alive
+  ms write_timeout{30'000};      // --write-timeout: a reply or queued data not written by then
   ms max_connection_age{0};      // 0 = off
   ms drain{5'000};
   ms reconnect_delay{1'000};  // --reconnect-delay: centre of the jittered retry_ms
@@ -48,6 +50,27 @@ struct config {
   std::size_t max_body = 64 * 1024;      // --max-body: admin request body bytes
   std::size_t max_connections = 20'000;  // --max-connections: open TCP connections
   std::size_t max_scheduled = 100'000;   // --max-scheduled: promotions waiting to be published
+  std::size_t max_sticky = 100;          // --max-sticky: sticky messages in force at once
+
+  // Per-address and per-client limits (docs/security.md): client connections one address holds
+  // (0 = no limit), its connects a second (0 = no limit), the proxies whose X-Forwarded-For
+  // names the client, and the frames a second a WebSocket client may send (0 = no limit).
+  std::size_t max_connections_per_ip = 0;  // --max-connections-per-ip
+  std::uint32_t connect_rate_per_ip = 0;   // --connect-rate-per-ip
+  std::string trusted_proxy;               // --trusted-proxy CIDR[,CIDR...] as given
+  std::vector<address_range> trusted_proxies;
+  std::uint32_t client_message_rate = 50;  // --client-message-rate
+
+  // --max-sessions (0: 4 x --max-connections, see session_limit()) and --max-sessions-per-user:
+  // sessions held at once (docs/security.md#limits-and-what-happens-at-them).
+  std::size_t max_sessions = 0;
+  std::size_t max_sessions_per_user = 16;
+  std::size_t session_limit() const {
+    if (max_sessions) return max_sessions;
+    return max_connections > SIZE_MAX / 4 ? SIZE_MAX : 4 * max_connections;
+  }
+  // --max-poll-batch: messages in one long-poll reply at most.
+  std::size_t max_poll_batch = 100;
   bool compression = true;               // --compression on|off: WebSocket permessage-deflate
   std::size_t compress_min_bytes = 100;  // --compress-min-bytes: smaller messages go plain
 

@@ -33,6 +33,7 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"session-ttl", duration(&config::session_ttl)},
       {"handshake-timeout", duration(&config::handshake_timeout)},
       {"keepalive-timeout", duration(&config::keepalive_timeout)},
+      {"write-timeout", duration(&config::write_timeout)},
       {"max-connection-age", duration(&config::max_connection_age)},
       {"drain", duration(&config::drain)},
       {"reconnect-delay", duration(&config::reconnect_delay)},
@@ -43,7 +44,15 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"max-queue", number(&config::max_queue)},
       {"max-body", number(&config::max_body)},
       {"max-connections", number(&config::max_connections)},
+      {"max-sessions", number(&config::max_sessions)},
+      {"max-sessions-per-user", number(&config::max_sessions_per_user)},
+      {"max-poll-batch", number(&config::max_poll_batch)},
       {"max-scheduled", number(&config::max_scheduled)},
+      {"max-connections-per-ip", number(&config::max_connections_per_ip)},
+      {"connect-rate-per-ip", number(&config::connect_rate_per_ip)},
+      {"trusted-proxy", text(&config::trusted_proxy)},
+      {"client-message-rate", number(&config::client_message_rate)},
+      {"max-sticky", number(&config::max_sticky)},
       {"compression", [](const config& c) { return std::string(c.compression ? "on" : "off"); }},
       {"compress-min-bytes", number(&config::compress_min_bytes)},
       {"admin-token",
@@ -102,6 +111,12 @@ config with_live_settings(const config& running, const config& fresh) {
   next.max_queue = fresh.max_queue;
   next.handshake_timeout = fresh.handshake_timeout;
   next.keepalive_timeout = fresh.keepalive_timeout;
+  next.max_connections_per_ip = fresh.max_connections_per_ip;
+  next.connect_rate_per_ip = fresh.connect_rate_per_ip;
+  next.trusted_proxy = fresh.trusted_proxy;
+  next.trusted_proxies = fresh.trusted_proxies;
+  next.client_message_rate = fresh.client_message_rate;
+  next.write_timeout = fresh.write_timeout;
   if (!fresh.admin_token_generated) {
     next.admin_token = fresh.admin_token;
     next.admin_token_generated = false;

@@ -1,5 +1,7 @@
 #include "parse_config.hpp"
 
+#include <dirent.h>
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -26,6 +28,7 @@
 #include "flag_parser_error.hpp"
 #include "http_url.hpp"
 #include "redis_url.hpp"
+#include "version.hpp"
 
 namespace ringcast {
 namespace {
@@ -153,6 +156,7 @@ void check_timeouts(const config& cfg) {
                               {"session-ttl", cfg.session_ttl, false},
                               {"handshake-timeout", cfg.handshake_timeout, false},
                               {"keepalive-timeout", cfg.keepalive_timeout, true},
+                              {"write-timeout", cfg.write_timeout, false},
                               {"max-connection-age", cfg.max_connection_age, true},
                               {"drain", cfg.drain, true},
                               {"hook-flush", cfg.hook_flush, false, cfg.hook_url.has_value()},
@@ -170,6 +174,15 @@ void check_timeouts(const config& cfg) {
   }
 }
 
+// A --web-root that cannot be listed would serve 404 for every page without a word: refuse it.
+void check_web_root(const std::string& dir) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing)
+    bad_flag("web-root",
+             fmt::format("'{}' is not a readable directory: {}", dir, std::strerror(errno)));
+  ::closedir(listing);
+}
+
 config build_config(const po::variables_map& vm,
                     const std::function<const char*(const char*)>& getenv) {
   config cfg;
@@ -183,6 +196,7 @@ config build_config(const po::variables_map& vm,
   cfg.session_ttl = duration_flag(vm, "session-ttl");
   cfg.handshake_timeout = duration_flag(vm, "handshake-timeout");
   cfg.keepalive_timeout = duration_flag(vm, "keepalive-timeout");
+  cfg.write_timeout = duration_flag(vm, "write-timeout");
   cfg.max_connection_age = duration_flag(vm, "max-connection-age");
   cfg.drain = duration_flag(vm, "drain");
   cfg.reconnect_delay = duration_flag(vm, "reconnect-delay");
@@ -197,7 +211,22 @@ config build_config(const po::variables_map& vm,
   cfg.max_queue = number_flag(vm, "max-queue", 1, no_limit);
   cfg.max_body = number_flag(vm, "max-body", 1, no_limit);
   cfg.max_connections = number_flag(vm, "max-connections", 1, no_limit);
+  cfg.max_sessions = number_flag(vm, "max-sessions", 0, no_limit);
+  cfg.max_sessions_per_user = number_flag(vm, "max-sessions-per-user", 1, no_limit);
+  cfg.max_poll_batch = number_flag(vm, "max-poll-batch", 1, no_limit);
   cfg.max_scheduled = number_flag(vm, "max-scheduled", 1, no_limit);
+  cfg.max_connections_per_ip = number_flag(vm, "max-connections-per-ip", 0, no_limit);
+  cfg.connect_rate_per_ip =
+      static_cast<std::uint32_t>(number_flag(vm, "connect-rate-per-ip", 0, 1'000'000));
+  if (vm.count("trusted-proxy")) {
+    cfg.trusted_proxy = text_of(vm, "trusted-proxy");
+    auto ranges = parse_address_ranges(cfg.trusted_proxy);
+    if (!ranges) bad_flag("trusted-proxy", ranges.error);
+    cfg.trusted_proxies = std::move(*ranges.value);
+  }
+  cfg.client_message_rate =
+      static_cast<std::uint32_t>(number_flag(vm, "client-message-rate", 0, 1'000'000));
+  cfg.max_sticky = number_flag(vm, "max-sticky", 1, no_limit);
   const std::string& compression = text_of(vm, "compression");
   if (compression != "on" && compression != "off")
     bad_flag("compression", "expected on or off, got '" + compression + "'");
@@ -205,7 +234,10 @@ config build_config(const po::variables_map& vm,
   cfg.compress_min_bytes = number_flag(vm, "compress-min-bytes", 0, no_limit);
 
   resolve_admin_token(vm, getenv, cfg);
-  if (vm.count("web-root")) cfg.web_root = text_of(vm, "web-root");
+  if (vm.count("web-root")) {
+    cfg.web_root = text_of(vm, "web-root");
+    check_web_root(cfg.web_root);
+  }
   if (vm.count("redis")) {
     auto url = parse_redis_url(text_of(vm, "redis"));
     if (!url) bad_flag("redis", url.error);
@@ -232,7 +264,7 @@ config build_config(const po::variables_map& vm,
 std::map<std::string, config_file_entry> merge_config_file(const po::options_description& flags,
                                                            po::variables_map& vm) {
   auto kind_of = [&flags](std::string_view name) {
-    if (name == "help" || name == "config") return setting_kind::not_allowed;
+    if (name == "help" || name == "version" || name == "config") return setting_kind::not_allowed;
     const auto* flag = flags.find_nothrow(std::string(name), false);
     if (!flag) return setting_kind::unknown;
     return flag->semantic()->max_tokens() == 0 ? setting_kind::switch_ : setting_kind::value;
@@ -283,7 +315,11 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
       out << "Usage: ringcast [flags]\n\n"
              "A long-connection push server: WebSocket, Server-Sent Events and long-poll.\n"
              "DURATION is whole seconds (25) or a number with a unit: 500ms, 25s, 2m, 1h.\n\n"
-          << help_text(flags);
+          << help_text();
+      return {std::nullopt, 0};
+    }
+    if (vm.count("version")) {
+      out << "ringcast " << project_version << "\n";
       return {std::nullopt, 0};
     }
     if (vm.count("config")) {

@@ -2,6 +2,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <charconv>
 #include <random>
@@ -27,7 +28,7 @@ constexpr std::chrono::hours live_session_record{24};
 const std::string publish_script =
     std::string(stream_append_lua) +
     "return append(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], "
-    "ARGV[7], ARGV[8], ARGV[9])";
+    "ARGV[7], ARGV[8], ARGV[9], ARGV[10])";
 
 // KEYS: session record. ARGV: node, expiry (ms), control channel, session key.
 constexpr const char* claim_script = R"lua(
@@ -85,10 +86,9 @@ void redis_bus::start() {
 void redis_bus::connect_all() {
   if (!sentinel_) return connect_to_master();
   sentinel_->resolve([this](std::optional<redis_endpoint> master, std::string why) {
-    if (!master) {
-      log_warn("redis: no master '{}' from the Sentinels: {}", url_.master_name, why);
-      return on_lost();
-    }
+    if (!master)
+      return on_lost(
+          fmt::format("redis: no master '{}' from the Sentinels: {}", url_.master_name, why));
     if (master->host != url_.host || master->port != url_.port)
       log_info("redis: master '{}' is {}:{}", url_.master_name, master->host, master->port);
     url_.host = master->host;
@@ -118,23 +118,40 @@ void redis_bus::drop_connections() {
 }
 
 void redis_bus::connect_to_master() {
-  commands_ = std::make_unique<redis_connection>(ctx_, url_);
-  reader_ = std::make_unique<redis_connection>(ctx_, url_);
-  control_ = std::make_unique<redis_connection>(ctx_, url_);
+  // A slow server gets as long to answer as the back-off waits, and at least a second.
+  const auto timeout = std::max(backoff_, std::chrono::milliseconds(1000));
+  commands_ = std::make_unique<redis_connection>(ctx_, url_, timeout);
+  reader_ = std::make_unique<redis_connection>(ctx_, url_, timeout);
+  control_ = std::make_unique<redis_connection>(ctx_, url_, timeout);
   auto on_up = [this] {
     if (!commands_->up() || !reader_->up() || !control_->up()) return;
     up_.store(true, std::memory_order_relaxed);
     following_moved_ = false;
     backoff_ = std::chrono::milliseconds(100);
-    log_info("redis: connected");
+    {
+      std::lock_guard lock(problem_mutex_);
+      problem_.clear();
+    }
+    if (failed_attempts_ == 0) {
+      log_info("redis {}:{}: connected", url_.host, url_.port);
+    } else {
+      log_info("redis {}:{}: connected after {} failed attempts", url_.host, url_.port,
+               failed_attempts_);
+    }
+    last_logged_.clear();
+    unlogged_failures_ = 0;
+    failed_attempts_ = 0;
     control_->subscribe(control_channel, [this](const redisReply* r) { on_control(r); });
+    for (const auto& f : connected_listeners_)
+      f();
     if (seeded_) {
       read_stream();
     } else {
       load_history();
     }
   };
-  auto on_down = [this] { on_lost(); };
+  auto on_down = [this, where = fmt::format("redis {}:{}", url_.host, url_.port)](
+                     const std::string& why) { on_lost(where + ": " + why); };
   commands_->connect(on_up, on_down);
   reader_->connect(on_up, on_down);
   control_->connect(on_up, on_down);
@@ -142,7 +159,31 @@ void redis_bus::connect_to_master() {
 
 // Any of the three connections failing takes the bus down; all three are made again after a
 // back-off (100 ms doubling to 5 s). Connected clients are served meanwhile.
-void redis_bus::on_lost() {
+std::string redis_bus::problem() const {
+  std::lock_guard lock(problem_mutex_);
+  return problem_;
+}
+
+void redis_bus::log_failure(const std::string& why) {
+  constexpr std::chrono::milliseconds repeat_same_cause{5000};
+  ++failed_attempts_;
+  const auto now = std::chrono::steady_clock::now();
+  if (why == last_logged_ && now - last_logged_at_ < repeat_same_cause) {
+    ++unlogged_failures_;
+    return;
+  }
+  if (why == last_logged_) {
+    log_warn("{}; still failing ({} more attempts); retrying in {} ms", why, unlogged_failures_ + 1,
+             backoff_.count());
+  } else {
+    log_warn("{}; retrying in {} ms", why, backoff_.count());
+  }
+  last_logged_ = why;
+  last_logged_at_ = now;
+  unlogged_failures_ = 0;
+}
+
+void redis_bus::on_lost(std::string why) {
   if (retry_pending_) return;
   retry_pending_ = true;
   // A Cluster primary we were MOVED to is gone (a failover): start again from the address given,
@@ -151,9 +192,17 @@ void redis_bus::on_lost() {
     url_.host = given_.host;
     url_.port = given_.port;
   }
+  {
+    std::lock_guard lock(problem_mutex_);
+    problem_ = why;
+  }
   if (up_.exchange(false, std::memory_order_relaxed)) {
-    log_warn("redis: connection lost; reconnecting");
+    log_warn("{}; reconnecting", why);
+    last_logged_ = why;
+    last_logged_at_ = std::chrono::steady_clock::now();
     reconnects_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    log_failure(why);
   }
   retry_.expires_after(backoff_);
   backoff_ =
@@ -191,19 +240,79 @@ bool redis_bus::follow_moved(const redisReply* r) {
 }
 
 void redis_bus::load_history() {
-  reader_->command({"XREVRANGE", stream_key, "+", "-", "COUNT", std::to_string(history_)},
-                   [this](const redisReply* r) {
+  reader_->command(
+      {"XREVRANGE", stream_key, "+", "-", "COUNT", std::to_string(history_)},
+      [this](const redisReply* r) {
+        if (follow_moved(r)) return;
+        if (!r || r->type != REDIS_REPLY_ARRAY) return;  // lost: retried on reconnect
+        std::vector<message_ptr> retained;
+        std::vector<std::uint64_t> taken_down;
+        for (std::size_t i = r->elements; i-- > 0;) {
+          if (auto e = parse_entry(r->element[i])) {
+            last_entry_ = e->entry_id;
+            if (e->msg)
+              retained.push_back(std::move(e->msg));
+            else
+              taken_down.push_back(e->take_down);
+          }
+        }
+        // Taken down before this node started: expired, nobody here has it.
+        for (const auto& m : retained) {
+          if (std::find(taken_down.begin(), taken_down.end(), m->id) != taken_down.end())
+            m->expired.store(true, std::memory_order_relaxed);
+        }
+        load_in_force(std::move(retained));
+      });
+}
+
+namespace {
+
+// KEYS: the sticky set. Forgets those whose expiry has passed (Redis's clock) and returns the
+// others as stream entries: {{"0-0", {field, value, ...}}, ...}.
+constexpr const char* in_force_script = R"lua(
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local f = redis.call('HGETALL', KEYS[1] .. ':' .. id)
+  if #f > 0 then out[#out + 1] = {'0-0', f} end
+end
+return out
+)lua";
+
+// KEYS: stream, sticky set. ARGV: stream maxlen, message id.
+constexpr const char* take_down_script = R"lua(
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'takedown', ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('DEL', KEYS[2] .. ':' .. ARGV[2])
+return 1
+)lua";
+
+}  // namespace
+
+// The sticky messages in force that the stream has evicted join the seeded history's: a node
+// started after --history more publishes still has them in force.
+void redis_bus::load_in_force(std::vector<message_ptr> retained) {
+  reader_->command({"EVAL", in_force_script, "1", sticky_key},
+                   [this, retained = std::move(retained)](const redisReply* r) mutable {
                      if (follow_moved(r)) return;
                      if (!r || r->type != REDIS_REPLY_ARRAY) return;  // lost: retried on reconnect
-                     std::vector<message_ptr> retained;
-                     for (std::size_t i = r->elements; i-- > 0;) {
-                       if (auto e = parse_entry(r->element[i])) {
-                         last_entry_ = e->entry_id;
-                         retained.push_back(std::move(e->msg));
-                       }
+                     std::vector<message_ptr> beyond;
+                     for (std::size_t i = 0; i < r->elements; ++i) {
+                       auto e = parse_entry(r->element[i]);
+                       if (!e || !e->msg) continue;
+                       const auto id = e->msg->id;
+                       if (std::none_of(retained.begin(), retained.end(),
+                                        [id](const message_ptr& m) { return m->id == id; }))
+                         beyond.push_back(std::move(e->msg));
                      }
+                     std::sort(
+                         beyond.begin(), beyond.end(),
+                         [](const message_ptr& a, const message_ptr& b) { return a->id < b->id; });
                      seeded_ = true;
                      hooks_.seed_history(std::move(retained));
+                     if (hooks_.seed_in_force) hooks_.seed_in_force(std::move(beyond));
                      read_stream();
                    });
 }
@@ -228,6 +337,10 @@ void redis_bus::on_entries(const redisReply* reply) {
       auto e = parse_entry(entries->element[i]);
       if (!e) continue;
       last_entry_ = e->entry_id;
+      if (!e->msg) {
+        hooks_.take_down(e->take_down);
+        continue;
+      }
       std::function<void(std::size_t)> counted = [](std::size_t) {};
       if (auto waiting = awaiting_delivery_.find(e->token); waiting != awaiting_delivery_.end()) {
         counted = [done = std::move(waiting->second), id = e->msg->id](std::size_t n) {
@@ -256,23 +369,23 @@ void redis_bus::publish(const publish_request& req,
   // `recipients` is known; the token finds the waiting reply whichever arrives first.
   std::string token = fmt::format("{}:{}", node_id_, ++publish_seq_);
   awaiting_delivery_[token] = std::move(done);
-  commands_->command({"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(),
-                      std::to_string(history_), ts, std::string(name_of(to.to)), to.target,
-                      req.data_json, token, expires, std::to_string(req.spread.count())},
-                     [this, token](const redisReply* r) {
-                       if (r && r->type != REDIS_REPLY_ERROR) return;
-                       if (!follow_moved(r) && r)
-                         log_warn("redis: publish failed: {}", reply_text(r));
-                       // A master demoted to a replica (a failover we have not heard of yet):
-                       // find the master again.
-                       if (r && reply_text(r).starts_with("READONLY") && sentinel_)
-                         asio::post(ctx_, [this] { drop_connections(); });
-                       auto waiting = awaiting_delivery_.find(token);
-                       if (waiting == awaiting_delivery_.end()) return;
-                       auto fail = std::move(waiting->second);
-                       awaiting_delivery_.erase(waiting);
-                       fail(std::nullopt);
-                     });
+  commands_->command(
+      {"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(), std::to_string(history_),
+       ts, std::string(name_of(to.to)), to.target, req.data_json, token, expires,
+       std::to_string(req.spread.count()), req.sticky ? "1" : "0"},
+      [this, token](const redisReply* r) {
+        if (r && r->type != REDIS_REPLY_ERROR) return;
+        if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", reply_text(r));
+        // A master demoted to a replica (a failover we have not heard of yet):
+        // find the master again.
+        if (r && reply_text(r).starts_with("READONLY") && sentinel_)
+          asio::post(ctx_, [this] { drop_connections(); });
+        auto waiting = awaiting_delivery_.find(token);
+        if (waiting == awaiting_delivery_.end()) return;
+        auto fail = std::move(waiting->second);
+        awaiting_delivery_.erase(waiting);
+        fail(std::nullopt);
+      });
 }
 
 void redis_bus::announce_kick(const std::string& user, std::function<void(bool)> done) {
@@ -283,6 +396,19 @@ void redis_bus::announce_kick(const std::string& user, std::function<void(bool)>
   commands_->command(
       {"PUBLISH", control_channel, fmt::format("kick {} {}", node_id_, user)},
       [done = std::move(done)](const redisReply* r) { done(r && r->type != REDIS_REPLY_ERROR); });
+}
+
+void redis_bus::announce_take_down(std::uint64_t id, std::function<void(bool)> done) {
+  if (!up()) {
+    asio::post(ctx_, [done = std::move(done)] { done(false); });
+    return;
+  }
+  commands_->command({"EVAL", take_down_script, "2", stream_key, sticky_key,
+                      std::to_string(history_), std::to_string(id)},
+                     [this, done = std::move(done)](const redisReply* r) {
+                       follow_moved(r);
+                       done(r && r->type != REDIS_REPLY_ERROR);
+                     });
 }
 
 void redis_bus::claim_session(const std::string& key, std::function<void(bool)> done) {

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,18 +43,29 @@ class redis_bus {
   struct node_hooks {
     // The retained messages at start-up, oldest first, before any live one.
     std::function<void(std::vector<message_ptr>)> seed_history;
+    // At start-up too, after seed_history: sticky messages in force that the stream no longer
+    // holds (evicted by its MAXLEN).
+    std::function<void(std::vector<message_ptr>)> seed_in_force;
     // Deliver to this node's clients; `done(recipients)`.
     std::function<void(message_ptr, std::function<void(std::size_t)>)> deliver;
     // Another node kicked `user` / took over session `key` ("user/sid").
     std::function<void(std::string user)> kick;
     std::function<void(std::string key)> evict;
+    // A take-down of message `id` read from the stream (any node's, this one's included).
+    std::function<void(std::uint64_t id)> take_down;
   };
 
   redis_bus(boost::asio::io_context& ctx, redis_url url, std::size_t history,
             std::chrono::milliseconds session_ttl, node_hooks hooks);
 
   void start();
+  // `f` runs on the bus's io_context each time the bus connects (at start-up and after every
+  // loss), after the connections are up: presence rewrites its keys then, not a heartbeat later.
+  void on_connected(std::function<void()> f) { connected_listeners_.push_back(std::move(f)); }
   bool up() const { return up_.load(std::memory_order_relaxed); }
+  // Why Redis cannot be used now ("redis 127.0.0.1:6379: auth failed (WRONGPASS …)"), for the
+  // 503s; empty while up. Safe from any thread.
+  std::string problem() const;
   // Times the connection to Redis was lost.
   std::uint64_t reconnects() const { return reconnects_.load(std::memory_order_relaxed); }
   const std::string& node_id() const { return node_id_; }
@@ -66,6 +78,9 @@ class redis_bus {
   void publish(const publish_request& req, std::function<void(std::optional<receipt>)> done);
   // Tells the other nodes; false if Redis is unreachable.
   void announce_kick(const std::string& user, std::function<void(bool)> done);
+  // Appends a take-down of message `id` to the stream, which every node reads in order; false
+  // if Redis is unreachable.
+  void announce_take_down(std::uint64_t id, std::function<void(bool)> done);
   // This node now holds session `key`; `done(existed)`: the session was known to Redis (on this or
   // another node). Unreachable Redis: done(false).
   void claim_session(const std::string& key, std::function<void(bool)> done);
@@ -78,11 +93,15 @@ class redis_bus {
  private:
   void connect_all();
   void connect_to_master();
-  void on_lost();
+  void on_lost(std::string why);
+  // Logs a failed attempt: a new cause at once, the same one again at most every
+  // `repeat_same_cause` (the longest back-off step), with how many attempts failed meanwhile.
+  void log_failure(const std::string& why);
   void on_switch(const redis_endpoint& master);
   void drop_connections();
   bool follow_moved(const struct redisReply* r);
   void load_history();
+  void load_in_force(std::vector<message_ptr> retained);
   void read_stream();
   void on_entries(const struct redisReply* reply);
   void on_control(const struct redisReply* reply);
@@ -102,6 +121,13 @@ class redis_bus {
   std::chrono::milliseconds backoff_{100};
   std::atomic<bool> up_{false};
   std::atomic<std::uint64_t> reconnects_{0};
+  mutable std::mutex problem_mutex_;
+  std::string problem_;  // guarded by problem_mutex_
+  std::string last_logged_;
+  std::chrono::steady_clock::time_point last_logged_at_;
+  std::uint64_t unlogged_failures_ = 0;  // same cause as last logged, not logged again
+  std::uint64_t failed_attempts_ = 0;    // since the bus was last up
+  std::vector<std::function<void()>> connected_listeners_;
   bool seeded_ = false;
   std::string last_entry_ = "0-0";  // the last stream entry read
   bool retry_pending_ = false;

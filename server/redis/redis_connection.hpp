@@ -6,7 +6,9 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,14 +25,23 @@ class redis_connection {
   // nullptr when the connection failed before the reply came.
   using reply_handler = std::function<void(const redisReply*)>;
 
-  redis_connection(boost::asio::io_context& ctx, redis_url url);
+  // Why a connection went down, for the log and the 503s: "connection refused", "timeout (no
+  // answer within 1 s)", "auth failed (WRONGPASS …)", "wrong role: a replica, …", "connection
+  // lost (…)".
+  using down_handler = std::function<void(const std::string& why)>;
+
+  // `connect_timeout`: how long connecting, authenticating and checking the server may take.
+  redis_connection(boost::asio::io_context& ctx, redis_url url,
+                   std::chrono::milliseconds connect_timeout = std::chrono::seconds(1));
   ~redis_connection();
   redis_connection(const redis_connection&) = delete;
   redis_connection& operator=(const redis_connection&) = delete;
 
-  // Connects, authenticates and selects the database, then calls `on_up`. `on_down` is called
-  // once when the attempt fails or, after `on_up`, when the connection is lost.
-  void connect(std::function<void()> on_up, std::function<void()> on_down);
+  // Connects, authenticates, checks that the server is a master (not a replica or a Sentinel: it
+  // would refuse writes) and selects the database, then calls `on_up`; to a Sentinel (sentinel://)
+  // it only pings. `on_down` is called once, with the reason, when the attempt fails or, after
+  // `on_up`, when the connection is lost.
+  void connect(std::function<void()> on_up, down_handler on_down);
   bool up() const { return up_; }
   // Drops the connection as if it had been lost: pending commands get nullptr, then `on_down`.
   // (A Sentinel said the master moved, or the server answered READONLY.)
@@ -55,6 +66,10 @@ class redis_connection {
   void wait_readable();
   void wait_writable();
   void lost();
+  // The handshake failed (`why`): drop the connection, reporting `why` through on_down.
+  void refuse(std::string why);
+  // Checks ROLE's and SELECT's replies during the handshake; false after refusing.
+  bool handshake_ok(const redisReply* r, std::string_view command);
 
   boost::asio::io_context& ctx_;
   redis_url url_;
@@ -67,7 +82,10 @@ class redis_connection {
   bool read_waiting_ = false, write_waiting_ = false;
   bool up_ = false;
   bool destroying_ = false;
-  std::function<void()> on_down_;
+  down_handler on_down_;
+  std::string failure_;  // why it went down, when known before hiredis reports the disconnect
+  std::chrono::milliseconds connect_timeout_;
+  boost::asio::steady_timer deadline_;
 };
 
 }  // namespace ringcast

@@ -119,6 +119,12 @@ redis_presence::redis_presence(asio::io_context& bus_ctx, redis_bus& bus,
     : ctx_(bus_ctx), bus_(bus), local_(local), ttl_(session_ttl), timer_(bus_ctx) {}
 
 void redis_presence::start() {
+  // A beat before Redis answers is lost, and a Redis that restarted has lost this node's keys:
+  // write them and beat as soon as the bus is up, not a third of a session TTL later.
+  bus_.on_connected([this] {
+    stale_ = true;
+    beat();
+  });
   beat();
 }
 

@@ -4,9 +4,10 @@
 //   {ringcast}:presence:<node>:u          hash: user -> online sessions on that node
 //   {ringcast}:presence:<node>:c:<chan>   hash: user -> online sessions listening to chan there
 //   {ringcast}:presence:<node>:channels   sorted set: chan -> online sessions there (for ?top=)
-// Each node changes its own keys as its sessions come and go (HINCRBY, no scan) and beats every
-// third of the session TTL; a query sums the nodes whose beat is younger than one session TTL, so
-// a node that dies stops counting within one TTL, and its keys expire after two.
+// Each node changes its own keys as its sessions come and go (HINCRBY, no scan), writes them all
+// and beats each time the bus connects, then beats every third of the session TTL; a query sums
+// the nodes whose beat is younger than one session TTL, so a node that dies stops counting within
+// one TTL, and its keys expire after two.
 // The session events arrive on every loop and are posted to the bus's io_context, where all of
 // this runs. A change that fails (Redis unreachable) marks the node's keys stale: the next beat
 // writes them again from this node's own counts (presence_counts).

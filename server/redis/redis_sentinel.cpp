@@ -94,10 +94,10 @@ void redis_sentinel::ask(std::size_t index, std::shared_ptr<resolved> done, std:
                      check_role({std::string(str(r->element[0])), *port}, index, done, errors);
                    });
       },
-      [answered, next]() mutable {
+      [answered, next](const std::string& why) mutable {
         if (*answered) return;
         *answered = true;
-        next("unreachable");
+        next(why);
       });
 }
 
@@ -125,10 +125,10 @@ void redis_sentinel::check_role(redis_endpoint master, std::size_t index,
           (*done)(master, {});
         });
       },
-      [answered, next] {
+      [answered, next](const std::string& why) {
         if (*answered) return;
         *answered = true;
-        next("unreachable");
+        next(why);
       });
 }
 
@@ -174,7 +174,7 @@ void redis_sentinel::subscribe(std::size_t index) {
           if (on_switch_) on_switch_({words[3], *port});
         });
       },
-      again);
+      [again](const std::string&) { again(); });
 }
 
 }  // namespace ringcast

@@ -9,14 +9,25 @@
 namespace ringcast {
 
 // Lua numbers are doubles: ids stay exact below 2^53 (the year 2255 in microseconds). `expires`
-// (Unix ms, 0: none) and `spread` (ms, 0: none) are ignored by a node of an earlier version.
+// (Unix ms, 0: none), `spread` (ms, 0: none) and `sticky` ("1" or "0"; nil for a promotion
+// scheduled by an earlier version) are ignored by a node of an earlier version.
 const char* const stream_append_lua = R"lua(
-local function append(last_key, stream, node_us, maxlen, ts, to, target, data, token, expires, spread)
+local function append(last_key, stream, node_us, maxlen, ts, to, target, data, token, expires, spread, sticky)
   local last = tonumber(redis.call('GET', last_key) or '0')
   local id = string.format('%.0f', math.max(last + 1, tonumber(node_us)))
   redis.call('SET', last_key, id)
   redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'id', id, 'ts', ts, 'to', to,
-             'target', target, 'data', data, 'token', token, 'expires', expires, 'spread', spread)
+             'target', target, 'data', data, 'token', token, 'expires', expires, 'spread', spread,
+             'sticky', sticky or '0')
+  if sticky == '1' then
+    -- In force beyond the stream's MAXLEN: kept apart until its expiry or a take-down.
+    local item = '{ringcast}:sticky:' .. id
+    redis.call('HSET', item, 'id', id, 'ts', ts, 'to', to, 'target', target, 'data', data,
+               'expires', expires, 'spread', spread, 'sticky', '1')
+    local e = tonumber(expires) or 0
+    if e > 0 then redis.call('PEXPIREAT', item, e) end
+    redis.call('ZADD', '{ringcast}:sticky', e > 0 and e or '+inf', id)
+  end
   return id
 end
 )lua";
@@ -46,8 +57,9 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
   if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return std::nullopt;
   const redisReply* fields = e->element[1];
   if (fields->type != REDIS_REPLY_ARRAY) return std::nullopt;
-  std::optional<std::uint64_t> id, ts, expires, spread_ms;
+  std::optional<std::uint64_t> id, ts, expires, spread_ms, take_down;
   std::string_view to, target, data, token;
+  bool sticky = false;
   for (std::size_t i = 0; i + 1 < fields->elements; i += 2) {
     const std::string_view name = reply_text(fields->element[i]);
     const std::string_view value = reply_text(fields->element[i + 1]);
@@ -67,14 +79,20 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
       expires = to_u64(value);
     else if (name == "spread")  // absent in entries of versions without paced publish: 0
       spread_ms = to_u64(value);
+    else if (name == "sticky")
+      sticky = value == "1";
+    else if (name == "takedown")
+      take_down = to_u64(value);
   }
+  if (take_down)
+    return stream_entry{std::string(reply_text(e->element[0])), nullptr, {}, *take_down};
   if (!id || !ts || data.empty()) return std::nullopt;
   return stream_entry{
       std::string(reply_text(e->element[0])),
       make_message(*id, static_cast<std::int64_t>(*ts),
                    {audience_named(to).value_or(audience::broadcast), std::string(target)}, data,
                    static_cast<std::int64_t>(expires.value_or(0)),
-                   std::chrono::milliseconds(spread_ms.value_or(0))),
+                   std::chrono::milliseconds(spread_ms.value_or(0)), sticky),
       std::string(token)};
 }
 

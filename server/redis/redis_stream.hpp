@@ -18,21 +18,30 @@ namespace ringcast {
 // MOVED to it). docs/scaling.md#cluster.
 inline const std::string stream_key = "{ringcast}:stream";
 inline const std::string last_id_key = "{ringcast}:last_id";
+// The sticky messages in force (docs/protocol.md, "Promotions in force"), kept beyond the stream's
+// MAXLEN: a sorted set of ids by expiry (Unix ms; +inf: none), and per message the hash
+// `{ringcast}:sticky:<id>` with the fields of its stream entry; both are written by the append
+// script and removed by a take-down.
+inline const std::string sticky_key = "{ringcast}:sticky";
 
 // Lua defining `append(last_id_key, stream_key, node_us, maxlen, ts, to, target, data, token,
-// expires, spread)`, which numbers a message and appends it to the stream, returning its id: the
-// larger of last id + 1 and `node_us` (the calling node's clock in µs), so ids never go backwards,
-// even if Redis loses its data. A script using it starts with this text.
+// expires, spread, sticky)`, which numbers a message and appends it to the stream, returning its
+// id: the larger of last id + 1 and `node_us` (the calling node's clock in µs), so ids never go
+// backwards, even if Redis loses its data. A script using it starts with this text.
 extern const char* const stream_append_lua;
 
 std::string_view reply_text(const redisReply* r);
 
 struct stream_entry {
   std::string entry_id;
-  message_ptr msg;
+  message_ptr msg;    // null for a take-down
   std::string token;  // names the node's publish waiting for it; empty for a scheduled one
+  // A take-down entry ("takedown" <id>, no message: DELETE /admin/messages/<id>): every node
+  // expires that message at once. An earlier version, finding no message in it, skips it.
+  std::uint64_t take_down = 0;
 };
-// [entry id, [field, value, ...]] -> a message; nullopt for an entry this version cannot read.
+// [entry id, [field, value, ...]] -> a message or a take-down; nullopt for an entry this version
+// cannot read.
 std::optional<stream_entry> parse_entry(const redisReply* e);
 
 // The node's clock in µs since the Unix epoch, as the append script's `node_us`.

@@ -8,6 +8,10 @@
 
 #include <arpa/inet.h>
 
+#include <fstream>
+#include <optional>
+#include <string_view>
+
 namespace ringcast {
 namespace {
 
@@ -20,6 +24,23 @@ std::string drain_error_text() {
     text += reason ? reason : fmt::format("OpenSSL error {:#x}", e);
   }
   return text.empty() ? "unknown OpenSSL error" : text;
+}
+
+// A file that is not PEM at all (DER, the wrong file) fails with OpenSSL's "no start line; PEM
+// lib" or "unsupported; PEM lib": say what that means instead. nullopt: it is PEM (or unreadable,
+// which OpenSSL's own text says).
+std::optional<std::string> not_pem(const std::string& file, std::string_view what) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (head.find("-----BEGIN ") != std::string::npos) return std::nullopt;
+  ERR_clear_error();
+  return fmt::format(
+      "{}: not a PEM {} (no \"-----BEGIN\" line; a DER file converts with openssl {} "
+      "-inform der -in {} -out FILE.pem)",
+      file, what, what == "certificate" ? "x509" : "pkey", file);
 }
 
 // Browsers offer h2 first; ringcast speaks HTTP/1.1 (WebSocket upgrades need it), so it picks
@@ -116,8 +137,10 @@ parsed<tls_context> tls_context::for_server(const std::string& cert_file,
   ERR_clear_error();
   std::unique_ptr<SSL_CTX, ctx_free> ctx(new_context(TLS_server_method()));
   if (!ctx) return parsed<tls_context>::fail(drain_error_text());
-  if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert_file.c_str()) != 1)
+  if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert_file.c_str()) != 1) {
+    if (auto why = not_pem(cert_file, "certificate")) return parsed<tls_context>::fail(*why);
     return parsed<tls_context>::fail(fmt::format("{}: {}", cert_file, drain_error_text()));
+  }
   bool passphrase_asked = false;
   SSL_CTX_set_default_passwd_cb(ctx.get(), refuse_passphrase);
   SSL_CTX_set_default_passwd_cb_userdata(ctx.get(), &passphrase_asked);
@@ -136,6 +159,7 @@ parsed<tls_context> tls_context::for_server(const std::string& cert_file,
       return parsed<tls_context>::fail(
           fmt::format("{} is not the key of the certificate in {}", key_file, cert_file));
     }
+    if (auto why = not_pem(key_file, "private key")) return parsed<tls_context>::fail(*why);
     return parsed<tls_context>::fail(fmt::format("{}: {}", key_file, drain_error_text()));
   }
   harden_server(ctx.get());

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  fakeSkip, launchBrowser, openStore, screenshot, startServer, uniqueUser,
+  USE_FAKE, fakeSkip, launchBrowser, openStore, screenshot, startServer, uniqueUser,
 } from './support.mjs';
 
 describe('admin page', () => {
@@ -187,6 +187,13 @@ describe('admin page', () => {
       await admin.waitForTimeout(700);
     }
     await admin.waitForFunction(() => /Published #/.test(document.querySelector('#publish-result').textContent));
+    await admin.evaluate(() => { document.querySelector('#publish-target').value = ''; });
+    if (!USE_FAKE) {
+      // A promotion waiting for its time, so that the picture shows the scheduled list too (the
+      // stand-in takes no pictures for the README).
+      await server.publish({ delay: '2h', ttl: '1h', users: ['alice', 'bob'], data: { title: 'Weekend sale', code: 'WEEKEND' } });
+      await admin.locator('#scheduled:not([hidden]) tbody tr').first().waitFor({ timeout: 10000 });
+    }
     await screenshot(admin, 'admin');
   });
 

@@ -96,6 +96,18 @@ describe('ringcast.js client library', () => {
     });
   }
 
+  test('rewind: sent on the first connect only; later connects resume with since', async () => {
+    await start({ user, transport: 'ws', rewind: '30s' });
+    await waitForState('open', 'ws');
+    fake.dropAll();
+    await until(() => connectsOf().length >= 2);
+    const [first, second] = connectsOf();
+    assert.equal(first.params.rewind, '30s');
+    assert.equal(first.params.since, undefined);
+    assert.equal(second.params.rewind, undefined);
+    assert.notEqual(second.params.since, undefined);
+  });
+
   test('drops a message it has already seen', async () => {
     await start({ user, transport: 'ws' });
     await waitForState('open', 'ws');

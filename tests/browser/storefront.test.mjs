@@ -54,6 +54,33 @@ describe('storefront', () => {
     await page.close();
   });
 
+  test('a burst of 300 promotions is shown and acknowledged within --client-message-rate (ws)',
+    { skip: fakeSkip('the stand-in has no stats or reach') }, async () => {
+    // The page acks every promotion it shows; ringcast.js sends the newest at most every 100 ms,
+    // so a burst far above the server's 50 frames a second (bursts of 100) keeps the socket.
+    const user = uniqueUser('burst');
+    const page = await openStore(browser.context, server.url, { user, transport: 'ws' });
+    const before = await server.get('/admin/stats');
+    let last = 0;
+    for (let i = 0; i < 300; i += 50) {
+      const ids50 = await Promise.all(Array.from({ length: 50 },
+        (_, k) => server.publish({ user, data: { title: `Burst ${i + k}` } }).then((r) => r.id)));
+      last = Math.max(last, ...ids50);
+    }
+    await page.locator(`#promotions li[data-id="${last}"]`).waitFor({ timeout: 10000 });
+    let reach;
+    for (let i = 0; i < 50 && reach?.acked !== 1; i++) {
+      reach = await server.get(`/admin/messages/${last}`);
+      if (reach.acked !== 1) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(reach.acked, 1, JSON.stringify(reach));
+    const after = await server.get('/admin/stats');
+    assert.equal(after.expirations.message_rate, before.expirations.message_rate ?? 0,
+      'the page was closed for its message rate');
+    assert.equal(await page.textContent('#transport'), 'ws');
+    await page.close();
+  });
+
   for (const transport of ['ws', 'sse', 'poll']) {
     test(`counts an expiring promotion down and takes it down on expired (${transport})`,
       { skip: fakeSkip('the stand-in has no ttl, users or reach') }, async () => {

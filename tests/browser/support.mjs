@@ -2,7 +2,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { assertCleanExit } from '../common/server_exit.mjs';
 import { startFakeServer } from './fake_server.mjs';
+import { pageSourcesHash } from './page_sources.mjs';
 
 // The binary under test: $RINGCAST_BIN (CTest sets it), else this checkout's build.
 export const SERVER_BIN = process.env.RINGCAST_BIN
@@ -193,7 +194,8 @@ export async function wsRoundTrip(page) {
 
 /**
  * Writes tests/output/<name>.png. With RINGCAST_UPDATE_SCREENSHOTS=1 (and the real server) it is
- * also copied to docs/img/ for the README, so an ordinary test run leaves the tree clean.
+ * also copied to docs/img/ for the README, with <name>.sources (page_sources.mjs), so an ordinary
+ * test run leaves the tree clean.
  */
 export async function screenshot(page, name) {
   await mkdir(OUTPUT_DIR, { recursive: true });
@@ -202,6 +204,8 @@ export async function screenshot(page, name) {
   if (USE_FAKE || process.env.RINGCAST_UPDATE_SCREENSHOTS !== '1') return;
   await mkdir(DOCS_IMG_DIR, { recursive: true });
   await copyFile(file, join(DOCS_IMG_DIR, `${name}.png`));
+  // What the picture shows, for screenshots_current.test.mjs (page_sources.mjs).
+  await writeFile(join(DOCS_IMG_DIR, `${name}.sources`), `${pageSourcesHash()}\n`);
 }
 
 export const uniqueUser = (prefix) => `${prefix}-${randomBytes(4).toString('hex')}`;

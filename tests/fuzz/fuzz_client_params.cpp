@@ -21,6 +21,13 @@ void check_contract(const client_params& p) {
              p.channels.size());
   for (const auto& channel : p.channels)
     FUZZ_CHECK(ringcast::valid_identifier(channel));
+  // rewind: a count of 1-100 or a duration above 0, never both; the wall-clock bound is not set
+  // by the parser.
+  FUZZ_CHECK(!(p.rewind_count && p.rewind_for));
+  if (p.rewind_count)
+    FUZZ_CHECK(*p.rewind_count >= 1 && *p.rewind_count <= ringcast::max_rewind_count);
+  if (p.rewind_for) FUZZ_CHECK(p.rewind_for->count() > 0);
+  FUZZ_CHECK(!p.rewind_after_ms);
 }
 
 // Identifiers need no percent-encoding, so the parameters can be written out literally.

@@ -73,6 +73,28 @@ test('400 for malformed JSON and invalid bodies; the server stays up', async () 
   assert.equal((await srv.get('/healthz')).status, 200);
 });
 
+test('400 naming an unknown field on every admin body: a typo is never a broadcast', async () => {
+  const user = uid('typo');
+  const ws = await srv.wsHello({ user, channels: 'news' });
+  const s0 = await srv.stats();
+  for (const [path, body, field] of [
+    ['/admin/publish', { data: { sale: 1 }, chanel: 'vip' }, 'chanel'],
+    ['/admin/publish', { data: 1, usres: [user] }, 'usres'],
+    ['/admin/publish', { data: 1, at: Date.now() + 60000, dealy: '1s' }, 'dealy'],
+    ['/admin/kick', { user, reason: 'spam' }, 'reason'],
+  ]) {
+    const r = await srv.admin('POST', path, { body: JSON.stringify(body) });
+    assertError(r, 400, 'bad_request', `${path} ${JSON.stringify(body)}`);
+    assert.match(r.json.message, new RegExp(`^unknown field "${field}"`), r.text);
+  }
+  await ws.inbox.none((m) => m.type === 'message', 200);
+  const s1 = await srv.stats();
+  assert.equal(s1.messages.published, s0.messages.published, 'a publish with a typo went out');
+  await srv.publish({ data: 'still here', channel: 'news' });
+  await ws.next((m) => m.type === 'message' && m.data === 'still here');
+  await ws.close();
+});
+
 test('404 for unknown paths, 405 for a wrong method', async () => {
   for (const path of ['/nope', '/admin/nope', '/admin/publish/x', '/wsx']) {
     assertError(await srv.admin('GET', path), 404, 'not_found', path);

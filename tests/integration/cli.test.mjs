@@ -1,6 +1,10 @@
 // The command line: --help lists every flag with its default; a bad flag exits 2 with a message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runBinary as run } from './harness.mjs';
 
 // Every flag --help must list, with its exact default as --help prints it, `(=VALUE)` (durations
@@ -9,6 +13,7 @@ import { runBinary as run } from './harness.mjs';
 // defaults; a flag added to the server and not here, or dropped, fails the test.
 const FLAGS = {
   '--help': 'switch',
+  '--version': 'switch',
   '--config': null,
   '--listen': '127.0.0.1:8080',
   '--threads': '0',
@@ -18,6 +23,7 @@ const FLAGS = {
   '--session-ttl': '2m',
   '--handshake-timeout': '10s',
   '--keepalive-timeout': '10s',
+  '--write-timeout': '30s',
   '--max-connection-age': '0',
   '--drain': '5s',
   '--reconnect-delay': '1s',
@@ -28,7 +34,15 @@ const FLAGS = {
   '--max-queue': '1024',
   '--max-body': '65536',
   '--max-connections': '20000',
+  '--max-sessions': '0',
+  '--max-sessions-per-user': '16',
+  '--max-poll-batch': '100',
   '--max-scheduled': '100000',
+  '--max-connections-per-ip': '0',
+  '--connect-rate-per-ip': '0',
+  '--trusted-proxy': null,
+  '--client-message-rate': '50',
+  '--max-sticky': '100',
   '--compression': 'on',
   '--compress-min-bytes': '100',
   '--admin-token': null,
@@ -109,4 +123,28 @@ test('an unknown flag exits 2 with a message', async () => {
   const r = await run(['--no-such-flag', '1']);
   assert.equal(r.code, 2, r.err);
   assert.ok(r.err.includes('no-such-flag'), r.err);
+});
+
+test('--version prints the project version from CMakeLists.txt and exits 0', async () => {
+  const cmake = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../CMakeLists.txt'), 'utf8');
+  const version = /project\(ringcast VERSION (\S+)/u.exec(cmake)[1];
+  const r = await run(['--version']);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, `ringcast ${version}\n`);
+});
+
+test('--web-root that is not a readable directory exits 2 naming it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-web-root-'));
+  const file = path.join(dir, 'index.html');
+  fs.writeFileSync(file, '<p>hi</p>');
+  try {
+    for (const [root, why] of [[path.join(dir, 'missing'), /No such file or directory/u], [file, /Not a directory/u]]) {
+      const r = await run(['--web-root', root, '--listen', '127.0.0.1:0']);
+      assert.equal(r.code, 2, `--web-root ${root}: exit ${r.code} ${r.signal ?? ''}\n${r.err}`);
+      assert.ok(r.err.includes(`--web-root: '${root}' is not a readable directory`), r.err);
+      assert.match(r.err, why);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

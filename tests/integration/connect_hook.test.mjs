@@ -59,7 +59,7 @@ test('200 admits, 403 refuses like a token that does not allow it, and the backe
     assert.equal(c.hello.session, `${user}/s1`);
     const q = asked.find((x) => x.user === user);
     assert.deepEqual({ ...q, remote_addr: undefined, headers: undefined, ts: undefined },
-      { user, session: 's1', transport: 'ws', contentType: 'application/json', remote_addr: undefined, headers: undefined,
+      { user, sid: 's1', session: 's1', transport: 'ws', contentType: 'application/json', remote_addr: undefined, headers: undefined,
         origin: null, host: `${srv.host}:${srv.port}`, ts: undefined });
     assert.equal(q.remote_addr, '127.0.0.1');
     assert.equal(typeof q.headers['user-agent'], 'string');

@@ -668,7 +668,9 @@ function flagName(a) {
 // tokenVia: 'flag' (--admin-token) or 'env' (RINGCAST_ADMIN_TOKEN).
 // maxFiles: start it under `ulimit -n maxFiles` (through sh, which execs it: same pid).
 // tls: serve HTTPS/WSS with a fresh self-signed certificate for 127.0.0.1 (see makeCertificate).
-export async function startServer(args = [], { env = {}, timeoutMs = 10000, tokenVia = 'flag', maxFiles, tls = false } = {}) {
+// healthy: false returns once it listens, without waiting for /healthz to answer 200 (a node whose
+// Redis is down).
+export async function startServer(args = [], { env = {}, timeoutMs = 10000, tokenVia = 'flag', maxFiles, tls = false, healthy = true } = {}) {
   if (!existsSync(BIN)) throw new Error(`server binary not found: ${BIN} (set RINGCAST_BIN)`);
   const given = new Set(args.map(flagName).filter(Boolean));
   const token = randomBytes(16).toString('hex');
@@ -726,6 +728,7 @@ export async function startServer(args = [], { env = {}, timeoutMs = 10000, toke
   srv.outputClosed = outputClosed;
   srv.drainMs = parseDurationMs(drainArg ?? '5');
   srv.tickMs = Number(full[full.lastIndexOf('--tick-ms') + 1]);
+  if (!healthy) return srv;
   // Wait until it answers.
   await waitFor(async () => {
     try {

@@ -104,6 +104,7 @@ test('events arrive signed, once each and in order per session, retried on the b
     assert.deepEqual(of(`${alice}/s3`), ['connect:', 'disconnect:closed']);
     const connect = accepted.find((e) => e.session === `${bob}/s2`);
     assert.equal(connect.transport, 'sse');
+    assert.equal(connect.sid, 's2', 'sid as in the connect hook');
     assert.equal(connect.resumed, false);
     assert.equal(typeof connect.node, 'string');
     assert.ok(Math.abs(connect.ts - Date.now()) < 30000, `ts ${connect.ts}`);
@@ -196,6 +197,18 @@ test('drain flushes the waiting events, the disconnects included, before exiting
   await srv.stop({ closeClients: false });
   const types = backend.accepted().filter((e) => e.user === user).map((e) => `${e.type}:${e.reason ?? ''}`);
   assert.deepEqual(types, ['connect:', 'disconnect:shutdown']);
+  await backend.close();
+});
+
+test('a backend that is down while draining is one warning, not one per retry', async () => {
+  const backend = await startBackend(() => 500);
+  const srv = await startServer(['--hook-url', backend.url, '--threads', '1', '--hook-flush', '50ms', '--drain', '2s']);
+  await srv.wsHello({ user: uid('down'), sid: 'x' });
+  await waitFor(() => backend.requests.length > 0, 3000, 'a first POST');
+  await srv.stop({ closeClients: false });
+  const warnings = srv.log.split('\n').filter((l) => /warn hook: POST .* answered 500/u.test(l));
+  assert.ok(backend.requests.length >= 5, `only ${backend.requests.length} POSTs: nothing to coalesce`);
+  assert.ok(warnings.length <= 2, `${warnings.length} warnings for ${backend.requests.length} POSTs:\n${warnings.join('\n')}`);
   await backend.close();
 });
 

@@ -117,3 +117,44 @@ test('three nodes with redis sum their presence; a killed node stops counting wi
     await redisExited;
   }
 });
+
+// The first heartbeat of a node comes a third of --session-ttl after start (40 s by default); the
+// node's counts must not wait for it, at start-up nor after Redis restarted empty.
+test('with redis, presence is right at once after start-up and after Redis restarted, not a heartbeat later', async () => {
+  const port = await freePort();
+  const startRedis = async () => {
+    const proc = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' });
+    const exited = new Promise((r) => proc.on('exit', r));
+    await waitFor(() => new Promise((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      s.on('error', () => resolve(false));
+    }), 5000, 'redis-server listening');
+    return { proc, exited };
+  };
+  let redis = await startRedis();
+  let node;
+  try {
+    node = await startServer(['--redis', `redis://127.0.0.1:${port}/0`, '--session-ttl', '2m']);
+    const room = uid('room');
+    await node.wsHello({ user: uid('gil'), channels: room });
+    await node.sseHello({ user: uid('hal'), channels: room });
+    await waitFor(async () => (await presence(node, `channel=${room}`)).sessions === 2, 2000, 'two sessions within 2 s of start');
+    assert.deepEqual(await presence(node, `channel=${room}`), { channel: room, users: 2, sessions: 2 });
+    assert.deepEqual((await presence(node, 'top=1')).channels, [{ channel: room, users: 2, sessions: 2 }]);
+
+    // Redis restarts without its data: the node writes its counts again once it is back.
+    redis.proc.kill('SIGKILL');
+    await redis.exited;
+    redis = await startRedis();
+    await waitFor(async () => (await node.get('/healthz')).status === 200, 8000, 'the node reconnected');
+    await waitFor(async () => {
+      const r = await node.admin('GET', `/admin/presence?channel=${room}`);
+      return r.status === 200 && r.json.sessions === 2;
+    }, 2000, 'two sessions within 2 s of reconnecting');
+  } finally {
+    await node?.stop();
+    redis.proc.kill('SIGTERM');
+    await redis.exited;
+  }
+});

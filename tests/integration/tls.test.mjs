@@ -197,7 +197,15 @@ describe('TLS flags', () => {
     const encrypted = a.keyFile.replace(/key\.pem$/u, 'encrypted.pem');
     execFileSync('openssl', ['pkey', '-in', a.keyFile, '-aes256', '-passout', 'pass:secret',
       '-out', encrypted], { stdio: 'pipe' });
+    // A DER certificate and a key file that holds something else: "not PEM", not OpenSSL's
+    // "no start line; PEM lib".
+    const der = a.certFile.replace(/cert\.pem$/u, 'cert.der');
+    execFileSync('openssl', ['x509', '-in', a.certFile, '-outform', 'der', '-out', der], { stdio: 'pipe' });
+    const notKey = a.keyFile.replace(/key\.pem$/u, 'notes.txt');
+    writeFileSync(notKey, 'not a key\n');
     const cases = [
+      [['--tls-cert', der, '--tls-key', a.keyFile], /cert\.der: not a PEM certificate \(no "-----BEGIN" line; a DER file converts with openssl x509 -inform der/u],
+      [['--tls-cert', a.certFile, '--tls-key', notKey], /notes\.txt: not a PEM private key/u],
       [['--tls-cert', a.certFile, '--tls-key', encrypted], /encrypted\.pem: the key is encrypted/u],
       [['--tls-cert', a.certFile], /--tls-cert: needs --tls-cert and --tls-key both/u],
       [['--tls-key', a.keyFile], /--tls-key: needs --tls-cert and --tls-key both/u],

@@ -1,4 +1,5 @@
 #include "flags.hpp"
+#include "version.hpp"
 
 #include <gtest/gtest.h>
 
@@ -133,6 +134,24 @@ TEST(Flags, HelpReturnsNothing) {
   const char* argv[] = {"ringcast-load", "--help"};
   EXPECT_FALSE(parse_flags(2, argv, nullptr, &help));
   EXPECT_NE(help.find("--mix"), std::string::npos);
+}
+
+TEST(Flags, HelpNamesEveryValue) {
+  std::string help;
+  const char* argv[] = {"ringcast-load", "--help"};
+  EXPECT_FALSE(parse_flags(2, argv, nullptr, &help));
+  EXPECT_EQ(help.find(" arg"), std::string::npos) << help;
+  for (const char* named : {"--target HOST:PORT", "--clients N", "--duration DURATION",
+                            "--admin-token TOKEN", "--tls-ca FILE", "--server-pid PID,..."})
+    EXPECT_NE(help.find(named), std::string::npos) << named << "\n" << help;
+}
+
+TEST(Flags, VersionPrintsTheProjectVersion) {
+  std::string out;
+  const char* argv[] = {"ringcast-load", "--version"};
+  EXPECT_FALSE(parse_flags(2, argv, nullptr, &out));
+  EXPECT_EQ(out, std::string{"ringcast-load "} + ringcast::project_version + "\n");
+  EXPECT_NE(std::string{ringcast::project_version}, "");
 }
 
 TEST(Flags, BadValuesAreRefused) {

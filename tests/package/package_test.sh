@@ -5,7 +5,8 @@
 #      binaries link, each an installed Debian package here; the config is a conffile.
 #   2. The package unpacked into a throw-away root (dpkg -x): the installed binary serves with the
 #      installed config (an SSE client gets a publish), SIGTERM drains and exits 0; the unit passes
-#      `systemd-analyze verify` with no warning.
+#      `systemd-analyze verify` with no warning, alone and with the low-port drop-in; it bounds
+#      memory and tasks and grants no capability (only the drop-in does).
 #   3. As root (CI), installed for real with dpkg -i: system user, admin token made by postinst
 #      and readable by the service's group only, the binary run as that user with
 #      /etc/ringcast/ringcast.conf, the unit verified in place; then purged.
@@ -49,7 +50,8 @@ ok "Depends: $depends"
 listing=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/ringcast ./usr/bin/ringcast-load ./etc/ringcast/ringcast.conf \
   ./lib/systemd/system/ringcast.service ./usr/share/doc/ringcast/README.md \
-  ./usr/share/doc/ringcast/docs/operations.md ./usr/share/doc/ringcast/examples/nginx-3-nodes.conf; do
+  ./usr/share/doc/ringcast/docs/operations.md ./usr/share/doc/ringcast/examples/nginx-3-nodes.conf \
+  ./usr/share/doc/ringcast/examples/ringcast-low-port.conf; do
   grep -qx -- "$f" <<<"$listing" || fail "the package lacks $f"
 done
 ok "files, conffiles"
@@ -127,6 +129,20 @@ grep -qx "ExecStart=/usr/bin/ringcast --config /etc/ringcast/ringcast.conf" "$un
 # unpacked one.
 sed "s|=/usr/bin/ringcast |=$root/usr/bin/ringcast |" "$unit" >"$work/ringcast.service"
 verify_unit "$work/ringcast.service"
+# Containment (docs/operations.md#service-limits): memory and tasks bounded; no capability, unless
+# the documented drop-in adds the one a port below 1024 needs.
+for key in MemoryHigh MemoryMax TasksMax; do
+  grep -Eq "^$key=[0-9]+[KMG]?$" "$unit" || fail "the unit sets no $key=: $(grep -E '^(Memory|Tasks)' "$unit")"
+done
+grep -qx 'CapabilityBoundingSet=' "$unit" && ! grep -q '^AmbientCapabilities=' "$unit" ||
+  fail "the unit grants capabilities: $(grep -i capabilit "$unit")"
+dropin=$root/usr/share/doc/ringcast/examples/ringcast-low-port.conf
+grep -qx 'AmbientCapabilities=CAP_NET_BIND_SERVICE' "$dropin" ||
+  fail "the low-port drop-in does not grant CAP_NET_BIND_SERVICE"
+mkdir -p "$work/ringcast.service.d"
+cp "$dropin" "$work/ringcast.service.d/low-port.conf"
+verify_unit "$work/ringcast.service"
+ok "the unit bounds memory and tasks; CAP_NET_BIND_SERVICE only through the low-port drop-in"
 
 # 3. Installed for real.
 if [[ $(id -u) != 0 ]]; then

@@ -3,6 +3,8 @@
 #  - scripts/test.sh refuses an unknown or empty RINGCAST_TEST_STAGES, and the developer-only
 #    switches (stand-in server, pages from disk, another binary), before it installs or builds;
 #  - every ctest call in the scripts fails when no test matches (--no-tests=error);
+#  - scripts/run.sh --help prints without installing or building anything;
+#  - the docs' commands are installed by scripts/deps.sh build (no xxd), client.md defines show();
 #  - loadtest/server_process.sh's stop_server fails for a server killed by its SIGTERM (143), one
 #    that needs SIGKILL, and one whose log has a sanitizer report, and passes a clean exit 0.
 # Registered with CTest (tests/CMakeLists.txt); takes a few seconds.
@@ -103,6 +105,48 @@ stop_case hang fail
 stop_case asan fail
 stop_case ubsan fail
 stop_case tsan fail
+
+# scripts/run.sh --help prints without installing or building: in a copy of it whose deps.sh and
+# cmake only leave a mark, its own usage before a build, the server's --help after one.
+mkdir -p "$work/run/scripts" "$work/run/bin"
+cp "$root/scripts/run.sh" "$work/run/scripts/"
+printf '#!/bin/sh\ntouch "%s/built"\nexit 1\n' "$work/run" >"$work/run/scripts/deps.sh"
+cp "$work/run/scripts/deps.sh" "$work/run/bin/cmake"
+chmod +x "$work/run/scripts/deps.sh" "$work/run/bin/cmake"
+run_help() { PATH="$work/run/bin:$PATH" timeout 10 "$work/run/scripts/run.sh" --help >"$work/run/out" 2>&1; }
+if ! run_help || [[ -e $work/run/built ]] || ! grep -q '^Usage: scripts/run.sh' "$work/run/out" ||
+  ! grep -q 'docs/operations.md' "$work/run/out"; then
+  fail "scripts/run.sh --help before a build did not print its usage without building:"
+  sed 's/^/  | /' "$work/run/out" >&2
+else
+  echo "ok: scripts/run.sh --help before a build prints its usage and builds nothing"
+fi
+mkdir -p "$work/run/build-release/server"
+printf '#!/bin/sh\necho "server help: $1"\n' >"$work/run/build-release/server/ringcast"
+chmod +x "$work/run/build-release/server/ringcast"
+if ! run_help || [[ -e $work/run/built ]] || [[ $(cat "$work/run/out") != "server help: --help" ]]; then
+  fail "scripts/run.sh --help after a build did not print the server's --help without building:"
+  sed 's/^/  | /' "$work/run/out" >&2
+else
+  echo "ok: scripts/run.sh --help after a build prints the server's --help and builds nothing"
+fi
+
+# The commands the docs tell a newcomer to run are installed by scripts/deps.sh build (xxd is
+# not; openssl makes tokens), and client.md's examples call nothing they do not define.
+if grep -rn 'xxd' "$root/README.md" "$root/docs" >"$work/xxd" 2>&1; then
+  fail "the docs use xxd, which scripts/deps.sh does not install:"
+  sed 's/^/  | /' "$work/xxd" >&2
+elif ! grep -q '^  openssl curl$' "$root/scripts/deps.sh"; then
+  fail "scripts/deps.sh build no longer installs openssl and curl, which the docs use"
+else
+  echo "ok: the docs' token and try-it commands are installed by scripts/deps.sh build"
+fi
+if grep -n '[^.a-zA-Z_]show(' "$root/docs/client.md" >"$work/show" 2>&1; then
+  fail "docs/client.md calls show(), which no example defines:"
+  sed 's/^/  | /' "$work/show" >&2
+else
+  echo "ok: docs/client.md's examples call no undefined show()"
+fi
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2

@@ -55,6 +55,19 @@ TEST(ParsePublishRequest, SpreadIsADurationUpToTheLimit) {
   }
 }
 
+TEST(ParsePublishRequest, StickyIsABoolean) {
+  EXPECT_FALSE(publish_ok(R"({"data":1})").sticky);
+  EXPECT_TRUE(publish_ok(R"({"data":1,"sticky":true})").sticky);
+  EXPECT_FALSE(publish_ok(R"({"data":1,"sticky":false})").sticky);
+  const auto all = publish_ok(R"({"data":1,"sticky":true,"ttl":"2h","spread":"30s","user":"a"})");
+  EXPECT_TRUE(all.sticky);
+  EXPECT_EQ(all.spread, std::chrono::milliseconds(30'000));
+  for (const char* bad : {R"({"data":1,"sticky":"true"})", R"({"data":1,"sticky":1})",
+                          R"({"data":1,"sticky":null})"}) {
+    EXPECT_EQ(publish_error(bad), "sticky: true or false") << bad;
+  }
+}
+
 TEST(ParsePublishRequest, DataIsReserializedCompactly) {
   EXPECT_EQ(publish_ok(R"( { "data" : [ 1 , "a\u0041" , true ] } )").data_json, R"([1,"aA",true])");
 }
@@ -163,7 +176,8 @@ TEST(ParsePublishRequest, Errors) {
   const std::string data_required = "data: required (any JSON value, null included)";
   EXPECT_EQ(publish_error(R"({})"), data_required);
   EXPECT_EQ(publish_error(R"({"channel":"a"})"), data_required);
-  EXPECT_EQ(publish_error(R"({"Data":1})"), data_required);
+  // A misspelt "data" is named, not reported as missing.
+  EXPECT_EQ(publish_error(R"({"Data":1})").substr(0, 20), "unknown field \"Data\"");
   EXPECT_EQ(publish_error(""), "invalid JSON");
   EXPECT_EQ(publish_error(R"({"data":1)"), "invalid JSON");
   EXPECT_EQ(publish_error(R"({"data":1} trailing)"), "invalid JSON");
@@ -182,10 +196,34 @@ TEST(ParsePublishRequest, Errors) {
   EXPECT_EQ(publish_error(R"({"data":1,"user":"*"})"), "user: 1-64 characters of [A-Za-z0-9_.:@-]");
 }
 
+TEST(ParsePublishRequest, UnknownFieldIsRefusedByName) {
+  const std::string known = " (known fields: data, channel, user, users, at, delay, ttl, spread)";
+  EXPECT_EQ(publish_error(R"({"data":{"x":1},"chanel":"vip"})"),
+            "unknown field \"chanel\"" + known);
+  EXPECT_EQ(publish_error(R"({"usres":["a"],"data":1})"), "unknown field \"usres\"" + known);
+  EXPECT_EQ(publish_error(R"({"data":1,"channel":"vip","Channel":"x"})"),
+            "unknown field \"Channel\"" + known);
+  // Fields inside "data" are the publisher's own.
+  EXPECT_EQ(publish_ok(R"({"data":{"chanel":1}})").data_json, R"({"chanel":1})");
+}
+
+TEST(ParsePublishRequest, StoredRequestsMayCarryUnknownFields) {
+  const auto r = parse_publish_request(R"({"data":1,"channel":"vip","note":"from v2"})",
+                                       default_max_spread, unknown_fields::ignore);
+  ASSERT_TRUE(r) << r.error;
+  EXPECT_EQ(r.value->channel, "vip");
+}
+
 TEST(ParseKickRequest, User) {
-  const auto r = parse_kick_request(R"({"user":"alice","why":"ignored"})");
+  const auto r = parse_kick_request(R"({"user":"alice"})");
   ASSERT_TRUE(r) << r.error;
   EXPECT_EQ(r.value->user, "alice");
+}
+
+TEST(ParseKickRequest, UnknownFieldIsRefusedByName) {
+  EXPECT_EQ(kick_error(R"({"user":"alice","why":"spam"})"),
+            "unknown field \"why\" (known fields: user)");
+  EXPECT_EQ(kick_error(R"({"usr":"alice"})"), "unknown field \"usr\" (known fields: user)");
 }
 
 TEST(ParseKickRequest, Errors) {

@@ -28,6 +28,26 @@ std::string channel_list(int count) {
 
 const std::string user_rule = "user: 1-64 characters of [A-Za-z0-9_.:@-]";
 
+TEST(ParseClientParams, RewindIsACountOrADurationWithAUnit) {
+  const auto none = parse_ok("/ws?user=a");
+  EXPECT_EQ(none.rewind_count, std::nullopt);
+  EXPECT_EQ(none.rewind_for, std::nullopt);
+  EXPECT_EQ(parse_ok("/ws?user=a&rewind=1").rewind_count, 1u);
+  EXPECT_EQ(parse_ok("/ws?user=a&rewind=100").rewind_count, 100u);
+  EXPECT_EQ(parse_ok("/ws?user=a&rewind=10").rewind_for, std::nullopt);
+  EXPECT_EQ(parse_ok("/sse?user=a&rewind=30s").rewind_for, std::chrono::milliseconds(30'000));
+  EXPECT_EQ(parse_ok("/poll?user=a&rewind=2m").rewind_for, std::chrono::milliseconds(120'000));
+  EXPECT_EQ(parse_ok("/poll?user=a&rewind=500ms").rewind_count, std::nullopt);
+  const std::string rule = "rewind: a count from 1 to 100, or a duration such as 30s or 2m";
+  for (const char* bad : {"/ws?user=a&rewind=0", "/ws?user=a&rewind=101",
+                          "/ws?user=a&rewind=", "/ws?user=a&rewind=-1", "/ws?user=a&rewind=0s",
+                          "/ws?user=a&rewind=soon", "/ws?user=a&rewind=99999999999999999999",
+                          "/ws?user=a&rewind=1.5", "/ws?user=a&rewind=+5"}) {
+    EXPECT_EQ(parse_error(bad), rule) << bad;
+  }
+  EXPECT_EQ(parse_error("/ws?user=a&rewind=1&rewind=2"), "rewind: given more than once");
+}
+
 TEST(ValidIdentifier, LengthLimits) {
   EXPECT_FALSE(valid_identifier(""));
   EXPECT_TRUE(valid_identifier("a"));

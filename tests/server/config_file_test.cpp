@@ -129,6 +129,24 @@ TEST(ConfigFlag, FileSettingsApply) {
   EXPECT_EQ(r.cfg().idle_timeout, milliseconds{60'000});
 }
 
+TEST(ConfigFlag, PerAddressLimitsFromTheFile) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf",
+                              "max-connections-per-ip = 8\nconnect-rate-per-ip = 4\n"
+                              "trusted-proxy = 127.0.0.1, 10.0.0.0/8\nclient-message-rate = 20\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().max_connections_per_ip, 8u);
+  EXPECT_EQ(r.cfg().connect_rate_per_ip, 4u);
+  EXPECT_EQ(r.cfg().trusted_proxies.size(), 2u);
+  EXPECT_EQ(r.cfg().client_message_rate, 20u);
+  const auto bad = dir.write("bad.conf", "trusted-proxy = 10.0.0.0/99\n");
+  const run b({"--config", bad});
+  EXPECT_FALSE(b.outcome.cfg);
+  EXPECT_EQ(b.err,
+            "ringcast: " + bad + ":1: trusted-proxy: '10.0.0.0/99': the prefix must be 0-32\n");
+}
+
 TEST(ConfigFlag, CommandLineOverridesFile) {
   temp_dir dir;
   const auto file = dir.write("ringcast.conf", "listen = 127.0.0.2:9000\nheartbeat = 30s\n");
@@ -261,6 +279,22 @@ TEST(Reload, ChangesAreNamed) {
   EXPECT_EQ(report.apply->heartbeat, std::chrono::seconds(30));
 }
 
+TEST(Reload, MaxStickyIsReadFromTheFileAndNeedsARestart) {
+  temp_dir dir;
+  const auto file = dir.write("ringcast.conf", "max-sticky = 3\n");
+  const run r({"--config", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().max_sticky, 3u);
+  dir.write("ringcast.conf", "max-sticky = 5\n");
+  const char* argv[] = {"ringcast", "--config", file.c_str()};
+  const auto report = check_reload(r.cfg(), 3, argv, [](const char*) { return nullptr; });
+  EXPECT_TRUE(report.ok);
+  EXPECT_EQ(report.lines,
+            std::vector<std::string>{"SIGHUP: 'max-sticky' changed but cannot change while "
+                                     "running; it takes effect at the next restart"});
+  EXPECT_FALSE(report.apply);
+}
+
 TEST(Reload, OnlyRestartSettingsChangedAppliesNothing) {
   temp_dir dir;
   const auto file = dir.write("ringcast.conf", "heartbeat = 30s\n");
@@ -277,9 +311,34 @@ TEST(Reload, OnlyRestartSettingsChangedAppliesNothing) {
 // settings still differ, and every live one that differed is equal.
 TEST(Reload, WithLiveSettingsTakesEveryLiveSettingAndNothingElse) {
   const run running({"--admin-token", "a"});
-  const run fresh({"--admin-token", "b", "--log-level", "warn", "--max-connections", "7",
-                   "--max-body", "100", "--max-queue", "9", "--handshake-timeout", "3s",
-                   "--keepalive-timeout", "4s", "--heartbeat", "9s", "--history", "5"});
+  const run fresh({"--admin-token",
+                   "b",
+                   "--log-level",
+                   "warn",
+                   "--max-connections",
+                   "7",
+                   "--max-body",
+                   "100",
+                   "--max-queue",
+                   "9",
+                   "--handshake-timeout",
+                   "3s",
+                   "--keepalive-timeout",
+                   "4s",
+                   "--heartbeat",
+                   "9s",
+                   "--history",
+                   "5",
+                   "--max-connections-per-ip",
+                   "3",
+                   "--connect-rate-per-ip",
+                   "4",
+                   "--trusted-proxy",
+                   "10.0.0.0/8",
+                   "--client-message-rate",
+                   "6",
+                   "--write-timeout",
+                   "5s"});
   ASSERT_TRUE(running.outcome.cfg && fresh.outcome.cfg) << fresh.err;
   auto changed = settings_changed(running.cfg(), fresh.cfg());
   std::sort(changed.begin(), changed.end());

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "config_secrets.hpp"
+#include "config_flags.hpp"
 #include "parse_config_run.hpp"
 
 namespace ringcast {
@@ -55,6 +57,11 @@ TEST(ParseConfig, Defaults) {
   EXPECT_EQ(c.max_body, 65'536u);
   EXPECT_EQ(c.max_connections, 20'000u);
   EXPECT_EQ(c.max_scheduled, 100'000u);
+  EXPECT_EQ(c.max_sticky, 100u);
+  EXPECT_EQ(c.write_timeout, milliseconds{30'000});
+  EXPECT_EQ(c.session_limit(), 80'000u);  // 4 x --max-connections
+  EXPECT_EQ(c.max_sessions_per_user, 16u);
+  EXPECT_EQ(c.max_poll_batch, 100u);
   EXPECT_EQ(c.admin_token, "t0k3n");
   EXPECT_FALSE(c.admin_token_generated);
   EXPECT_EQ(c.web_root, "");
@@ -96,7 +103,7 @@ TEST(ParseConfig, EveryFlagSet) {
                "--max-connections=5",
                "--admin-token=secret",
                "--web-root",
-               "/srv/web"});
+               "/"});  // a readable directory everywhere
   ASSERT_TRUE(r.outcome.cfg) << r.err;
   const config& c = r.cfg();
   EXPECT_EQ(c.listen_host, "0.0.0.0");
@@ -119,7 +126,24 @@ TEST(ParseConfig, EveryFlagSet) {
   EXPECT_EQ(c.max_connections, 5u);
   EXPECT_EQ(c.admin_token, "secret");
   EXPECT_FALSE(c.admin_token_generated);
-  EXPECT_EQ(c.web_root, "/srv/web");
+  EXPECT_EQ(c.web_root, "/");
+}
+
+TEST(ParseConfig, WriteTimeoutSessionAndPollBatchLimits) {
+  const run r({"--write-timeout", "2s", "--max-sessions", "50", "--max-sessions-per-user", "3",
+               "--max-poll-batch", "7"});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().write_timeout, milliseconds{2'000});
+  EXPECT_EQ(r.cfg().session_limit(), 50u);
+  EXPECT_EQ(r.cfg().max_sessions_per_user, 3u);
+  EXPECT_EQ(r.cfg().max_poll_batch, 7u);
+  const run derived({"--max-connections", "10"});
+  EXPECT_EQ(derived.cfg().session_limit(), 40u);
+  expect_error({"--write-timeout", "0"}, "ringcast: --write-timeout: must be more than 0");
+  expect_error({"--max-sessions-per-user", "0"},
+               "ringcast: --max-sessions-per-user: expected a whole number of at least 1, got '0'");
+  expect_error({"--max-poll-batch", "0"},
+               "ringcast: --max-poll-batch: expected a whole number of at least 1, got '0'");
 }
 
 TEST(ParseConfig, HelpListsEveryFlagWithItsDefault) {
@@ -244,7 +268,7 @@ TEST(ParseConfig, TickMustNotExceedAnyTimeout) {
   EXPECT_EQ(equal.cfg().tick, milliseconds{200});
   const run max_tick({"--tick-ms", "60000", "--poll-timeout", "1m", "--heartbeat", "1m",
                       "--idle-timeout", "1m", "--handshake-timeout", "1m", "--keepalive-timeout",
-                      "1m", "--drain", "0"});
+                      "1m", "--write-timeout", "1m", "--drain", "0"});
   EXPECT_TRUE(max_tick.outcome.cfg) << max_tick.err;
 }
 
@@ -264,7 +288,7 @@ TEST(ParseConfig, NumberRanges) {
   expect_error({"--threads=-1"},
                "ringcast: --threads: expected a whole number from 0 to 1024, got '-1'");
   for (const char* flag :
-       {"history", "max-queue", "max-body", "max-connections", "max-scheduled"}) {
+       {"history", "max-queue", "max-body", "max-connections", "max-scheduled", "max-sticky"}) {
     expect_error(
         {std::string("--") + flag, "0"},
         std::string("ringcast: --") + flag + ": expected a whole number of at least 1, got '0'");
@@ -275,6 +299,30 @@ TEST(ParseConfig, NumberRanges) {
         {std::string("--") + flag, " 5"},
         std::string("ringcast: --") + flag + ": expected a whole number of at least 1, got ' 5'");
   }
+}
+
+TEST(ParseConfig, PerAddressAndPerClientLimits) {
+  const run defaults({});
+  ASSERT_TRUE(defaults.outcome.cfg) << defaults.err;
+  EXPECT_EQ(defaults.cfg().max_connections_per_ip, 0u);
+  EXPECT_EQ(defaults.cfg().connect_rate_per_ip, 0u);
+  EXPECT_TRUE(defaults.cfg().trusted_proxies.empty());
+  EXPECT_EQ(defaults.cfg().client_message_rate, 50u);
+  const run set({"--max-connections-per-ip", "10", "--connect-rate-per-ip", "5", "--trusted-proxy",
+                 "10.0.0.0/8,::1", "--client-message-rate", "0"});
+  ASSERT_TRUE(set.outcome.cfg) << set.err;
+  EXPECT_EQ(set.cfg().max_connections_per_ip, 10u);
+  EXPECT_EQ(set.cfg().connect_rate_per_ip, 5u);
+  ASSERT_EQ(set.cfg().trusted_proxies.size(), 2u);
+  EXPECT_EQ(set.cfg().trusted_proxies[0].prefix, 8u);
+  EXPECT_EQ(set.cfg().client_message_rate, 0u);
+  expect_error({"--trusted-proxy", "10.0.0.0/40"},
+               "ringcast: --trusted-proxy: '10.0.0.0/40': the prefix must be 0-32");
+  expect_error({"--trusted-proxy", "proxy.local"},
+               "ringcast: --trusted-proxy: 'proxy.local' is not an address or ADDRESS/PREFIX");
+  expect_error({"--connect-rate-per-ip", "-1"},
+               "ringcast: --connect-rate-per-ip: expected a whole number from 0 to 1000000, got "
+               "'-1'");
 }
 
 TEST(ParseConfig, WheelSlotsRoundUpToAPowerOfTwo) {
@@ -438,6 +486,43 @@ TEST(SecretFiles, AWarningForEachFileOthersOrAnotherGroupMayRead) {
                                                   "chmod 600 it"}));
   for (const auto& f : {shut, open, group})
     std::filesystem::remove(f);
+}
+
+}  // namespace
+}  // namespace ringcast
+
+namespace ringcast {
+namespace {
+
+// --help: a heading per topic in order, every word of every description whole (Boost's layout cut
+// "sentinel://…/MAS" "TER"), lines within 80 columns.
+TEST(HelpText, GroupedByTopicWithNoWordSplit) {
+  const std::string help = help_text();
+  std::size_t at = 0;
+  for (const char* topic :
+       {"General:", "Listening:", "Timeouts:", "Limits:", "Authentication and TLS:",
+        "Redis (several nodes):", "Hooks (the shop's backend):", "Promotions:", "Logging:"}) {
+    const auto found = ("\n" + help).find(std::string("\n") + topic + "\n", at);
+    ASSERT_NE(found, std::string::npos) << topic << " missing or out of order:\n" << help;
+    at = found + 1;
+  }
+  std::set<std::string> tokens;
+  std::istringstream in(help);
+  for (std::string t; in >> t;)
+    tokens.insert(t);
+  for (const auto& group : describe_flag_groups()) {
+    for (const auto& option : group.flags.options()) {
+      std::istringstream words(option->description());
+      for (std::string w; words >> w;)
+        EXPECT_TRUE(tokens.count(w))
+            << "'" << w << "' of --" << option->long_name() << " is not whole in --help:\n"
+            << help;
+    }
+  }
+  EXPECT_TRUE(tokens.count("sentinel://HOST:PORT[,HOST:PORT...]/MASTER"));
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_LE(line.size(), 80u) << line;
 }
 
 }  // namespace

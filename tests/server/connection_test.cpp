@@ -7,10 +7,13 @@
 #include <boost/beast/websocket.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
 #include <poll.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -199,6 +202,47 @@ TEST(HttpConnection, DrainClosesWaitingConnectionsAndAnswersAHalfSentRequest503)
   EXPECT_TRUE(closed_by_server(half));
 }
 
+// Strict HTTP (issue 25): an ambiguous request is refused and its connection closed; the server
+// reads and drops what the client still sends for 2 s (simulated), so no reset eats the reply.
+TEST(HttpConnection, AmbiguousFramingIs400ThenTheConnectionLingersTwoSecondsAtMost) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n" +
+              get("/metrics"));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::bad_request);
+  EXPECT_FALSE(res.keep_alive());
+  ASSERT_TRUE(eventually(loop, [&] { return loop.idle_connections() == 1; }));
+  send(c, "more bytes the client had on their way");
+  loop.advance(2s - 10ms);
+  send(c, "still read and dropped");
+  loop.advance(20ms);
+  EXPECT_TRUE(closed_by_server(c));
+  EXPECT_TRUE(eventually(loop, [&] { return loop.open_connections() == 0; }));
+}
+
+TEST(HttpConnection, PerAddressLimitCountsStreamsNotHealthChecks) {
+  test::test_loop loop(short_timeouts());
+  loop.client_addresses().configure({.max_connections = 1, .connect_rate = 0});
+  auto first = loop.connect();
+  send(first, get("/sse?user=a"));
+  EXPECT_NE(read_until(first, "hello").find("hello"), std::string::npos);
+  auto second = loop.connect();
+  beast::flat_buffer buffer;
+  send(second, get("/sse?user=b"));
+  auto refused = read_response(second, buffer);
+  EXPECT_EQ(refused.result(), http::status::service_unavailable);
+  EXPECT_NE(refused.body().find("--max-connections-per-ip"), std::string::npos);
+  send(second, get("/healthz"));
+  EXPECT_EQ(read_response(second, buffer).result(), http::status::ok);
+  first.close();
+  // The stream's end frees the address's slot.
+  ASSERT_TRUE(eventually(loop, [&] { return loop.client_addresses().snapshot().addresses == 0; }));
+  send(second, get("/sse?user=b"));
+  EXPECT_NE(read_until(second, "hello").find("hello"), std::string::npos);
+}
+
 TEST(PollConnection, HeldUntilAMessageThenTheConnectionServesTheNextPoll) {
   test::test_loop loop(short_timeouts());
   auto c = loop.connect();
@@ -232,6 +276,144 @@ TEST(PollConnection, AHangUpFreesTheSessionAtOnce) {
   ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
   c.close();
   EXPECT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 0; }));
+}
+
+// ---- the write deadline (--write-timeout) ---------------------------------------------------
+
+// A write timeout apart from every other timeout of short_timeouts(), so that the loop's next
+// timer tells a pending write from anything else.
+constexpr auto write_timeout = 1500ms;
+
+config never_read_setup() {
+  auto cfg = short_timeouts();
+  cfg.write_timeout = write_timeout;
+  return cfg;
+}
+
+// Publishes `count` broadcasts of about 60 KB each.
+void publish_large(test::test_loop& loop, std::uint64_t first_id, int count) {
+  const std::string data = '"' + std::string(60 * 1024, 'x') + '"';
+  loop.run([&] {
+    for (int i = 0; i < count; ++i)
+      loop.sessions().publish(make_message(first_id + i, 1'700'000'000'000, {}, data), loop.now());
+    return 0;
+  });
+}
+
+std::uint64_t write_timeouts(test::test_loop& loop) {
+  return loop.run([&] { return loop.sessions().stats().write_timeout; });
+}
+
+// The server has a write that the socket would not take: its deadline is the loop's next timer.
+bool write_pending(test::test_loop& loop) {
+  return eventually(
+      loop, [&] { return loop.sessions().wheel().next_due() == loop.now() + write_timeout; });
+}
+
+// Not closed one tick before the deadline; closed and counted at it (at most one tick late).
+void expect_closed_at_the_write_timeout(test::test_loop& loop) {
+  loop.advance(write_timeout - 10ms);
+  EXPECT_EQ(write_timeouts(loop), 0u);
+  EXPECT_EQ(loop.open_connections(), 1u);
+  loop.advance(20ms);
+  EXPECT_EQ(write_timeouts(loop), 1u);
+  EXPECT_TRUE(eventually(loop, [&] { return loop.open_connections() == 0; }));
+}
+
+TEST(WriteDeadline, APollReplyNotReadIsClosedAtTheWriteTimeout) {
+  test::test_loop loop(never_read_setup());
+  loop.set_send_buffer(4096);
+  publish_large(loop, 1, 30);
+  auto c = loop.connect_small();
+  send(c, get("/poll?user=u&since=1"));  // about 1 MiB owed, the sockets take a few KB
+  ASSERT_TRUE(write_pending(loop));
+  expect_closed_at_the_write_timeout(loop);
+}
+
+TEST(WriteDeadline, AnSseStreamNotReadIsClosedAtTheWriteTimeout) {
+  test::test_loop loop(never_read_setup());
+  loop.set_send_buffer(4096);
+  auto c = loop.connect_small();
+  send(c, get("/sse?user=u"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  publish_large(loop, 1, 10);  // 600 KB queued: far more than the sockets hold, under --max-queue
+  ASSERT_TRUE(write_pending(loop));
+  expect_closed_at_the_write_timeout(loop);
+  EXPECT_EQ(loop.run([&] { return loop.sessions().connected_count(); }), 0u);
+}
+
+TEST(WriteDeadline, AStreamThatKeepsReadingIsNotClosed) {
+  test::test_loop loop(never_read_setup());
+  auto c = loop.connect();
+  send(c, get("/sse?user=u"));
+  read_until(c, "event: hello");
+  for (std::uint64_t id = 1; id <= 6; ++id) {
+    publish(loop, id);
+    read_until(c, "\n\n");
+    loop.advance(500ms);  // twice --write-timeout in all: every frame is written at once
+  }
+  EXPECT_EQ(write_timeouts(loop), 0u);
+  EXPECT_EQ(loop.run([&] { return loop.sessions().connected_count(); }), 1u);
+}
+
+TEST(WriteDeadline, AnHttpReplyNotReadIsClosedAtTheWriteTimeout) {
+  const auto root = std::filesystem::temp_directory_path() /
+                    ("ringcast-write-deadline-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root);
+  std::ofstream(root / "big.txt") << std::string(1 << 20, 'x');
+  test::test_loop loop(never_read_setup());
+  loop.mutable_settings().web_root = root.string();
+  loop.set_send_buffer(4096);
+  auto c = loop.connect_small();
+  send(c, get("/big.txt"));
+  ASSERT_TRUE(write_pending(loop));
+  expect_closed_at_the_write_timeout(loop);
+  std::filesystem::remove_all(root);
+}
+
+// ---- sessions refused on their loop (--max-sessions-per-user, --max-sessions) ----------------
+
+TEST(SessionRoom, AFullUserIsAnswered429AndTheConnectionReadsOn) {
+  auto cfg = short_timeouts();
+  cfg.max_sessions_per_user = 1;
+  test::test_loop loop(cfg);
+  auto held = loop.connect();
+  send(held, get("/poll?user=u&sid=a"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, get("/poll?user=u&sid=b"));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::too_many_requests);
+  EXPECT_NE(res.body().find(R"("error":"too_many")"), std::string::npos) << res.body();
+  EXPECT_EQ(res[http::field::retry_after], "1");
+  EXPECT_TRUE(res.keep_alive());
+  // The same connection reads on: another user's poll is held.
+  send(c, get("/poll?user=v"));
+  EXPECT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 2; }));
+  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().sessions_refused_user; }), 1u);
+}
+
+TEST(SessionRoom, BeyondMaxSessionsIsAnswered503) {
+  auto cfg = short_timeouts();
+  cfg.max_sessions = 1;
+  test::test_loop loop(cfg);
+  auto held = loop.connect();
+  send(held, get("/poll?user=u"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  send(c, get("/poll?user=v"));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::service_unavailable);
+  EXPECT_NE(res.body().find(R"("error":"overloaded")"), std::string::npos) << res.body();
+  EXPECT_EQ(res[http::field::retry_after], "1");
+  // An existing session is never refused: this poll replaces the held one.
+  send(c, get("/poll?user=u"));
+  beast::flat_buffer held_buffer;
+  EXPECT_NE(read_response(held, held_buffer).body().find(R"("reason":"replaced")"),
+            std::string::npos);
+  EXPECT_EQ(loop.run([&] { return loop.sessions().session_count(); }), 1u);
 }
 
 TEST(SseConnection, HelloThenMessagesThenHeartbeatsOnTheSimulatedClock) {

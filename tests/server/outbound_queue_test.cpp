@@ -56,6 +56,19 @@ TEST(OutboundQueue, AGatheredWriteSeesEveryItemAndPopsThoseItFinished) {
   EXPECT_TRUE(q.items().empty());
 }
 
+TEST(OutboundQueue, ABurstWrittenOutLeavesNoCapacityBehind) {
+  outbound_queue q;
+  for (int i = 0; i < 11; ++i)  // hello and ten promotions in force
+    q.push_back(text(std::to_string(i)));
+  q.pop_front(11);
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.capacity(), 0u);
+  q.push_back(text("live"));  // one at a time: its slot is kept
+  q.pop_front(1);
+  EXPECT_GE(q.capacity(), 1u);
+  EXPECT_LE(q.capacity(), 2u);
+}
+
 TEST(OutboundQueue, ClearDropsEverything) {
   outbound_queue q;
   q.push_back(text("a"));

@@ -178,7 +178,7 @@ TEST_F(SessionEventsTest, TheHookWriterMakesOneJsonObjectPerEventWithUniqueIds) 
   for (const auto& text : out.queue())
     e.push_back(boost::json::parse(text).as_object());
   EXPECT_EQ(e[0], boost::json::parse(R"({"event_id":"node1-3-1","type":"connect",
-      "ts":1700000000123,"user":"eve","session":"eve/s","transport":"ws","resumed":false,
+      "ts":1700000000123,"user":"eve","session":"eve/s","sid":"s","transport":"ws","resumed":false,
       "channels":["c1"],"node":"node1"})"));
   EXPECT_EQ(e[1].at("type"), "subscribe");
   EXPECT_EQ(e[1].at("channels"), boost::json::parse(R"(["c2"])"));
@@ -187,6 +187,114 @@ TEST_F(SessionEventsTest, TheHookWriterMakesOneJsonObjectPerEventWithUniqueIds) 
   EXPECT_EQ(e[3].at("type"), "disconnect");
   EXPECT_EQ(e[3].at("reason"), "idle");
   EXPECT_EQ(e[3].at("event_id"), "node1-3-4");
+}
+
+// Channel changes reach the outbox coalesced per session per batch (issue 25).
+class recording_sender final : public hook_sender {
+ public:
+  void post(std::string body, std::function<void(bool)> done) override {
+    bodies.push_back(std::move(body));
+    answers.push_back(std::move(done));
+  }
+  void abort() override { answers.clear(); }
+  std::vector<std::string> bodies;
+  std::vector<std::function<void(bool)>> answers;
+};
+
+class CoalescingTest : public SessionEventsTest {
+ protected:
+  CoalescingTest()
+      : out(*h, sender, {.batch = 1000, .flush = 250ms, .timeout = 2s, .queue = 1000},
+            retry_backoff(1), [this] { return now; }),
+        writer(out, "n", 0, [] { return std::int64_t{1}; }) {
+    h->observe(writer);
+  }
+  ~CoalescingTest() override { h->unobserve(writer); }
+  // Moves the clock (the flush timer fires) and has the backend accept every POST.
+  void settle(std::chrono::milliseconds d) {
+    advance_by(d);
+    while (!sender.answers.empty()) {
+      auto answers = std::move(sender.answers);
+      sender.answers.clear();
+      for (auto& done : answers)
+        done(true);
+    }
+  }
+  // The events of every POST so far, as "type [channels]".
+  std::vector<std::string> posted() const {
+    std::vector<std::string> lines;
+    for (const auto& body : sender.bodies) {
+      const boost::json::value batch = boost::json::parse(body);
+      for (const auto& e : batch.at("events").as_array()) {
+        std::string line(e.at("type").as_string());
+        if (const auto* c = e.as_object().if_contains("channels")) line += " " + serialize(*c);
+        lines.push_back(line);
+      }
+    }
+    return lines;
+  }
+  recording_sender sender;
+  hook_outbox out;
+  hook_event_writer writer;
+};
+
+TEST_F(CoalescingTest, TenThousandSubscribesUndoneBeforeTheFlushSendNothing) {
+  quiet_subscriber ws(transport::ws);
+  auto r = h->attach(params("mallory", "s"), ws, now);
+  settle(300ms);
+  ASSERT_EQ(posted(), (std::vector<std::string>{"connect []"}));
+  for (int i = 0; i < 5'000; ++i) {
+    ASSERT_TRUE(h->subscribe(*r.s, {"flood"}));
+    h->unsubscribe(*r.s, {"flood"});
+  }
+  EXPECT_TRUE(out.queue().empty());
+  settle(300ms);
+  EXPECT_EQ(sender.bodies.size(), 1u) << "no POST for changes that came to nothing";
+  EXPECT_TRUE(out.empty());
+  h->end_connection(*r.s, ending::close_idle, now);
+  settle(300ms);
+  EXPECT_EQ(posted(), (std::vector<std::string>{"connect []", "disconnect"}));
+}
+
+TEST_F(CoalescingTest, TheNetChangeOfABatchIsOneSubscribeAndOneUnsubscribe) {
+  quiet_subscriber ws(transport::ws);
+  auto r = h->attach(params("amy", "s", {"old1", "old2"}), ws, now);
+  settle(300ms);
+  ASSERT_TRUE(h->subscribe(*r.s, {"a", "b"}));
+  h->unsubscribe(*r.s, {"old1", "a"});
+  ASSERT_TRUE(h->subscribe(*r.s, {"old1", "c"}));
+  h->unsubscribe(*r.s, {"old2"});
+  EXPECT_EQ(sender.bodies.size(), 1u) << "nothing before the flush";
+  settle(300ms);
+  EXPECT_EQ(posted(),
+            (std::vector<std::string>{R"(connect ["old1","old2"])", R"(subscribe ["b","c"])",
+                                      R"(unsubscribe ["old2"])"}));
+  // The next batch carries only what changed after the last.
+  h->unsubscribe(*r.s, {"b"});
+  settle(300ms);
+  EXPECT_EQ(posted().back(), R"(unsubscribe ["b"])");
+  EXPECT_EQ(posted().size(), 4u);
+}
+
+TEST_F(CoalescingTest, ADisconnectSendsThePendingChangeFirstSoTheOrderHolds) {
+  quiet_subscriber ws(transport::ws);
+  auto r = h->attach(params("bob", "s"), ws, now);
+  ASSERT_TRUE(h->subscribe(*r.s, {"x"}));
+  h->end_connection(*r.s, ending::close_idle, now);
+  settle(300ms);
+  EXPECT_EQ(posted(), (std::vector<std::string>{"connect []", R"(subscribe ["x"])", "disconnect"}));
+}
+
+TEST_F(CoalescingTest, APendingChangeAloneIsSentWithinTheFlushInterval) {
+  quiet_subscriber ws(transport::ws);
+  auto r = h->attach(params("cy", "s"), ws, now);
+  settle(300ms);
+  ASSERT_EQ(sender.bodies.size(), 1u);
+  ASSERT_TRUE(h->subscribe(*r.s, {"x"}));
+  settle(200ms);
+  EXPECT_EQ(sender.bodies.size(), 1u) << "not before --hook-flush";
+  settle(60ms);
+  EXPECT_EQ(posted().back(), R"(subscribe ["x"])");
 }
 
 }  // namespace

@@ -42,6 +42,8 @@ void test_loop::accept() {
     if (ec) return;
     boost::system::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
+    if (const int bytes = send_buffer_.load(); bytes > 0)
+      socket.set_option(asio::socket_base::send_buffer_size(bytes), ignored);
     http_connection::start(*this, std::move(socket), limit_.try_open());
     accept();
   });
@@ -71,6 +73,15 @@ tcp::socket test_loop::connect() {
   s.set_option(tcp::no_delay(true));
   timeval timeout{5, 0};
   ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  return s;
+}
+
+tcp::socket test_loop::connect_small() {
+  tcp::socket s(client_io_);
+  s.open(tcp::v4());
+  s.set_option(asio::socket_base::receive_buffer_size(1024));
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_));
+  s.set_option(tcp::no_delay(true));
   return s;
 }
 

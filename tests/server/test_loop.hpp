@@ -48,6 +48,10 @@ class counting_operations final : public node_operations {
              std::function<void(promotion_outcome, message_reach)> done) override {
     done(promotion_outcome::not_found, {});
   }
+  void take_down(std::uint64_t, boost::asio::any_io_executor,
+                 std::function<void(promotion_outcome)> done) override {
+    done(promotion_outcome::not_found);
+  }
   void recent_messages(
       std::size_t, boost::asio::any_io_executor,
       std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
@@ -61,6 +65,7 @@ class counting_operations final : public node_operations {
     done(presence_figures{});
   }
   bool healthy() const override { return true; }
+  std::string redis_problem() const override { return {}; }
   std::atomic<int> publishes{0};
 };
 
@@ -87,6 +92,7 @@ class test_loop final : public connection_context {
   }
   node_operations& operations() override { return operations_; }
   connect_gate* connect_hook() override { return nullptr; }
+  address_limits& client_addresses() override { return addresses_; }
   void add_idle(idle_connection& c) override { idle_.insert(&c); }
   void remove_idle(idle_connection& c) override { idle_.erase(&c); }
 
@@ -117,6 +123,11 @@ class test_loop final : public connection_context {
   // As the server drains: draining() from now on, and every waiting connection told (on the loop).
   void drain_idle_connections();
   connection_settings& mutable_settings() { return settings_; }
+  // Accepted sockets get this SO_SNDBUF (0: the system's), so a client that does not read
+  // leaves the server with unwritten bytes soon.
+  void set_send_buffer(int bytes) { send_buffer_ = bytes; }
+  // A client socket whose receive buffer is as small as the system allows (see set_send_buffer).
+  boost::asio::ip::tcp::socket connect_small();
 
   std::atomic<int> claims{0};
 
@@ -128,6 +139,7 @@ class test_loop final : public connection_context {
   time_point now_;
   hub hub_;
   counting_operations operations_;
+  address_limits addresses_;
   std::shared_ptr<const token_verifier> tokens_;
   std::function<connection_context&(std::string_view, std::string_view)> home_;
   std::atomic<bool> draining_{false};
@@ -138,6 +150,7 @@ class test_loop final : public connection_context {
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::io_context client_io_;  // the tests' blocking sockets live here
   std::uint16_t port_ = 0;
+  std::atomic<int> send_buffer_{0};
   std::thread thread_;
 };
 

@@ -1,0 +1,152 @@
+// Measures the rows of the budget table in docs/security.md ("Budget"): for each kind of
+// connection and request, the server memory it holds and the loop time it takes, on the real
+// binary (one event loop, so the CPU the process spends is the loop's).
+//   RINGCAST_BIN=build/server/ringcast node scripts/budget.mjs
+// Memory is the growth of the server's RSS divided by the count; loop time is the CPU time of the
+// server's threads (schedstat) divided by the count. Small counts keep it under a minute on a laptop.
+import { readdirSync, readFileSync } from 'node:fs';
+import { rawConnect, rssKiB, sleep, startServer, uid, waitFor } from '../tests/integration/harness.mjs';
+
+// CPU time of every thread of the process, in ns (/proc/PID/task/TID/schedstat: time on a CPU).
+function cpuNs(pid) {
+  let sum = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch { /* the thread ended */ }
+  }
+  return sum;
+}
+
+// Calls count(n) with the number of HTTP responses each chunk read from `s` completes the status
+// line of (a status line split across two chunks counts once).
+function onReplies(s, count) {
+  let tail = '';
+  s.on('data', (chunk) => {
+    const text = tail + chunk.toString('latin1');
+    count(text.split('HTTP/1.1 ').length - 1);
+    tail = text.slice(-8);
+  });
+}
+
+const rows = [];
+const row = (what, n, kib, ns) => rows.push({
+  what, n,
+  memory: kib === null ? '—' : `${(kib / n).toFixed(2)} KiB`,
+  loop: ns === null ? '—' : `${(ns / n / 1000).toFixed(1)} µs`,
+});
+
+async function measure(srv, n, open) {
+  const pid = srv.proc.pid;
+  const rss0 = rssKiB(pid);
+  const cpu0 = cpuNs(pid);
+  const held = await open(n);
+  await sleep(300);
+  return { kib: rssKiB(pid) - rss0, ticks: cpuNs(pid) - cpu0, held };
+}
+
+// Each row on a fresh server, so that memory another row freed is not reused and hidden.
+async function onFreshServer(fn) {
+  const srv = await startServer(['--threads', '1', '--max-connections', '30000',
+    '--session-ttl', '3s', '--write-timeout', '5s']);
+  try {
+    await fn(srv);
+  } finally {
+    await srv.stop();
+  }
+}
+
+// Idle WebSockets and SSE streams, held polls: what a connection holds while nothing happens.
+await onFreshServer(async (srv) => {
+  const m = await measure(srv, 2000, async (n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) out.push(await srv.wsHello({ user: uid('w') }));
+    return out;
+  });
+  row('WebSocket (idle, hello written)', 2000, m.kib, m.ticks);
+});
+await onFreshServer(async (srv) => {
+  const m = await measure(srv, 2000, async (n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) out.push(await srv.sseHello({ user: uid('s') }));
+    return out;
+  });
+  row('SSE stream (idle, hello written)', 2000, m.kib, m.ticks);
+});
+await onFreshServer(async (srv) => {
+  const m = await measure(srv, 2000, async (n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      out.push(srv.poll({ user: uid('p') }, { timeoutMs: 60000 }).catch(() => {}));
+    }
+    await srv.statsUntil((s) => s.connections.poll >= n, 20000, 'held polls');
+    return out;
+  });
+  row('held poll', 2000, m.kib, m.ticks);
+  await srv.publish({ data: 'release' });
+  await Promise.all(m.held);
+});
+
+// Sessions without a connection: created by polls answered at once, then dropped at their TTL.
+await onFreshServer(async (srv) => {
+  const before = await srv.stats();
+  const m = await measure(srv, 20000, async (n) => {
+    const s = await rawConnect(srv);
+    let answered = 0;
+    onReplies(s, (k) => { answered += k; });
+    for (let i = 0; i < n; i += 500) {
+      let batch = '';
+      for (let j = i; j < i + 500; j++) batch += `GET /poll?user=${uid('t')}&since=0 HTTP/1.1\r\nHost: x\r\n\r\n`;
+      s.write(batch);
+      await waitFor(() => answered >= i + 500, 10000, 'poll replies', 5);
+    }
+    s.destroy();
+  });
+  row('session (poll answered at once: create, attach, reply, detach)', 20000, m.kib, m.ticks);
+  const cpuAt = cpuNs(srv.proc.pid);
+  await srv.statsUntil((s) => s.sessions.total <= before.sessions.total, 10000, 'TTL');
+  row('session dropped at its TTL', 20000, null, cpuNs(srv.proc.pid) - cpuAt);
+});
+
+// Poll replies over a large history: 200 x 60 KB (12 MB).
+await onFreshServer(async (srv) => {
+  const blob = 'x'.repeat(60 * 1000);
+  const first = (await srv.publish({ data: { blob } })).id;
+  for (let i = 1; i < 200; i++) await srv.publish({ data: { blob } });
+  let m = await measure(srv, 200, async (n) => {
+    for (let i = 0; i < n; i++) await srv.poll({ user: uid('r'), since: first - 1 });
+  });
+  row('poll reply read at once (1 MiB of the history)', 200, null, m.ticks);
+  // Unread: 20 clients, 10 pipelined resume polls each, never reading (until --write-timeout).
+  m = await measure(srv, 20, async (n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const s = await rawConnect(srv);
+      s.on('error', () => {});
+      s.pause();
+      let req = '';
+      for (let j = 0; j < 10; j++) req += `GET /poll?user=${uid('h')}&since=${first - 1} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      s.write(req);
+      out.push(s);
+    }
+    return out;
+  });
+  row('connection with 10 pipelined 1 MiB poll replies, not read', 20, m.kib, m.ticks);
+  for (const s of m.held) s.destroy();
+});
+
+// Plain HTTP requests on a keep-alive connection.
+await onFreshServer(async (srv) => {
+  const m = await measure(srv, 20000, async (n) => {
+    const s = await rawConnect(srv);
+    let answered = 0;
+    onReplies(s, (k) => { answered += k; });
+    s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(n));
+    await waitFor(() => answered >= n, 10000, 'healthz replies', 5);
+    s.destroy();
+  });
+  row('HTTP request (GET /healthz, keep-alive, pipelined)', 20000, null, m.ticks);
+});
+console.log('| what | n | memory each | loop time each |');
+console.log('|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.what} | ${r.n} | ${r.memory} | ${r.loop} |`);

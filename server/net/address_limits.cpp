@@ -1,0 +1,86 @@
+#include "address_limits.hpp"
+
+namespace ringcast {
+
+namespace {
+
+// A bucket refills from empty in burst / rate = 1 s.
+constexpr auto refill_time = std::chrono::seconds(1);
+
+}  // namespace
+
+address_limits::address_limits() : address_limits(settings{}) {}
+
+address_limits::address_limits(settings s) : settings_(s) {}
+
+token_bucket::shape address_limits::shape() const {
+  const double rate = settings_.connect_rate;
+  return {rate, rate};
+}
+
+address_limits::outcome address_limits::try_open(const address& a, time_point now) {
+  std::lock_guard lock(mutex_);
+  if (now > last_now_) last_now_ = now;
+  if (settings_.max_connections == 0 && settings_.connect_rate == 0) return {};
+  sweep(now);
+  auto [it, added] = table_.try_emplace(a, entry{0, token_bucket(now, shape().burst), false});
+  entry& e = it->second;
+  if (settings_.max_connections > 0 && e.open >= settings_.max_connections) {
+    ++refused_connections_;
+    return {slot(), refusal::too_many_connections, {}};
+  }
+  if (settings_.connect_rate > 0) {
+    if (!e.bucket.take(now, shape())) {
+      ++refused_rate_;
+      const auto wait = std::chrono::ceil<std::chrono::seconds>(e.bucket.wait(now, shape()));
+      forget_if_idle(it, now);
+      return {slot(), refusal::too_fast, std::max(wait, std::chrono::seconds(1))};
+    }
+  }
+  ++e.open;
+  return {slot(this, a), refusal::none, {}};
+}
+
+void address_limits::release(const address& a) {
+  std::lock_guard lock(mutex_);
+  const auto it = table_.find(a);
+  if (it == table_.end()) return;
+  --it->second.open;
+  forget_if_idle(it, last_now_);
+}
+
+void address_limits::forget_if_idle(std::unordered_map<address, entry>::iterator it,
+                                    time_point now) {
+  entry& e = it->second;
+  if (e.open > 0 || e.queued) return;
+  if (settings_.connect_rate == 0 || e.bucket.full(now, shape())) {
+    table_.erase(it);
+    return;
+  }
+  e.queued = true;
+  idle_.emplace_back(it->first, now + refill_time);
+}
+
+void address_limits::sweep(time_point now) {
+  // Queued in the order of their times: each was queued at its `now` + 1 s.
+  while (!idle_.empty() && idle_.front().second <= now) {
+    const address a = std::move(idle_.front().first);
+    idle_.pop_front();
+    const auto it = table_.find(a);
+    if (it == table_.end()) continue;
+    it->second.queued = false;
+    forget_if_idle(it, now);
+  }
+}
+
+void address_limits::configure(settings s) {
+  std::lock_guard lock(mutex_);
+  settings_ = s;
+}
+
+address_limits::counters address_limits::snapshot() const {
+  std::lock_guard lock(mutex_);
+  return {refused_connections_, refused_rate_, table_.size()};
+}
+
+}  // namespace ringcast

@@ -1,0 +1,114 @@
+// docs/security.md's nginx example ("Behind a TLS proxy") run as written by a real nginx in front of
+// a node: only the upstream's port, the listen address, the certificate's paths and, for the first
+// run, the allowed network (127.0.0.1 for 10.0.0.0/8) are changed. The pages, /ws, /sse, /poll and
+// a publish go through it; /admin (the page) and /admin/… (the API) answer an allowed address and
+// are 403 to any other — /admin is never redirected to /admin/, which is no page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { startServer, waitFor, freePort, requireCommand, makeCertificate, request } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const NGINX = requireCommand('nginx');
+
+// The one ```nginx block of docs/security.md.
+const example = (() => {
+  const doc = readFileSync(path.join(here, '../../docs/security.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```nginx\n([\s\S]*?)```/gu)].map((m) => m[1]);
+  assert.equal(blocks.length, 1, 'docs/security.md has one nginx example');
+  return blocks[0];
+})();
+
+let srv;
+let certificate;
+const proxies = [];
+
+before(async () => {
+  srv = await startServer([]);
+  certificate = makeCertificate();
+});
+
+after(async () => {
+  for (const p of proxies) { p.proc.kill('SIGTERM'); await p.exited; rmSync(p.dir, { recursive: true, force: true }); }
+  await srv?.stop();
+});
+
+// nginx with the example inside a minimal main context (pid, logs and temp files in its own dir).
+async function proxy({ allowLoopback }) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ringcast-nginx-docs-'));
+  const port = await freePort();
+  let http = example
+    .replace('server 127.0.0.1:8080;', `server 127.0.0.1:${srv.port};`)
+    .replace('listen 443 ssl http2;', `listen 127.0.0.1:${port} ssl http2;`)
+    .replace(/ssl_certificate +\S+;/u, `ssl_certificate ${certificate.certFile};`)
+    .replace(/ssl_certificate_key +\S+;/u, `ssl_certificate_key ${certificate.keyFile};`);
+  if (allowLoopback) http = http.replaceAll('allow 10.0.0.0/8;', 'allow 127.0.0.1;');
+  assert.ok(http.includes(`server 127.0.0.1:${srv.port};`) && http.includes(`listen 127.0.0.1:${port} ssl`), 'substitutions');
+  const conf = `pid nginx.pid;\nerror_log stderr warn;\nevents {}\nhttp {\naccess_log off;\n` +
+    'client_body_temp_path client_body_temp;\nproxy_temp_path proxy_temp;\nfastcgi_temp_path fastcgi_temp;\n' +
+    `uwsgi_temp_path uwsgi_temp;\nscgi_temp_path scgi_temp;\n${http}}\n`;
+  writeFileSync(path.join(dir, 'nginx.conf'), conf);
+  const proc = spawn(NGINX, ['-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const p = { proc, dir, port, log: '', exited: new Promise((resolve) => proc.on('exit', resolve)) };
+  proc.stderr.setEncoding('utf8').on('data', (c) => { p.log += c; });
+  proxies.push(p);
+  await waitFor(() => new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+    s.on('error', () => resolve(false));
+  }), 5000, `nginx listening (${p.log})`);
+  p.get = (pathAndQuery, opts = {}) => request('127.0.0.1', port, opts.method ?? 'GET', pathAndQuery, { ca: certificate.cert, ...opts });
+  return p;
+}
+
+test('through the example: pages, WebSocket, SSE, long-poll and publish; /admin and its API from an allowed address', async () => {
+  const p = await proxy({ allowLoopback: true });
+  const page = await p.get('/');
+  assert.equal(page.status, 200, page.text);
+  const admin = await p.get('/admin');
+  assert.equal(admin.status, 200, `/admin: ${admin.status} ${admin.headers.location ?? ''} ${admin.text.slice(0, 200)}`);
+  assert.match(admin.text, /<html/iu);
+
+  const ws = new WebSocket(`wss://127.0.0.1:${p.port}/ws?user=docs_ws`, { ca: certificate.cert });
+  const wsMessages = [];
+  ws.on('message', (m) => wsMessages.push(JSON.parse(m.toString())));
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  await waitFor(() => wsMessages.some((m) => m.type === 'hello'), 3000, 'ws hello');
+  const sse = await import('node:https').then(({ default: https }) => new Promise((resolve, reject) => {
+    const req = https.get(`https://127.0.0.1:${p.port}/sse?user=docs_sse`, { ca: certificate.cert }, (res) => {
+      const s = { req, res, text: '' };
+      res.setEncoding('utf8').on('data', (c) => { s.text += c; });
+      resolve(s);
+    });
+    req.on('error', reject);
+  }));
+  assert.equal(sse.res.statusCode, 200);
+  await waitFor(() => sse.text.includes('hello'), 3000, 'sse hello');
+
+  const published = await p.get('/admin/publish', { method: 'POST', headers: { Authorization: `Bearer ${srv.token}` }, body: { data: { via: 'docs nginx' } } });
+  assert.equal(published.status, 200, published.text);
+  const { id } = published.json;
+  await waitFor(() => wsMessages.some((m) => m.type === 'message' && m.id === id), 3000, 'ws message');
+  await waitFor(() => sse.text.includes(`"id":${id}`), 3000, 'sse message');
+  const poll = await p.get(`/poll?user=docs_poll&since=${id - 1}`);
+  assert.equal(poll.status, 200, poll.text);
+  assert.ok(poll.json.messages.some((m) => m.id === id), poll.text);
+  const stats = await p.get('/admin/stats', { headers: { Authorization: `Bearer ${srv.token}` } });
+  assert.equal(stats.status, 200, stats.text);
+  ws.close();
+  sse.req.destroy();
+});
+
+test('as written (allow 10.0.0.0/8), /admin and the admin API are 403 to anyone else, not a redirect', async () => {
+  const p = await proxy({ allowLoopback: false });
+  for (const where of ['/admin', '/admin/stats', '/admin/publish']) {
+    const r = await p.get(where, { headers: { Authorization: `Bearer ${srv.token}` } });
+    assert.equal(r.status, 403, `${where}: ${r.status} ${r.headers.location ?? ''}`);
+  }
+  assert.equal((await p.get('/')).status, 200);
+});

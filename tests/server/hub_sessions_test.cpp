@@ -1,0 +1,222 @@
+// The hub's bounds on sessions (--max-sessions, --max-sessions-per-user) and on a long-poll's
+// resumed batch (--max-poll-batch, max_poll_reply_bytes), on a simulated clock.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "hub.hpp"
+
+namespace ringcast {
+namespace {
+
+using namespace std::chrono_literals;
+using time_point = hub::time_point;
+
+class recording_subscriber final : public subscriber {
+ public:
+  explicit recording_subscriber(transport kind) : kind_(kind) {}
+  transport kind() const override { return kind_; }
+  void deliver(const message_ptr&) override {}
+  void heartbeat() override {}
+  void end(const ending_notice&) override { ended = true; }
+  bool ended = false;
+
+ private:
+  transport kind_;
+};
+
+client_params params(std::string user, std::string sid,
+                     std::optional<std::uint64_t> since = std::nullopt) {
+  client_params p;
+  p.user = std::move(user);
+  p.sid = std::move(sid);
+  p.since = since;
+  return p;
+}
+
+class HubSessions : public ::testing::Test {
+ protected:
+  HubSessions() {
+    cfg.tick = 10ms;
+    cfg.session_ttl = 5s;
+    cfg.poll_timeout = 2s;
+    cfg.max_sessions_per_user = 3;
+    cfg.max_sessions = 10;
+  }
+  hub& the_hub() {
+    if (!hub_) hub_ = std::make_unique<hub>(cfg, now, 0, nullptr);
+    return *hub_;
+  }
+  // A connect as client_start makes it: room first, then the attach.
+  hub::room connect(const client_params& p, recording_subscriber& conn) {
+    const auto room = the_hub().make_room(p.user, p.sid);
+    if (room == hub::room::ok) last = the_hub().attach(p, conn, now);
+    return room;
+  }
+  // A long-poll answered at once: attached, then detached (the session stays for its TTL).
+  hub::room poll_once(const client_params& p) {
+    recording_subscriber poll(transport::poll);
+    const auto room = connect(p, poll);
+    if (room == hub::room::ok) the_hub().detach(*last.s, poll, now);
+    return room;
+  }
+
+  config cfg;
+  time_point now = time_point{} + 1h;
+  hub::attach_result last;
+  std::unique_ptr<hub> hub_;
+};
+
+TEST_F(HubSessions, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
+  for (const char* sid : {"a", "b", "c"})
+    ASSERT_EQ(poll_once(params("u", sid)), hub::room::ok);
+  EXPECT_EQ(the_hub().session_count(), 3u);
+  now += 1s;
+  ASSERT_EQ(poll_once(params("u", "b")), hub::room::ok);  // b is now the newest idle one
+  ASSERT_EQ(poll_once(params("u", "d")), hub::room::ok);
+  EXPECT_EQ(the_hub().session_count(), 3u);
+  EXPECT_EQ(the_hub().stats().displaced, 1u);
+  // a went (idle longest); b, c, d stay: b resumes, a starts afresh (and displaces c).
+  recording_subscriber ws(transport::ws);
+  ASSERT_EQ(connect(params("u", "b"), ws), hub::room::ok);
+  EXPECT_TRUE(last.resumed);
+  recording_subscriber ws2(transport::ws);
+  ASSERT_EQ(connect(params("u", "a"), ws2), hub::room::ok);
+  EXPECT_FALSE(last.resumed);
+  EXPECT_EQ(the_hub().stats().displaced, 2u);
+  EXPECT_EQ(the_hub().session_count(), 3u);
+  // Another user is not affected.
+  EXPECT_EQ(poll_once(params("v", "a")), hub::room::ok);
+  EXPECT_EQ(the_hub().session_count(), 4u);
+}
+
+TEST_F(HubSessions, AUserWhoseSessionsAreAllLiveIsRefused) {
+  recording_subscriber a(transport::ws), b(transport::sse), c(transport::poll), d(transport::ws);
+  ASSERT_EQ(connect(params("u", "a"), a), hub::room::ok);
+  ASSERT_EQ(connect(params("u", "b"), b), hub::room::ok);
+  ASSERT_EQ(connect(params("u", "c"), c), hub::room::ok);
+  EXPECT_EQ(connect(params("u", "d"), d), hub::room::over_user);
+  EXPECT_EQ(the_hub().stats().sessions_refused_user, 1u);
+  EXPECT_FALSE(a.ended);
+  EXPECT_FALSE(c.ended);
+  // An existing session is never refused: this replaces a's connection.
+  recording_subscriber a2(transport::ws);
+  EXPECT_EQ(connect(params("u", "a"), a2), hub::room::ok);
+  EXPECT_TRUE(a.ended);
+  // Once one is idle, the new session takes its place.
+  the_hub().detach(*last.s, a2, now);
+  EXPECT_EQ(connect(params("u", "d"), d), hub::room::ok);
+  EXPECT_EQ(the_hub().session_count(), 3u);
+}
+
+TEST_F(HubSessions, MaxSessionsRefusesNewSessionsAndCountsThemBackWhenDropped) {
+  for (int i = 0; i < 10; ++i)
+    ASSERT_EQ(poll_once(params("user" + std::to_string(i), "0")), hub::room::ok);
+  EXPECT_EQ(poll_once(params("late", "0")), hub::room::over_total);
+  EXPECT_EQ(the_hub().stats().sessions_refused_total, 1u);
+  EXPECT_EQ(the_hub().session_count(), 10u);
+  EXPECT_EQ(poll_once(params("user3", "0")), hub::room::ok);  // existing: resumes
+  now += cfg.session_ttl + cfg.tick;
+  the_hub().advance(now);  // every session's TTL ran out
+  EXPECT_EQ(the_hub().session_count(), 0u);
+  EXPECT_EQ(poll_once(params("late", "0")), hub::room::ok);
+}
+
+TEST_F(HubSessions, TheBudgetIsSharedByTheLoopsOfANode) {
+  session_budget shared(2);
+  hub other(cfg, now, 0, nullptr);
+  the_hub().share_budget(shared);
+  other.share_budget(shared);
+  ASSERT_EQ(poll_once(params("a", "0")), hub::room::ok);
+  recording_subscriber p(transport::poll);
+  ASSERT_EQ(other.make_room("b", "0"), hub::room::ok);
+  other.attach(params("b", "0"), p, now);
+  EXPECT_EQ(shared.held(), 2u);
+  EXPECT_EQ(poll_once(params("c", "0")), hub::room::over_total);
+  other.kick("b", now);
+  EXPECT_EQ(shared.held(), 1u);
+  EXPECT_EQ(poll_once(params("c", "0")), hub::room::ok);
+}
+
+// Adding and dropping sessions costs the same whatever a user holds: with a high limit, 100,000
+// sessions of one user are created and expire in time linear in their number (the old vector
+// made it quadratic: seconds here, where this takes milliseconds).
+TEST_F(HubSessions, OneUsersManySessionsExpireInLinearTime) {
+  cfg.max_sessions_per_user = 1'000'000;
+  cfg.max_sessions = 1'000'000;
+  constexpr int n = 100'000;
+  const auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(poll_once(params("u", std::to_string(i))), hub::room::ok);
+  EXPECT_EQ(the_hub().session_count(), static_cast<std::size_t>(n));
+  now += cfg.session_ttl + cfg.tick;
+  the_hub().advance(now);
+  EXPECT_EQ(the_hub().session_count(), 0u);
+  EXPECT_EQ(the_hub().stats().session_ttl, static_cast<std::uint64_t>(n));
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_LT(took, 3s) << "quadratic?";
+}
+
+// ---- a long-poll's resumed batch --------------------------------------------------------------
+
+class PollBatch : public HubSessions {
+ protected:
+  void publish(std::size_t count, std::size_t data_bytes) {
+    const std::string data = '"' + std::string(data_bytes, 'x') + '"';
+    for (std::size_t i = 0; i < count; ++i)
+      the_hub().publish(make_message(++last_id, 1'700'000'000'000, {}, data), now);
+  }
+  hub::attach_result poll(std::uint64_t since) {
+    recording_subscriber p(transport::poll);
+    auto r = the_hub().attach(params("u", "0", since), p, now);
+    the_hub().detach(*r.s, p, now);
+    return r;
+  }
+  std::uint64_t last_id = 0;
+};
+
+TEST_F(PollBatch, AtMostMaxPollBatchMessagesAndMoreSaysTheRestIsOwed) {
+  cfg.max_poll_batch = 4;
+  publish(10, 10);
+  std::vector<std::uint64_t> got;
+  std::uint64_t since = 0;
+  int polls = 0;
+  for (bool more = true; more; ++polls) {
+    const auto r = poll(since);
+    EXPECT_LE(r.backlog.size(), 4u);
+    for (const auto& m : r.backlog)
+      got.push_back(m->id);
+    more = r.more;
+    EXPECT_FALSE(r.gap);
+    since = r.last_id;
+  }
+  EXPECT_EQ(polls, 3);
+  // Nothing lost, nothing repeated.
+  EXPECT_EQ(got, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(since, 10u);
+  // A WebSocket resume is not cut.
+  recording_subscriber ws(transport::ws);
+  EXPECT_EQ(the_hub().attach(params("w", "0", 0), ws, now).backlog.size(), 10u);
+}
+
+TEST_F(PollBatch, StopsAddingOnceTheBodyPassedOneMebibyte) {
+  publish(40, 60 * 1024);  // 40 x 60 KB: about 2.4 MB
+  const auto r = poll(0);
+  ASSERT_TRUE(r.more);
+  std::size_t bytes = 0;
+  for (const auto& m : r.backlog)
+    bytes += m->json.size() + 1;
+  const std::size_t one = r.backlog.front()->json.size() + 1;
+  EXPECT_GT(bytes, max_poll_reply_bytes);
+  EXPECT_LE(bytes, max_poll_reply_bytes + one);
+  EXPECT_EQ(r.last_id, r.backlog.back()->id);
+  // delivered counts only what the reply carries
+  EXPECT_EQ(the_hub().find(r.last_id + 1)->delivered.load(), 0u);
+  EXPECT_EQ(the_hub().find(r.last_id)->delivered.load(), 1u);
+}
+
+}  // namespace
+}  // namespace ringcast

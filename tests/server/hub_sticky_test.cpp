@@ -1,0 +1,329 @@
+// Promotions in force, rewind and take-down through the hub on a simulated clock
+// (docs/protocol.md, "Promotions in force" and "Rewind"): what a connect without `since` gets
+// first, that it respects audience, expiry and paced turns, and that a take-down expires a
+// message at once.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "hub.hpp"
+
+namespace ringcast {
+namespace {
+
+using namespace std::chrono_literals;
+using time_point = hub::time_point;
+
+// Records the ids of the messages it is given, and apart the ids of the `expired` notices.
+class recorder final : public subscriber {
+ public:
+  explicit recorder(transport kind = transport::ws) : kind_(kind) {}
+  transport kind() const override { return kind_; }
+  void deliver(const message_ptr& m) override { deliver_many(std::span(&m, 1)); }
+  void deliver_many(std::span<const message_ptr> messages) override {
+    for (const auto& m : messages)
+      (m->json.starts_with(R"({"type":"expired")") ? expired : ids).push_back(m->id);
+  }
+  void heartbeat() override {}
+  void end(const ending_notice&) override {}
+
+  std::vector<std::uint64_t> ids, expired;
+
+ private:
+  transport kind_;
+};
+
+using ids = std::vector<std::uint64_t>;
+
+constexpr std::int64_t t0_ms = 1'700'000'000'000;
+
+class HubStickyTest : public ::testing::Test {
+ protected:
+  HubStickyTest() {
+    cfg.tick = 10ms;
+    cfg.heartbeat = 1h;
+    cfg.idle_timeout = 1h;
+    cfg.session_ttl = 1h;
+    cfg.poll_timeout = 1h;
+    cfg.history = 100;
+    make_hub();
+  }
+  void make_hub() {
+    h = std::make_unique<hub>(cfg, now, 0, [](time_point) {});
+  }
+
+  void advance_to(time_point t) {
+    while (now < t) {
+      now = std::min(t, now + cfg.tick);
+      h->advance(now);
+    }
+  }
+
+  struct publish_options {
+    bool sticky = false;
+    addressee to{};
+    std::chrono::milliseconds ttl{0};
+    std::chrono::milliseconds spread{0};
+    std::int64_t ts_ms = t0_ms;
+  };
+  message_ptr publish(publish_options o) {
+    const std::uint64_t id = ++last_id;
+    auto m = make_message(id, o.ts_ms, o.to, std::to_string(id),
+                          o.ttl.count() ? o.ts_ms + o.ttl.count() : 0, o.spread, o.sticky);
+    h->publish(m, now);
+    return m;
+  }
+  message_ptr sticky(addressee to = {}, std::chrono::milliseconds ttl = 0ms) {
+    return publish({.sticky = true, .to = std::move(to), .ttl = ttl});
+  }
+  message_ptr plain() { return publish({}); }
+
+  static client_params params(std::string user, std::vector<std::string> channels = {}) {
+    client_params p;
+    p.user = std::move(user);
+    p.channels = std::move(channels);
+    return p;
+  }
+  // Attaches `conn` and hands it the backlog, as a connection does.
+  hub::attach_result attach(const client_params& p, recorder& conn) {
+    auto r = h->attach(p, conn, now);
+    for (const auto& m : r.backlog)
+      conn.ids.push_back(m->id);
+    return r;
+  }
+  // A user whose turn for message `id` paced over `spread` falls in (spread/4, 3*spread/4).
+  static std::string user_with_turn_mid_window(std::uint64_t id, std::chrono::milliseconds spread) {
+    for (int i = 0;; ++i) {
+      std::string user = fmt::format("u{}", i);
+      const auto offset = pacing::offset_of(pacing::place_of(user + "/0"), id, spread);
+      if (offset > spread / 4 && offset < spread * 3 / 4) return user;
+    }
+  }
+
+  config cfg;
+  time_point now = time_point{} + 1h;
+  std::uint64_t last_id = 0;
+  std::unique_ptr<hub> h;
+};
+
+TEST_F(HubStickyTest, AConnectWithoutSinceGetsTheStickyMessagesInForceThenLive) {
+  const auto before = plain();
+  const auto a = sticky();
+  plain();
+  const auto b = sticky();
+  EXPECT_EQ(h->sticky_in_force(), 2u);
+  for (const transport kind : {transport::ws, transport::sse, transport::poll}) {
+    recorder conn(kind);
+    auto r = attach(params(fmt::format("new{}", name_of(kind))), conn);
+    EXPECT_EQ(conn.ids, (ids{a->id, b->id})) << name_of(kind);
+    EXPECT_FALSE(r.gap);
+    if (kind != transport::poll) h->detach(*r.s, conn, now);
+  }
+  // With `since` it is a resume: history after `since`, sticky or not, as always.
+  recorder resumed;
+  attach(
+      [&] {
+        auto p = params("old");
+        p.since = before->id;
+        return p;
+      }(),
+      resumed);
+  EXPECT_EQ(resumed.ids, (ids{a->id, a->id + 1, b->id}));
+  const auto live = plain();
+  EXPECT_EQ(resumed.ids.back(), live->id);
+  EXPECT_EQ(a->delivered.load(), 4u);  // three connects and one resume
+}
+
+TEST_F(HubStickyTest, ATtlThatPassesBetweenPublishAndConnectTakesItOutOfForce) {
+  const auto short_lived = sticky({}, 2s);
+  const auto long_lived = sticky({}, 1h);
+  advance_to(now + 2s - cfg.tick);
+  recorder early;
+  attach(params("early"), early);
+  EXPECT_EQ(early.ids, (ids{short_lived->id, long_lived->id}));
+  advance_to(now + 2 * cfg.tick);                  // the ttl has passed (at most a tick late)
+  EXPECT_EQ(early.expired, ids{short_lived->id});  // it had it on its page
+  EXPECT_EQ(h->sticky_in_force(), 1u);
+  recorder late;
+  attach(params("late"), late);
+  EXPECT_EQ(late.ids, ids{long_lived->id});
+  EXPECT_TRUE(late.expired.empty());
+}
+
+TEST_F(HubStickyTest, InForceEvenAfterHistoryHasEvictedIt) {
+  cfg.history = 2;
+  make_hub();
+  const auto kept = sticky();
+  for (int i = 0; i < 5; ++i)
+    plain();
+  EXPECT_EQ(h->find(kept->id), nullptr);  // out of history: no resume returns it
+  recorder conn;
+  attach(params("shopper"), conn);
+  EXPECT_EQ(conn.ids, ids{kept->id});
+  EXPECT_EQ(h->find_held(kept->id), kept);
+}
+
+TEST_F(HubStickyTest, OnlyThoseAddressedToTheClient) {
+  const auto all = sticky();
+  const auto shoes = sticky({audience::channel, "shoes"});
+  const auto bob = sticky({audience::user, "bob"});
+  const auto list = sticky({audience::users, "ann,bob"});
+  recorder ann, bob_conn, carl;
+  attach(params("ann", {"hats"}), ann);
+  attach(params("bob", {"shoes"}), bob_conn);
+  attach(params("carl"), carl);
+  EXPECT_EQ(ann.ids, (ids{all->id, list->id}));
+  EXPECT_EQ(bob_conn.ids, (ids{all->id, shoes->id, bob->id, list->id}));
+  EXPECT_EQ(carl.ids, ids{all->id});
+}
+
+TEST_F(HubStickyTest, APacedOneOnlyOnceTheSessionsTurnHasCome) {
+  const std::uint64_t next = last_id + 1;
+  const std::string user = user_with_turn_mid_window(next, 10s);
+  const time_point published = now;
+  const auto m = publish({.sticky = true, .spread = 10s});
+  const time_point turn = published + pacing::offset_of(pacing::place_of(user + "/0"), m->id, 10s);
+  // Before its turn: not on connect, but at the turn, never before, at most a tick after.
+  recorder before;
+  attach(params(user), before);
+  EXPECT_TRUE(before.ids.empty());
+  advance_to(turn - cfg.tick);
+  EXPECT_TRUE(before.ids.empty());
+  advance_to(turn + cfg.tick);
+  EXPECT_EQ(before.ids, ids{m->id});
+  // After its turn (the window still open), another session of the same user gets it on connect.
+  recorder after;
+  auto p = params(user);
+  p.sid = "tab2";
+  const time_point tab2_turn =
+      published + pacing::offset_of(pacing::place_of(user + "/tab2"), m->id, 10s);
+  advance_to(std::max(now, tab2_turn + 2 * cfg.tick));  // the walk has passed it
+  attach(p, after);
+  EXPECT_EQ(after.ids, ids{m->id});
+  // Once the window has passed, any new session gets it on connect.
+  advance_to(published + 10s + cfg.tick);
+  recorder later;
+  attach(params("someone-else"), later);
+  EXPECT_EQ(later.ids, ids{m->id});
+  advance_to(now + 1s);
+  EXPECT_EQ(before.ids, ids{m->id});  // once
+}
+
+TEST_F(HubStickyTest, TakeDownExpiresAtOnceAndTellsThoseWhoHaveIt) {
+  const auto m = sticky({}, 1h);
+  recorder had, other;
+  attach(params("had"), had);
+  ASSERT_EQ(had.ids, ids{m->id});
+  const auto unrelated = sticky({audience::user, "other"});
+  attach(params("other"), other);
+  ASSERT_TRUE(h->claim_take_down(m));
+  h->take_down(m, now);
+  EXPECT_EQ(had.expired, ids{m->id});
+  EXPECT_EQ(other.expired, ids{m->id});  // it had it too (a broadcast)
+  EXPECT_TRUE(m->expired.load());
+  EXPECT_EQ(h->stats().taken_down, 1u);
+  EXPECT_FALSE(h->claim_take_down(m));  // already expired: a second DELETE is 404
+  recorder fresh;
+  attach(params("fresh"), fresh);
+  EXPECT_TRUE(fresh.ids.empty());
+  EXPECT_EQ(h->sticky_in_force(), 1u);  // `unrelated` only
+  // Its ttl timer is gone with it: nothing more when the hour passes.
+  advance_to(now + 1h + cfg.tick);
+  EXPECT_EQ(had.expired, ids{m->id});
+  EXPECT_EQ(h->stats().messages_expired, 0u);
+  EXPECT_NE(unrelated, nullptr);
+}
+
+TEST_F(HubStickyTest, TakeDownOfAMessageThatIsNotStickyHidesItFromResume) {
+  const auto first = plain();
+  const auto gone = plain();
+  const auto last = plain();
+  ASSERT_TRUE(h->claim_take_down(gone));
+  h->take_down(gone, now);
+  recorder conn;
+  auto p = params("resumer");
+  p.since = first->id;
+  const auto r = attach(p, conn);
+  EXPECT_EQ(conn.ids, ids{last->id});
+  EXPECT_FALSE(r.gap);
+}
+
+TEST_F(HubStickyTest, RewindByCountSkipsWhatIsNotTheClientsOrExpired) {
+  const auto m1 = plain();
+  const auto m2 = plain();
+  publish({.to = {audience::user, "other"}});
+  const auto m4 = plain();
+  publish({.ttl = 1s});  // expires before the connect
+  advance_to(now + 1s + cfg.tick);
+  recorder two, many;
+  auto p = params("ann");
+  p.rewind_count = 2;
+  attach(p, two);
+  EXPECT_EQ(two.ids, (ids{m2->id, m4->id}));
+  p.user = "bea";
+  p.rewind_count = 100;
+  attach(p, many);
+  EXPECT_EQ(many.ids, (ids{m1->id, m2->id, m4->id}));
+}
+
+TEST_F(HubStickyTest, RewindByDurationTakesThoseOfTheLastDuration) {
+  publish({.ts_ms = t0_ms});
+  const auto recent = publish({.ts_ms = t0_ms + 50'000});
+  const auto newest = publish({.ts_ms = t0_ms + 59'000});
+  recorder conn;
+  auto p = params("ann");
+  p.rewind_after_ms = t0_ms + 30'000;  // the admission's now (t0 + 60 s) minus rewind=30s
+  attach(p, conn);
+  EXPECT_EQ(conn.ids, (ids{recent->id, newest->id}));
+}
+
+TEST_F(HubStickyTest, RewindAndStickyTogetherInIdOrderOnce) {
+  const auto old_sticky = sticky();
+  plain();
+  const auto new_sticky = sticky();
+  const auto last = plain();
+  recorder conn;
+  auto p = params("ann");
+  p.rewind_count = 2;
+  attach(p, conn);
+  EXPECT_EQ(conn.ids, (ids{old_sticky->id, new_sticky->id, last->id}));
+}
+
+TEST_F(HubStickyTest, RewindLeavesAPacedMessageToItsTurn) {
+  const std::uint64_t next = last_id + 1;
+  const std::string user = user_with_turn_mid_window(next, 10s);
+  const time_point published = now;
+  const auto paced = publish({.spread = 10s});
+  const auto after = plain();
+  const time_point turn =
+      published + pacing::offset_of(pacing::place_of(user + "/0"), paced->id, 10s);
+  recorder conn;
+  auto p = params(user);
+  p.rewind_count = 10;
+  attach(p, conn);
+  EXPECT_EQ(conn.ids, ids{after->id});  // the paced one's turn has not come
+  advance_to(turn + cfg.tick);
+  EXPECT_EQ(conn.ids, (ids{after->id, paced->id}));
+}
+
+TEST(StickyQuota, CountsUntilExpiryOrRemoval) {
+  sticky_quota q(2);
+  EXPECT_TRUE(q.has_room(1000));
+  q.add(1, 0);
+  q.add(2, 2000);
+  EXPECT_FALSE(q.has_room(1999));
+  EXPECT_TRUE(q.has_room(2000));  // 2's expiry has come
+  q.add(3, 0);
+  EXPECT_FALSE(q.has_room(3000));
+  q.remove(1);
+  EXPECT_TRUE(q.has_room(3000));
+  EXPECT_EQ(q.in_force(3000), 1u);
+}
+
+}  // namespace
+}  // namespace ringcast
