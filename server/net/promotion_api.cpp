@@ -1,6 +1,7 @@
 #include "promotion_api.hpp"
 
 #include <charconv>
+#include <optional>
 
 #include <fmt/format.h>
 #include <boost/beast/http/field.hpp>
@@ -25,6 +26,14 @@ constexpr std::string_view messages_path = "/admin/messages";
 constexpr std::string_view messages_prefix = "/admin/messages/";
 
 using outcome = node_operations::promotion_outcome;
+
+// The <id> of /admin/messages/<id>: a whole number, nothing else.
+std::optional<std::uint64_t> message_id_of(std::string_view text) {
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return id;
+}
 
 http_response unavailable(const node_operations& node, const http_request& req) {
   return error_response(http_status::service_unavailable, "unavailable", redis_unavailable(node),
@@ -87,13 +96,12 @@ std::string reach_json(const node_operations::message_reach& r) {
 void message_reach(node_operations& node, boost::asio::any_io_executor origin,
                    std::string_view id_text, const http_request& req,
                    std::function<void(http_response)> reply) {
-  std::uint64_t id = 0;
-  const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
-  if (ec != std::errc{} || end != id_text.data() + id_text.size() || id_text.empty()) {
+  const auto id = message_id_of(id_text);
+  if (!id) {
     return reply(error_response(http_status::bad_request, "bad_request",
                                 "the message id must be a whole number", req));
   }
-  node.reach(id, std::move(origin),
+  node.reach(*id, std::move(origin),
              [node_ptr = &node, req, reply](outcome o, node_operations::message_reach r) {
                if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
                if (o != outcome::ok) {
@@ -106,14 +114,13 @@ void message_reach(node_operations& node, boost::asio::any_io_executor origin,
 
 void take_down(node_operations& node, boost::asio::any_io_executor origin, std::string_view id_text,
                const http_request& req, std::function<void(http_response)> reply) {
-  std::uint64_t id = 0;
-  const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
-  if (ec != std::errc{} || end != id_text.data() + id_text.size() || id_text.empty()) {
+  const auto id = message_id_of(id_text);
+  if (!id) {
     return reply(error_response(http_status::bad_request, "bad_request",
                                 "the message id must be a whole number", req));
   }
-  node.take_down(id, std::move(origin), [req, reply](outcome o) {
-    if (o == outcome::unavailable) return reply(unavailable(req));
+  node.take_down(*id, std::move(origin), [node_ptr = &node, req, reply](outcome o) {
+    if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
     if (o != outcome::ok) {
       return reply(error_response(http_status::not_found, "not_found",
                                   "no such message in force (unknown or already expired)", req));

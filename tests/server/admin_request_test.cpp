@@ -197,7 +197,8 @@ TEST(ParsePublishRequest, Errors) {
 }
 
 TEST(ParsePublishRequest, UnknownFieldIsRefusedByName) {
-  const std::string known = " (known fields: data, channel, user, users, at, delay, ttl, spread)";
+  const std::string known =
+      " (known fields: data, channel, user, users, at, delay, ttl, spread, sticky)";
   EXPECT_EQ(publish_error(R"({"data":{"x":1},"chanel":"vip"})"),
             "unknown field \"chanel\"" + known);
   EXPECT_EQ(publish_error(R"({"usres":["a"],"data":1})"), "unknown field \"usres\"" + known);
