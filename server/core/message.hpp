@@ -51,6 +51,9 @@ struct message {
   // sse_gzip_piece() the first time a gzip subscriber needs it.
   mutable std::once_flag sse_gzip_once;
   mutable std::string sse_gzip;
+  // `poll_body` gzipped, by poll_gzip_body(); empty when that would not be shorter.
+  mutable std::once_flag poll_gzip_once;
+  mutable std::string poll_gzip;
 
   // Reach (GET /admin/messages/<id>), counted by every loop that holds the message.
   mutable std::atomic<std::uint64_t> recipients{0};  // live sessions at publish

@@ -25,4 +25,13 @@ const std::string& sse_gzip_piece(const message& m, loop_stats& stats) {
   return m.sse_gzip;
 }
 
+const std::string& poll_gzip_body(const message& m, loop_stats& stats) {
+  std::call_once(m.poll_gzip_once, [&m, &stats] {
+    std::string body = gzip::whole(m.poll_body);
+    ++stats.messages_compressed;
+    if (body.size() < m.poll_body.size()) m.poll_gzip = std::move(body);
+  });
+  return m.poll_gzip;
+}
+
 }  // namespace ringcast

@@ -7,13 +7,26 @@
 namespace ringcast::gzip {
 namespace {
 
+// Raw deflate (window_bits -15) or with the gzip wrapper (16 + 15).
 struct deflater {
   z_stream z{};
-  deflater() {
-    deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  explicit deflater(int window_bits) {
+    deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
   }
   ~deflater() { deflateEnd(&z); }
 };
+
+std::string run(deflater& d, std::string_view text, int flush) {
+  deflateReset(&d.z);
+  std::string out(deflateBound(&d.z, text.size()) + 16, '\0');
+  d.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  d.z.avail_in = static_cast<uInt>(text.size());
+  d.z.next_out = reinterpret_cast<Bytef*>(out.data());
+  d.z.avail_out = static_cast<uInt>(out.size());
+  deflate(&d.z, flush);
+  out.resize(out.size() - d.z.avail_out);
+  return out;
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
@@ -70,16 +83,13 @@ std::string_view header() {
 }
 
 std::string piece(std::string_view text) {
-  thread_local deflater d;
-  deflateReset(&d.z);
-  std::string out(deflateBound(&d.z, text.size()) + 16, '\0');
-  d.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  d.z.avail_in = static_cast<uInt>(text.size());
-  d.z.next_out = reinterpret_cast<Bytef*>(out.data());
-  d.z.avail_out = static_cast<uInt>(out.size());
-  deflate(&d.z, Z_FULL_FLUSH);
-  out.resize(out.size() - d.z.avail_out);
-  return out;
+  thread_local deflater d(-MAX_WBITS);
+  return run(d, text, Z_FULL_FLUSH);
+}
+
+std::string whole(std::string_view body) {
+  thread_local deflater d(16 + MAX_WBITS);
+  return run(d, body, Z_FINISH);
 }
 
 }  // namespace ringcast::gzip

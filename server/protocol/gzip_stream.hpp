@@ -21,4 +21,7 @@ std::string_view header();
 // this thread's deflater.
 std::string piece(std::string_view text);
 
+// `body` as a whole gzip member (header, deflate, CRC-32 and size): a reply's body.
+std::string whole(std::string_view body);
+
 }  // namespace ringcast::gzip

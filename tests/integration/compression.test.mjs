@@ -355,3 +355,63 @@ describe('SSE over gzip', () => {
     c.close();
   });
 });
+
+describe('long-poll over gzip', () => {
+  let srv;
+  before(async () => { srv = await startServer(['--poll-timeout', '5']); });
+  after(async () => { await srv?.stop(); });
+
+  // A held poll with Accept-Encoding: gzip, answered by the next publish: { status, headers, body }.
+  function heldPoll(params) {
+    return new Promise((resolve, reject) => {
+      const req = http.get({
+        host: srv.host, port: srv.port, path: `/poll${query(params)}`, agent: false,
+        headers: { 'Accept-Encoding': 'gzip' },
+      }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+    });
+  }
+
+  test('a one-message reply is the prebuilt gzip body, the same bytes for every poll', async () => {
+    const hello = await srv.poll({ user: uid('lp') });
+    const since = hello.json.last_id;
+    const before = await srv.stats();
+    const polls = [heldPoll({ user: uid('lpa'), since }), heldPoll({ user: uid('lpb'), since })];
+    await srv.statsUntil((st) => st.connections.poll >= 2);
+    const data = catalog(2000);
+    const { id } = await srv.publish({ data });
+    const [a, b] = await Promise.all(polls);
+    for (const r of [a, b]) {
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['content-encoding'], 'gzip');
+      const reply = JSON.parse(zlib.gunzipSync(r.body).toString());
+      assert.equal(reply.messages.length, 1);
+      assert.equal(reply.messages[0].id, id);
+      assert.deepEqual(reply.messages[0].data, data);
+      assert.ok(r.body.length < JSON.stringify(data).length / 2, `gzip body of ${r.body.length} bytes`);
+    }
+    assert.ok(a.body.equals(b.body), 'the same gzip body for both polls');
+    const after = await srv.stats();
+    assert.equal(after.compression.messages_compressed - before.compression.messages_compressed, 1);
+  });
+
+  test('curl --compressed reads a held poll', async () => {
+    requireCommand('curl');
+    const hello = await srv.poll({ user: uid('cp') });
+    const curl = spawn('curl', ['-s', '--compressed', '-D', '-', '--max-time', '5',
+      `http://${srv.host}:${srv.port}/poll${query({ user: uid('cpq'), since: hello.json.last_id })}`]);
+    let out = '';
+    curl.stdout.on('data', (d) => { out += d; });
+    const exited = new Promise((resolve) => curl.on('exit', resolve));
+    await srv.statsUntil((st) => st.connections.poll >= 1);
+    const { id } = await srv.publish({ data: catalog(400) });
+    assert.equal(await exited, 0);
+    assert.match(out, /\r\nContent-Encoding: gzip\r\n/iu);
+    const reply = JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4));
+    assert.equal(reply.messages[0].id, id);
+  });
+});
