@@ -254,5 +254,22 @@ TEST(GzipStream, PiecesSpliceInAnyOrderAndEachIsComplete) {
   EXPECT_LT(gzip::piece(b).size(), b.size() / 2);
 }
 
+TEST(GzipStream, WholeBodyIsAFinishedGzipMember) {
+  const std::string body = R"({"type":"messages","messages":[)" + catalog(2000) + "]}";
+  const std::string gz = gzip::whole(body);
+  z_stream z{};
+  inflateInit2(&z, 16 + MAX_WBITS);
+  std::string out(body.size() + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);  // with its CRC-32 and size checked
+  out.resize(out.size() - z.avail_out);
+  inflateEnd(&z);
+  EXPECT_EQ(out, body);
+  EXPECT_EQ(gzip::whole(body), gz);
+}
+
 }  // namespace
 }  // namespace ringcast::ws
