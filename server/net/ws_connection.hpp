@@ -5,7 +5,9 @@
 // with ws::reader (RFC 6455, checked against Beast by tests/fuzz/fuzz_ws_codec.cpp) from a small
 // buffer on the stack, only when the socket is readable, so an idle connection holds no pending
 // composed operation and no frame buffer. A published message goes out as its shared header and
-// payload; messages over 4 KiB from a client close the connection with 1009.
+// payload; messages over 4 KiB from a client close the connection with 1009. With
+// permessage-deflate negotiated, a message goes as its shared compressed frame instead, and a
+// compressed client message is inflated (still at most 4 KiB).
 #pragma once
 
 #include <memory>
@@ -53,11 +55,14 @@ class ws_connection final : public stream_connection {
   void close_when_written() override;
 
   ws::reader reader_{max_client_message};
-  bool reader_done_ = false;        // the client's close arrived, or it broke the protocol
-  bool shut_down_ = false;          // our side of the TCP connection is closed
-  token_bucket rate_;               // the client's frames
-  bool deflate_ = false;            // permessage-deflate negotiated: no zlib state here, only this
-  std::uint32_t compress_min_ = 0;  // --compress-min-bytes, as at the upgrade
+  bool reader_done_ = false;  // the client's close arrived, or it broke the protocol
+  bool shut_down_ = false;    // our side of the TCP connection is closed
+  token_bucket rate_;         // the client's frames
+
+  // permessage-deflate negotiated, and --compress-min-bytes as at the upgrade: all the state
+  // compression keeps per connection (no zlib stream).
+  bool deflate_ = false;
+  std::uint32_t compress_min_ = 0;
 };
 
 }  // namespace ringcast

@@ -4,7 +4,9 @@
 // published message's header and payload are the same bytes for every recipient.
 //
 // What the reader accepts and refuses, and the close code of each refusal, follow Beast's
-// websocket::stream (server role, no extensions), which tests/fuzz/fuzz_ws_codec.cpp checks.
+// websocket::stream (server role, no extensions), which tests/fuzz/fuzz_ws_codec.cpp checks. With
+// permessage-deflate (accept_compressed(), ws_deflate.hpp) RSV1 marks a compressed message,
+// checked against zlib by tests/fuzz/fuzz_ws_deflate.cpp.
 #pragma once
 
 #include <array>
