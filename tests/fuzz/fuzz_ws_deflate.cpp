@@ -6,12 +6,23 @@
 //   compressed bytes): the reader, with the extension negotiated, gives exactly what zlib inflates
 //   when that is within the limit and valid UTF-8 text, fails with 1009 when zlib's output is
 //   over the limit, and never gives more than the limit.
-// Not covered here (left): Beast's own permessage-deflate as the second oracle.
+// - Beast's permessage-deflate (server role, no context takeover both ways) as a second oracle:
+//   it reads ringcast's compressed bytes (sent as a masked client frame) as the payload, and the
+//   frame Beast compresses the payload into, re-masked as a client frame, is read by ringcast's
+//   reader as the payload.
 #include <zlib.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/_experimental/test/stream.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket/stream.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "fuzz_check.hpp"
 #include "ws_codec.hpp"
@@ -75,6 +86,78 @@ bool utf8(std::string_view s) {
   return plain.next(in).type == ws::event_type::text;
 }
 
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+
+// A Beast server stream with permessage-deflate negotiated, over an in-memory stream.
+struct beast_peer {
+  boost::asio::io_context io;
+  beast::test::stream client{io};
+  websocket::stream<beast::test::stream> server{io};
+
+  beast_peer() {
+    server.next_layer().connect(client);
+    websocket::permessage_deflate pmd;
+    pmd.server_enable = true;
+    pmd.server_no_context_takeover = true;
+    pmd.client_no_context_takeover = true;
+    server.set_option(pmd);
+    server.read_message_max(1 << 20);
+    server.auto_fragment(false);
+    server.next_layer().append(
+        "GET /ws HTTP/1.1\r\nHost: fuzz\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Extensions: permessage-deflate; client_no_context_takeover; "
+        "server_no_context_takeover\r\n\r\n");
+    bool accepted = false;
+    server.async_accept([&accepted](boost::system::error_code ec) { accepted = !ec; });
+    io.poll();
+    FUZZ_CHECK(accepted);
+    FUZZ_CHECK(std::string(client.str()).find("permessage-deflate") != std::string::npos);
+    client.clear();
+  }
+
+  // Beast reads `frame` (a client frame); the message, or nothing on failure.
+  std::optional<std::string> read(std::string_view frame) {
+    beast::flat_buffer buffer;
+    std::optional<std::string> got;
+    server.async_read(buffer, [&](boost::system::error_code ec, std::size_t) {
+      if (!ec) got = beast::buffers_to_string(buffer.data());
+    });
+    boost::asio::write(client, boost::asio::buffer(frame.data(), frame.size()));
+    io.restart();
+    io.poll();
+    return got;
+  }
+
+  // What Beast writes for `payload` as a text message: one frame.
+  std::string write(std::string_view payload) {
+    server.text(true);
+    boost::system::error_code ec;
+    server.write(boost::asio::buffer(payload.data(), payload.size()), ec);
+    FUZZ_CHECK(!ec);
+    std::string out(client.str());
+    client.clear();
+    return out;
+  }
+};
+
+// A server frame's first byte and payload (unmasked, one frame).
+std::pair<std::uint8_t, std::string_view> server_frame(std::string_view f) {
+  std::size_t len = static_cast<std::uint8_t>(f[1]) & 0x7f, at = 2;
+  if (len == 126) {
+    len = static_cast<std::uint8_t>(f[2]) << 8 | static_cast<std::uint8_t>(f[3]);
+    at = 4;
+  } else if (len == 127) {
+    len = 0;
+    for (int i = 0; i < 8; ++i)
+      len = len << 8 | static_cast<std::uint8_t>(f[2 + i]);
+    at = 10;
+  }
+  FUZZ_CHECK(f.size() == at + len);
+  return {static_cast<std::uint8_t>(f[0]), f.substr(at)};
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -91,6 +174,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(static_cast<std::uint8_t>(frame[0]) == 0xc1);
   FUZZ_CHECK(frame.substr(1, plain.size - 1) == plain.view().substr(1));
   FUZZ_CHECK(frame.substr(plain.size) == compressed);
+
+  // Beast, both ways (text only: it checks UTF-8).
+  if (utf8(input) && input.size() < 16000) {
+    beast_peer beast_side;
+    FUZZ_CHECK(beast_side.read(client_frame(compressed)) == std::string(input));
+    const std::string written = beast_side.write(input);
+    const auto [first, payload] = server_frame(written);
+    ws::reader reader(1 << 20);
+    reader.accept_compressed();
+    std::string wire = client_frame(payload);
+    wire[0] = static_cast<char>(first);  // Beast's FIN, RSV1 (when it compressed), opcode
+    std::string_view in = wire;
+    const ws::event e = reader.next(in);
+    FUZZ_CHECK(e.type == ws::event_type::text);
+    FUZZ_CHECK(e.message == input);
+  }
 
   // Client to server.
   if (input.empty() || input.size() - 1 > 4096) return 0;
