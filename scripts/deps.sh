@@ -9,7 +9,7 @@ set -euo pipefail
 build_packages=(
   g++ cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-program-options1.81-dev
-  libfmt-dev libjwt-dev libssl-dev libhiredis-dev
+  libfmt-dev libjwt-dev libssl-dev libhiredis-dev zlib1g-dev
   openssl curl
 )
 # dpkg-shlibdeps (dpkg-dev) and file find the package's Depends; adduser is what it depends on.

@@ -56,6 +56,14 @@ struct loop_stats {
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
   std::uint64_t moves_activity = 0;   // lazy re-arms caused by client activity or traffic
+
+  // Compression (WebSocket permessage-deflate, SSE gzip): bytes written to WebSocket and SSE
+  // clients, messages compressed (once per node and form, by the loop that needed it first),
+  // deliveries sent compressed and the bytes they saved against the plain bytes.
+  std::uint64_t bytes_written = 0;
+  std::uint64_t messages_compressed = 0;
+  std::uint64_t compressed_sent = 0;
+  std::uint64_t compression_saved = 0;
 };
 
 // Every counter once, by name: what sums the loops and what prints them read this list, so a new
@@ -100,6 +108,10 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
     loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
     loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},
+    loop_stat_field{"bytes_written", &loop_stats::bytes_written, false},
+    loop_stat_field{"messages_compressed", &loop_stats::messages_compressed, false},
+    loop_stat_field{"compressed_sent", &loop_stats::compressed_sent, false},
+    loop_stat_field{"compression_saved", &loop_stats::compression_saved, false},
 };
 
 }  // namespace ringcast

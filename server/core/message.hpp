@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,18 @@ struct message {
   ws::frame_header ws_header;           // of the WebSocket text frame whose payload is `json`
   std::chrono::milliseconds spread{0};  // > 0: paced, each session at its turn (core/pacing.hpp)
   bool sticky = false;  // in force: sent to a client that connects without `since` (core/sticky)
+
+  // The permessage-deflate frame of `json`, built by ws_deflated_frame() (message_deflate.hpp)
+  // the first time a recipient that negotiated it needs it, then shared by all of them.
+  mutable std::once_flag ws_deflate_once;
+  mutable std::string ws_deflated;  // empty until then, or when compressing does not pay
+  // The SSE event (sse_prefix, json, "\n\n") as a gzip stream piece (gzip_stream.hpp), built by
+  // sse_gzip_piece() the first time a gzip subscriber needs it.
+  mutable std::once_flag sse_gzip_once;
+  mutable std::string sse_gzip;
+  // `poll_body` gzipped, by poll_gzip_body(); empty when that would not be shorter.
+  mutable std::once_flag poll_gzip_once;
+  mutable std::string poll_gzip;
 
   // Reach (GET /admin/messages/<id>), counted by every loop that holds the message.
   mutable std::atomic<std::uint64_t> recipients{0};  // live sessions at publish

@@ -19,6 +19,8 @@ connection_settings connection_settings::from(const config& cfg) {
   s.connect_hook_fallback_allow = cfg.connect_hook_fallback_allow;
   s.allowed_origins = cfg.allowed_origins;
   s.allowed_hosts = cfg.allowed_hosts;
+  s.compression = cfg.compression;
+  s.compress_min_bytes = cfg.compress_min_bytes;
   s.connect_retry_after = std::max(std::chrono::seconds(1),
                                    std::chrono::ceil<std::chrono::seconds>(cfg.reconnect_delay));
   if (cfg.tls()) s.hsts = std::chrono::floor<std::chrono::seconds>(cfg.hsts);

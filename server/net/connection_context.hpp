@@ -45,6 +45,9 @@ struct connection_settings {
   host_policy allowed_hosts;                    // --allowed-hosts: names answered (empty: any)
   std::vector<address_range> trusted_proxies;   // --trusted-proxy: whose X-Forwarded-For counts
   std::uint32_t client_message_rate = 50;       // WebSocket frames a second; 0: no limit
+  // --compression: permessage-deflate for clients that offer it; --compress-min-bytes.
+  bool compression = true;
+  std::size_t compress_min_bytes = 100;
 
   static connection_settings from(const config& cfg);
 };

@@ -6,6 +6,9 @@
 
 #include <sstream>
 
+#include "gzip_stream.hpp"
+#include "message_deflate.hpp"
+
 namespace ringcast {
 
 namespace beast = boost::beast;
@@ -17,6 +20,9 @@ void poll_connection::start(connection_context& ctx, connection_parts parts, adm
   auto c =
       std::make_shared<poll_connection>(ctx, std::move(parts), std::move(admitted.request), resume);
   c->since_ = admitted.params.since.value_or(0);
+  const auto accept = c->request_.find(http::field::accept_encoding);
+  c->gzip_ =
+      ctx.settings().compression && accept != c->request_.end() && gzip::accepted(accept->value());
   hub& h = ctx.sessions();
   auto attached = h.attach(admitted.params, *c, ctx.now(), known_elsewhere);
   if (!attached.backlog.empty() || attached.gap) {
@@ -79,6 +85,16 @@ void poll_connection::deliver(const message_ptr& m) {
   if (m->spread.count() == 0 || m->id >= since_) {
     session* s = std::exchange(held_, nullptr);
     ctx_.sessions().detach(*s, *this, ctx_.now());
+    // A client that accepts gzip gets the message's prebuilt gzip reply, when it is shorter.
+    if (gzip_ && m->json.size() >= ctx_.settings().compress_min_bytes) {
+      loop_stats& stats = ctx_.sessions().stats();
+      if (const std::string& body = poll_gzip_body(*m, stats); !body.empty()) {
+        ++stats.compressed_sent;
+        stats.compression_saved += m->poll_body.size() - body.size();
+        reply(body, m, true);
+        return;
+      }
+    }
     reply(m->poll_body, m);
     return;
   }
@@ -134,9 +150,10 @@ void poll_connection::after_reply(beast::error_code ec, bool keep_alive) {
   resume_(ctx_, std::move(parts_));
 }
 
-void poll_connection::reply(std::string_view body, std::shared_ptr<const void> keep) {
+void poll_connection::reply(std::string_view body, std::shared_ptr<const void> keep, bool gzip) {
   if (replied_) return;
   http_response head = begin_reply();
+  if (gzip) head.set(http::field::content_encoding, "gzip");
   // The body is not copied: a message's reply bytes are shared by every poll it answers.
   using response = http::response<http::span_body<const char>>;
   auto res = std::make_shared<response>(std::move(head.base()));

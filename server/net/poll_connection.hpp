@@ -37,7 +37,8 @@ class poll_connection final : public subscriber,
   void abandon();  // the client hung up while held
   // Writes the reply: this connection's head, then `body`, which `keep` holds (shared bytes of a
   // message, or a string of this reply's own).
-  void reply(std::string_view body, std::shared_ptr<const void> keep);
+  // `gzip`: the body is gzip (Content-Encoding says so).
+  void reply(std::string_view body, std::shared_ptr<const void> keep, bool gzip = false);
   // A `messages` reply gathered from the messages' shared bytes: nothing of them is copied.
   void reply_messages(std::vector<message_ptr> messages, std::uint64_t last_id, bool gap,
                       bool more);
@@ -54,6 +55,7 @@ class poll_connection final : public subscriber,
   std::shared_ptr<poll_connection> keep_alive_while_held_;  // nothing else owns a held poll
   bool watching_ = false;                                   // a hang-up watch is pending
   bool replied_ = false;
+  bool gzip_ = false;  // Accept-Encoding admits gzip: a one-message reply may go gzipped
 };
 
 }  // namespace ringcast

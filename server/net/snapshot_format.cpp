@@ -115,6 +115,11 @@ std::string stats_json(const server_snapshot& s) {
       {"refused", {{"origin", t.refused_origin}, {"host", t.refused_host}}},
       {"sessions_reused", t.sessions_reused},
       {"moves", {{"reconnect", t.moves_reconnect}, {"activity", t.moves_activity}}},
+      {"compression",
+       {{"bytes_written", t.bytes_written},
+        {"messages_compressed", t.messages_compressed},
+        {"compressed_sent", t.compressed_sent},
+        {"bytes_saved", t.compression_saved}}},
       {"wheel",
        {{"tick", all.tick},
         {"tick_ms", s.tick.count()},
@@ -217,6 +222,18 @@ std::string prometheus_text(const server_snapshot& s) {
   metric("ringcast_sessions_reused_total", "counter",
          "Connects that found their session within its TTL.", t.sessions_reused);
   metric("ringcast_client_errors_total", "counter", "Malformed client messages.", t.client_errors);
+  metric("ringcast_bytes_written_total", "counter",
+         "Bytes written to WebSocket and SSE clients (frames, as on the wire before TLS).",
+         t.bytes_written);
+  metric("ringcast_messages_compressed_total", "counter",
+         "Messages compressed, once per node for each form (WebSocket frame, SSE gzip piece).",
+         t.messages_compressed);
+  metric("ringcast_compressed_sent_total", "counter",
+         "Messages sent compressed (WebSocket permessage-deflate, SSE gzip).", t.compressed_sent);
+  metric("ringcast_compression_saved_bytes_total", "counter",
+         "Bytes not written thanks to compression (plain frame minus compressed frame, per "
+         "delivery).",
+         t.compression_saved);
   family("ringcast_refused_total", "counter",
          "Requests refused by the browser policies: origin (a connect from a page of another site, "
          "403), host (a Host outside --allowed-hosts, 421).");

@@ -4,21 +4,26 @@
 
 #include <fmt/format.h>
 
+#include "gzip_stream.hpp"
+#include "message_deflate.hpp"
+
 namespace ringcast {
 
 namespace asio = boost::asio;
+namespace http = boost::beast::http;
 
 namespace {
 
 // The body is delimited by the end of the connection (no length, no chunking), which every
 // EventSource understands; the first write carries these headers.
-std::string response_head(const http_request& req, std::chrono::seconds hsts) {
+std::string response_head(const http_request& req, std::chrono::seconds hsts, bool gzip) {
   return fmt::format(
       "HTTP/1.{} 200 OK\r\nServer: ringcast\r\nContent-Type: text/event-stream\r\n"
-      "Cache-Control: no-store\r\nConnection: close\r\nX-Accel-Buffering: no\r\n{}\r\n",
+      "Cache-Control: no-store\r\nConnection: close\r\nX-Accel-Buffering: no\r\n{}{}\r\n",
       req.version() == 10 ? 0 : 1,
       hsts.count() > 0 ? fmt::format("Strict-Transport-Security: max-age={}\r\n", hsts.count())
-                       : std::string{});
+                       : std::string{},
+      gzip ? "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n" : "");
 }
 
 constexpr std::string_view end_of_event = "\n\n";
@@ -28,7 +33,12 @@ constexpr std::string_view end_of_event = "\n\n";
 void sse_connection::start(connection_context& ctx, connection_parts parts,
                            const admission& admitted, bool known_elsewhere) {
   auto c = std::make_shared<sse_connection>(ctx, std::move(parts));
-  c->send_framed(response_head(admitted.request, ctx.settings().hsts));
+  const auto accept = admitted.request.find(http::field::accept_encoding);
+  c->gzip_ = ctx.settings().compression && accept != admitted.request.end() &&
+             gzip::accepted(accept->value());
+  std::string head = response_head(admitted.request, ctx.settings().hsts, c->gzip_);
+  if (c->gzip_) head += gzip::header();
+  c->send_framed(std::move(head));
   c->attach(admitted.params, known_elsewhere);
   c->watch_for_close();
 }
@@ -37,7 +47,8 @@ sse_connection::sse_connection(connection_context& ctx, connection_parts parts)
     : stream_connection(ctx, std::move(parts)) {}
 
 void sse_connection::heartbeat() {
-  send_framed(": hb\n\n");
+  static const std::string gzip_heartbeat = gzip::piece(": hb\n\n");
+  send_framed(gzip_ ? gzip_heartbeat : ": hb\n\n");
 }
 
 void sse_connection::watch_for_close() {
@@ -54,7 +65,20 @@ void sse_connection::watch_for_close() {
   });
 }
 
+void sse_connection::queued(const message& m) {
+  if (!gzip_) return;
+  loop_stats& stats = context().sessions().stats();
+  const std::string& piece = sse_gzip_piece(m, stats);
+  ++stats.compressed_sent;
+  const std::size_t plain = m.sse_prefix.size() + m.json.size() + end_of_event.size();
+  if (piece.size() < plain) stats.compression_saved += plain - piece.size();
+}
+
 std::size_t sse_connection::message_buffers(const message& m, frame_buffers& out) const {
+  if (gzip_) {  // built by queued()
+    out[0] = asio::buffer(m.sse_gzip);
+    return 1;
+  }
   out[0] = asio::buffer(m.sse_prefix);
   out[1] = asio::buffer(m.json);
   out[2] = asio::buffer(end_of_event);
@@ -63,14 +87,15 @@ std::size_t sse_connection::message_buffers(const message& m, frame_buffers& out
 
 std::string sse_connection::frame(std::string_view event, std::string_view json,
                                   std::optional<std::uint32_t> retry_ms) const {
-  return sse_event(event, json, retry_ms);
+  std::string text = sse_event(event, json, retry_ms);
+  return gzip_ ? gzip::piece(text) : text;
 }
 
 // No `id:` line: the browser's Last-Event-ID stays at the highest id it has seen.
 std::string sse_connection::unnumbered_frame(const message& m) const {
   std::string event = "event: message\ndata: ";
   event.append(m.json).append(end_of_event);
-  return event;
+  return gzip_ ? gzip::piece(event) : event;
 }
 
 std::string sse_connection::resume_point_frame(std::uint64_t id) const {

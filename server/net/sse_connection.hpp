@@ -28,6 +28,7 @@ class sse_connection final : public stream_connection {
   }
 
   std::size_t message_buffers(const message& m, frame_buffers& out) const override;
+  void queued(const message& m) override;
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) const override;
   std::string unnumbered_frame(const message& m) const override;
@@ -35,6 +36,7 @@ class sse_connection final : public stream_connection {
   void close_when_written() override;
 
   bool shut_down_ = false;
+  bool gzip_ = false;  // Accept-Encoding: gzip (gzip_stream.hpp): every event is a gzip piece
 };
 
 }  // namespace ringcast

@@ -77,6 +77,7 @@ void stream_connection::queue_message(message_ptr m) {
     }
   }
   highest_id_ = std::max(highest_id_, m->id);
+  queued(*m);
   push({std::move(m), {}});
 }
 
@@ -202,6 +203,7 @@ void stream_connection::flush() {
       peer_gone();
       return;
     }
+    ctx_.sessions().stats().bytes_written += n;
     // Pop the items written whole; remember how far into the next one the write got.
     std::size_t left = written_ + n, done = 0;
     for (const outbound& item : queue_.items()) {

@@ -54,6 +54,9 @@ class stream_connection : public subscriber,
   using frame_buffers = std::array<boost::asio::const_buffer, 3>;
   // The bytes of a published message as this transport frames it (shared, never copied).
   virtual std::size_t message_buffers(const message& m, frame_buffers& out) const = 0;
+  // A published message was queued (before any message_buffers() of it): a transport may prepare
+  // its shared bytes here and count them.
+  virtual void queued(const message&) {}
   // Wraps a control envelope ("hello", "reconnect", "close", "error", "pong") for the transport.
   virtual std::string frame(std::string_view event, std::string_view json,
                             std::optional<std::uint32_t> retry_ms) const = 0;

@@ -3,10 +3,15 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "client_message.hpp"
+#include "message_deflate.hpp"
 #include "repeated_warning.hpp"
+#include "ws_deflate.hpp"
 
 namespace ringcast {
 
@@ -28,25 +33,45 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
   auto upgrade = std::make_shared<websocket::stream<net_stream>>(std::move(parts.stream));
   upgrade->set_option(websocket::stream_base::timeout{ctx.settings().handshake_timeout,
                                                       websocket::stream_base::none(), false});
-  upgrade->set_option(websocket::stream_base::decorator(
-      [](websocket::response_type& res) { res.set(beast::http::field::server, "ringcast"); }));
   auto& request = admitted.request;
+  // permessage-deflate is ours, not Beast's: Beast sees no extension and answers none but this.
+  std::optional<std::string> deflate;
+  if (ctx.settings().compression) {
+    std::string offers;
+    const auto [first, last] = request.equal_range(beast::http::field::sec_websocket_extensions);
+    for (auto field = first; field != last; ++field) {
+      if (!offers.empty()) offers += ',';
+      offers += field->value();
+    }
+    if (!offers.empty()) deflate = ws::negotiate_deflate(offers);
+  }
+  upgrade->set_option(websocket::stream_base::decorator([deflate](websocket::response_type& res) {
+    res.set(beast::http::field::server, "ringcast");
+    if (deflate) res.set(beast::http::field::sec_websocket_extensions, *deflate);
+  }));
   upgrade->async_accept(request, [&ctx, upgrade, buffer = std::move(parts.buffer),
                                   slot = std::move(parts.slot), address = std::move(parts.address),
-                                  params = std::move(admitted.params),
-                                  known_elsewhere](beast::error_code ec) mutable {
+                                  params = std::move(admitted.params), known_elsewhere,
+                                  deflate = deflate.has_value()](beast::error_code ec) mutable {
     if (ec) return;  // the upgrade failed or timed out; nothing was attached
     const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
     auto c = std::make_shared<ws_connection>(
-        ctx, connection_parts{
-                 std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address)});
+        ctx,
+        connection_parts{std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address)},
+        deflate);
     c->begin(params, known_elsewhere, early);
   });
 }
 
-ws_connection::ws_connection(connection_context& ctx, connection_parts parts)
+ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
     : stream_connection(ctx, std::move(parts)),
-      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate) {}
+      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate),
+      deflate_(deflate) {
+  if (!deflate_) return;
+  reader_.accept_compressed();
+  compress_min_ = static_cast<std::uint32_t>(
+      std::min<std::size_t>(ctx.settings().compress_min_bytes, UINT32_MAX));
+}
 
 // Every frame of the client costs a token (--client-message-rate a second, bursts of twice
 // that): a client beyond it is closed with 1008, and the rest of what it sent is dropped.
@@ -171,7 +196,26 @@ void ws_connection::heartbeat() {
   send_framed(ping);
 }
 
+// Compressed when negotiated, long enough, and deflating paid: then the message's shared
+// compressed frame, built by queued() on this loop or another, before any message_buffers().
+bool ws_connection::sends_compressed(const message& m) const {
+  return deflate_ && m.json.size() >= compress_min_ && !m.ws_deflated.empty();
+}
+
+void ws_connection::queued(const message& m) {
+  if (!deflate_ || m.json.size() < compress_min_) return;
+  loop_stats& stats = context().sessions().stats();
+  const std::string& frame = ws_deflated_frame(m, stats);
+  if (frame.empty()) return;
+  ++stats.compressed_sent;
+  stats.compression_saved += m.ws_header.size + m.json.size() - frame.size();
+}
+
 std::size_t ws_connection::message_buffers(const message& m, frame_buffers& out) const {
+  if (sends_compressed(m)) {
+    out[0] = asio::buffer(m.ws_deflated);
+    return 1;
+  }
   out[0] = asio::buffer(m.ws_header.view());
   out[1] = asio::buffer(m.json);
   return 2;

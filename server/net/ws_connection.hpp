@@ -5,7 +5,9 @@
 // with ws::reader (RFC 6455, checked against Beast by tests/fuzz/fuzz_ws_codec.cpp) from a small
 // buffer on the stack, only when the socket is readable, so an idle connection holds no pending
 // composed operation and no frame buffer. A published message goes out as its shared header and
-// payload; messages over 4 KiB from a client close the connection with 1009.
+// payload; messages over 4 KiB from a client close the connection with 1009. With
+// permessage-deflate negotiated, a message goes as its shared compressed frame instead, and a
+// compressed client message is inflated (still at most 4 KiB).
 #pragma once
 
 #include <memory>
@@ -24,7 +26,8 @@ class ws_connection final : public stream_connection {
 
   static void start(connection_context& ctx, connection_parts parts, admission admitted,
                     bool known_elsewhere);
-  ws_connection(connection_context& ctx, connection_parts parts);
+  // `deflate`: permessage-deflate was negotiated (ws_deflate.hpp).
+  ws_connection(connection_context& ctx, connection_parts parts, bool deflate = false);
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;
@@ -44,6 +47,8 @@ class ws_connection final : public stream_connection {
   }
 
   std::size_t message_buffers(const message& m, frame_buffers& out) const override;
+  void queued(const message& m) override;
+  bool sends_compressed(const message& m) const;
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) const override;
   std::string closing_frame(ending why) const override;
@@ -53,6 +58,11 @@ class ws_connection final : public stream_connection {
   bool reader_done_ = false;  // the client's close arrived, or it broke the protocol
   bool shut_down_ = false;    // our side of the TCP connection is closed
   token_bucket rate_;         // the client's frames
+
+  // permessage-deflate negotiated, and --compress-min-bytes as at the upgrade: all the state
+  // compression keeps per connection (no zlib stream).
+  bool deflate_ = false;
+  std::uint32_t compress_min_ = 0;
 };
 
 }  // namespace ringcast

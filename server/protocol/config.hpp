@@ -71,6 +71,8 @@ struct config {
   }
   // --max-poll-batch: messages in one long-poll reply at most.
   std::size_t max_poll_batch = 100;
+  bool compression = true;               // --compression on|off: WebSocket permessage-deflate
+  std::size_t compress_min_bytes = 100;  // --compress-min-bytes: smaller messages go plain
 
   std::string admin_token;  // --admin-token, else $RINGCAST_ADMIN_TOKEN, else random
   bool admin_token_generated = false;

@@ -135,6 +135,15 @@ std::vector<flag_group> describe_flag_groups() {
 
   groups.push_back({"Limits", limits});
 
+  po::options_description compression;
+  compression.add_options()  //
+      ("compression", text("MODE", d.compression ? "on" : "off"),
+       "on or off: WebSocket permessage-deflate when a client offers it (each message "
+       "compressed once)")  //
+      ("compress-min-bytes", number("BYTES", d.compress_min_bytes),
+       "messages shorter than this are sent uncompressed (compressing them does not pay)");
+  groups.push_back({"Compression", compression});
+
   po::options_description auth;
   auth.add_options()  //
       ("admin-token", po::value<std::string>()->value_name("TOKEN"),

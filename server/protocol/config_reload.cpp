@@ -53,6 +53,8 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
       {"trusted-proxy", text(&config::trusted_proxy)},
       {"client-message-rate", number(&config::client_message_rate)},
       {"max-sticky", number(&config::max_sticky)},
+      {"compression", [](const config& c) { return std::string(c.compression ? "on" : "off"); }},
+      {"compress-min-bytes", number(&config::compress_min_bytes)},
       {"admin-token",
        [](const config& c) { return c.admin_token_generated ? std::string{} : c.admin_token; }},
       {"web-root", text(&config::web_root)},

@@ -227,6 +227,11 @@ config build_config(const po::variables_map& vm,
   cfg.client_message_rate =
       static_cast<std::uint32_t>(number_flag(vm, "client-message-rate", 0, 1'000'000));
   cfg.max_sticky = number_flag(vm, "max-sticky", 1, no_limit);
+  const std::string& compression = text_of(vm, "compression");
+  if (compression != "on" && compression != "off")
+    bad_flag("compression", "expected on or off, got '" + compression + "'");
+  cfg.compression = compression == "on";
+  cfg.compress_min_bytes = number_flag(vm, "compress-min-bytes", 0, no_limit);
 
   resolve_admin_token(vm, getenv, cfg);
   if (vm.count("web-root")) {

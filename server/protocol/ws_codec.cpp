@@ -1,5 +1,7 @@
 #include "ws_codec.hpp"
 
+#include "ws_deflate.hpp"
+
 namespace ringcast::ws {
 namespace {
 
@@ -125,6 +127,14 @@ frame_header text_frame_header(std::size_t payload_size) {
   return h;
 }
 
+std::string compressed_text_frame(std::string_view compressed) {
+  frame_header h = text_frame_header(compressed.size());
+  h.bytes[0] = static_cast<char>(h.bytes[0] | 0x40);  // RSV1: "Per-Message Compressed"
+  std::string frame(h.view());
+  frame += compressed;
+  return frame;
+}
+
 std::string ping_frame(std::string_view payload) {
   return control_frame(ping, payload);
 }
@@ -164,6 +174,8 @@ std::string_view describe(error e) {
       return "unmasked client frame";
     case error::reserved_bits:
       return "reserved bits set";
+    case error::bad_compression:
+      return "compressed message does not inflate";
     case error::reserved_opcode:
       return "reserved opcode";
     case error::fragmented_control:
@@ -216,7 +228,9 @@ bool reader::accept_header(event& failed) {
   };
   if (op == text || op == binary) {
     if (in_message_) return refuse(error::unexpected_data_frame);
-    if (reserved) return refuse(error::reserved_bits);
+    // RSV1 on a message's first frame: compressed (RFC 7692 section 6), if negotiated.
+    compressed_ = deflate_ && (header_[0] & 0x70) == 0x40;
+    if (reserved && !compressed_) return refuse(error::reserved_bits);
   } else if (op == continuation) {
     if (!in_message_) return refuse(error::unexpected_continuation);
     if (reserved) return refuse(error::reserved_bits);
@@ -246,7 +260,10 @@ bool reader::accept_header(event& failed) {
   if (op != continuation) text_ = op == text;
   // A 64-bit length with its top bit set (RFC 6455 section 5.2 forbids it) exceeds any 32-bit
   // limit, so it fails here too, as in Beast.
-  if (length > max_message_ - message_size_) return refuse(error::message_too_big);
+  // Compressed, a message may come out a little larger than it went in (stored blocks): its
+  // compressed bytes get that slack; inflated, it has the plain limit.
+  const std::uint32_t limit = compressed_ ? max_message_ + max_message_ / 64 + 64 : max_message_;
+  if (length > limit - message_size_) return refuse(error::message_too_big);
   in_message_ = !fin_;
   buffer_.reserve(message_size_ + length);
   return true;
@@ -304,10 +321,25 @@ event reader::finish_frame() {
   stage_ = stage::header;
   if (is_control(opcode_)) return finish_control();
   if (!fin_) return {};
-  if (text_ && utf8_state_ != utf8_accept) return fail(error::invalid_utf8);
   event e;
+  if (compressed_) {
+    std::string inflated;
+    switch (inflate_message(buffer_, max_message_, inflated)) {
+      case inflate_result::over_limit:
+        return fail(error::message_too_big);
+      case inflate_result::corrupt:
+        return fail(error::bad_compression);
+      case inflate_result::ok:
+        break;
+    }
+    if (text_ && utf8_run(utf8_accept, inflated) != utf8_accept) return fail(error::invalid_utf8);
+    e.message = std::move(inflated);
+    compressed_ = false;
+  } else {
+    if (text_ && utf8_state_ != utf8_accept) return fail(error::invalid_utf8);
+    e.message = std::move(buffer_);
+  }
   e.type = text_ ? event_type::text : event_type::binary;
-  e.message = std::move(buffer_);
   buffer_ = std::string();
   message_size_ = 0;
   utf8_state_ = utf8_accept;
@@ -332,7 +364,7 @@ event reader::next(std::string_view& input) {
       stage_ = stage::payload;
     } else {
       const std::size_t start = take_payload(input);
-      if (text_ && !is_control(opcode_)) {
+      if (text_ && !compressed_ && !is_control(opcode_)) {
         utf8_state_ = utf8_run(utf8_state_, std::string_view(buffer_).substr(start));
         if (utf8_state_ == utf8_reject) return fail(error::invalid_utf8);
       }

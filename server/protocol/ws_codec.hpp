@@ -4,7 +4,9 @@
 // published message's header and payload are the same bytes for every recipient.
 //
 // What the reader accepts and refuses, and the close code of each refusal, follow Beast's
-// websocket::stream (server role, no extensions), which tests/fuzz/fuzz_ws_codec.cpp checks.
+// websocket::stream (server role, no extensions), which tests/fuzz/fuzz_ws_codec.cpp checks. With
+// permessage-deflate (accept_compressed(), ws_deflate.hpp) RSV1 marks a compressed message,
+// checked against zlib by tests/fuzz/fuzz_ws_deflate.cpp.
 #pragma once
 
 #include <array>
@@ -33,6 +35,8 @@ struct frame_header {
   std::string_view view() const { return {bytes.data(), size}; }
 };
 frame_header text_frame_header(std::size_t payload_size);
+// A whole text frame of a permessage-deflate message (ws_deflate.hpp): RSV1 set, then `compressed`.
+std::string compressed_text_frame(std::string_view compressed);
 
 // Whole control frames. A control payload is at most 125 bytes: a longer pong payload or close
 // reason is cut (the reason at a UTF-8 character boundary).
@@ -46,7 +50,8 @@ std::string close_frame(std::uint16_t code, std::string_view reason = {});
 // Why the reader failed the connection.
 enum class error : std::uint8_t {
   unmasked_frame,           // a client frame without a mask
-  reserved_bits,            // RSV1-3 set (no extension is negotiated)
+  reserved_bits,            // RSV1-3 set, but for RSV1 on a first frame with permessage-deflate
+  bad_compression,          // a compressed message that does not inflate
   reserved_opcode,          // opcode 3-7 or 11-15
   fragmented_control,       // a control frame without FIN
   control_too_big,          // a control payload over 125 bytes
@@ -88,6 +93,10 @@ class reader {
  public:
   explicit reader(std::uint32_t max_message_size) : max_message_(max_message_size) {}
 
+  // permessage-deflate was negotiated (ws_deflate.hpp): a message whose first frame has RSV1 set
+  // is inflated when whole. The inflated message is bounded by the same limit as a plain one.
+  void accept_compressed() { deflate_ = true; }
+
   // Consumes bytes from the front of `input` until it has an event, and returns it; `need_more`
   // when `input` ran out first. After close or failed the reader consumes nothing more.
   event next(std::string_view& input);
@@ -118,6 +127,8 @@ class reader {
   bool in_message_ = false;       // a text or binary message awaits continuations
   bool text_ = false;             // the message in progress is text
   bool control_pending_ = false;  // a control payload sits after the message in buffer_
+  bool deflate_ = false;          // permessage-deflate negotiated
+  bool compressed_ = false;       // the message in progress is compressed (RSV1)
   std::uint8_t utf8_state_ = 0;   // of the text message in progress
   stage stage_ = stage::header;
 };

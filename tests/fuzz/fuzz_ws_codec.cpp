@@ -90,6 +90,8 @@ websocket::error beast_error(ws::error e) {
       return websocket::error::bad_close_code;
     case ws::error::bad_close_reason:
       return websocket::error::bad_close_payload;
+    case ws::error::bad_compression:  // never here: no extension is negotiated
+      break;
   }
   return websocket::error::closed;
 }

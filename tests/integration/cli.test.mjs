@@ -43,6 +43,8 @@ const FLAGS = {
   '--trusted-proxy': null,
   '--client-message-rate': '50',
   '--max-sticky': '100',
+  '--compression': 'on',
+  '--compress-min-bytes': '100',
   '--admin-token': null,
   '--admin-token-file': null,
   '--web-root': null,
@@ -107,6 +109,8 @@ test('a bad flag value exits 2 with a message naming the flag', async () => {
     ['--listen', 'nonsense'],
     ['--listen', '127.0.0.1:99999'],
     ['--max-connections', '-1'],
+    ['--compression', 'maybe'],
+    ['--compress-min-bytes', 'some'],
   ];
   for (const [flag, value] of cases) {
     const r = await run([flag, value, '--listen', '127.0.0.1:0'].slice(0, flag === '--listen' ? 2 : 4));

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ws_deflate.hpp"
+
 // Counts live heap blocks, to show what an idle reader holds.
 namespace {
 std::atomic<long> live_blocks{0};
@@ -359,6 +361,29 @@ TEST(WsReader, IsSmallAndHoldsNoHeapMemoryWhenIdle) {
   EXPECT_EQ(after_message, 0);
   EXPECT_EQ(mid_ping, 1);
   EXPECT_EQ(after_ping, 0);
+}
+
+// permessage-deflate adds no state to a connection: the inflater is the thread's (its event
+// loop's), made on the first compressed message, and the reader holds nothing between messages.
+TEST(WsReader, WithCompressionHoldsNoHeapMemoryWhenIdle) {
+  reader r(limit);
+  r.accept_compressed();
+  const std::string message = std::string(2000, 'c');
+  const std::string wire = frame(fin | 0x40 | op_text, deflate_message(message));
+  std::string_view warm = wire;
+  ASSERT_EQ(r.next(warm).type, event_type::text);  // makes this thread's inflater
+  std::string_view in = wire;
+  const long before = live_blocks;
+  std::size_t message_size = 0;
+  {
+    event e = r.next(in);
+    message_size = e.message.size();
+  }
+  const event_type after = r.next(in).type;
+  const long held = live_blocks - before;
+  EXPECT_EQ(message_size, message.size());
+  EXPECT_EQ(after, event_type::need_more);
+  EXPECT_EQ(held, 0);
 }
 
 }  // namespace

@@ -1,0 +1,27 @@
+// A gzip response body that never ends on its own (an SSE stream), made of pieces deflated each
+// on its own: after the 10-byte gzip header, every event is raw deflate from a fresh state, ended
+// with a full flush (byte-aligned, no reference to earlier bytes), so one message's piece is
+// shared by every gzip subscriber and spliced in wherever its turn comes. A reader inflating the
+// stream gets each event as soon as its piece arrives. The stream has no gzip trailer: it ends
+// when the connection closes, as the uncompressed one does.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ringcast::gzip {
+
+// Whether an Accept-Encoding header value admits gzip (a "gzip" or "x-gzip" coding without q=0).
+bool accepted(std::string_view accept_encoding);
+
+// The stream's first bytes: gzip magic, deflate, no flags, no time, unknown OS.
+std::string_view header();
+
+// `text` as a self-contained, byte-aligned run of deflate blocks (raw deflate, full flush). Uses
+// this thread's deflater.
+std::string piece(std::string_view text);
+
+// `body` as a whole gzip member (header, deflate, CRC-32 and size): a reply's body.
+std::string whole(std::string_view body);
+
+}  // namespace ringcast::gzip
