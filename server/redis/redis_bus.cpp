@@ -335,7 +335,10 @@ void redis_bus::on_entries(const redisReply* reply) {
     const redisReply* entries = stream->element[1];
     for (std::size_t i = 0; i < entries->elements; ++i) {
       auto e = parse_entry(entries->element[i]);
-      if (!e) continue;
+      if (!e) {
+        if (auto id = entry_id_of(entries->element[i])) last_entry_ = std::move(*id);
+        continue;
+      }
       last_entry_ = e->entry_id;
       if (!e->msg) {
         hooks_.take_down(e->take_down);

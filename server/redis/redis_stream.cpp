@@ -53,6 +53,12 @@ std::string now_micros() {
                             .count());
 }
 
+std::optional<std::string> entry_id_of(const redisReply* e) {
+  if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return std::nullopt;
+  if (e->element[0]->type != REDIS_REPLY_STRING) return std::nullopt;
+  return std::string(reply_text(e->element[0]));
+}
+
 std::optional<stream_entry> parse_entry(const redisReply* e) {
   if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return std::nullopt;
   const redisReply* fields = e->element[1];

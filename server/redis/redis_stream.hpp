@@ -37,12 +37,16 @@ struct stream_entry {
   message_ptr msg;    // null for a take-down
   std::string token;  // names the node's publish waiting for it; empty for a scheduled one
   // A take-down entry ("takedown" <id>, no message: DELETE /admin/messages/<id>): every node
-  // expires that message at once. An earlier version, finding no message in it, skips it.
+  // expires that message at once. A node of a version before take-downs cannot read it and reads
+  // it again and again until the next publish (docs/scaling.md: upgrade every node first).
   std::uint64_t take_down = 0;
 };
 // [entry id, [field, value, ...]] -> a message or a take-down; nullopt for an entry this version
 // cannot read.
 std::optional<stream_entry> parse_entry(const redisReply* e);
+// The entry id of an entry, readable or not, so that one this version cannot read (a later
+// version's kind) is passed over rather than read again; nullopt if `e` is not an entry at all.
+std::optional<std::string> entry_id_of(const redisReply* e);
 
 // The node's clock in µs since the Unix epoch, as the append script's `node_us`.
 std::string now_micros();
