@@ -85,21 +85,25 @@ std::size_t sse_connection::message_buffers(const message& m, frame_buffers& out
   return 3;
 }
 
+// Every piece of a gzip stream is its own deflate run (gzip_stream.hpp); plain text otherwise.
+std::string sse_connection::encoded(std::string text) const {
+  return gzip_ ? gzip::piece(text) : text;
+}
+
 std::string sse_connection::frame(std::string_view event, std::string_view json,
                                   std::optional<std::uint32_t> retry_ms) const {
-  std::string text = sse_event(event, json, retry_ms);
-  return gzip_ ? gzip::piece(text) : text;
+  return encoded(sse_event(event, json, retry_ms));
 }
 
 // No `id:` line: the browser's Last-Event-ID stays at the highest id it has seen.
 std::string sse_connection::unnumbered_frame(const message& m) const {
   std::string event = "event: message\ndata: ";
   event.append(m.json).append(end_of_event);
-  return gzip_ ? gzip::piece(event) : event;
+  return encoded(std::move(event));
 }
 
 std::string sse_connection::resume_point_frame(std::uint64_t id) const {
-  return fmt::format("id: {}\n\n", id);
+  return encoded(fmt::format("id: {}\n\n", id));
 }
 
 void sse_connection::close_when_written() {

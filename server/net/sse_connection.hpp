@@ -33,6 +33,7 @@ class sse_connection final : public stream_connection {
                     std::optional<std::uint32_t> retry_ms) const override;
   std::string unnumbered_frame(const message& m) const override;
   std::string resume_point_frame(std::uint64_t id) const override;
+  std::string encoded(std::string text) const;
   void close_when_written() override;
 
   bool shut_down_ = false;

@@ -274,8 +274,9 @@ describe('--compression off', () => {
   });
 });
 
-// An SSE stream asked for with Accept-Encoding: gzip: { res, raw: [Buffer], text: () => string }.
-// `raw` is what came over the wire; `text()` what it inflates to so far.
+// An SSE stream asked for with Accept-Encoding: gzip: { res, raw: [Buffer], text: () => string,
+// error: () => Error|undefined }. `raw` is what came over the wire; `text()` what it inflates to so
+// far; `error()` why inflating stopped, if it did.
 function gzipSse(srv, params) {
   return new Promise((resolve, reject) => {
     const req = http.get({
@@ -287,8 +288,9 @@ function gzipSse(srv, params) {
       const gunzip = zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH });
       res.on('data', (chunk) => { raw.push(chunk); gunzip.write(chunk); });
       gunzip.on('data', (d) => { text += d.toString(); });
-      gunzip.on('error', () => {});
-      resolve({ res, req, raw, text: () => text });
+      let error;
+      gunzip.on('error', (e) => { error = e; });
+      resolve({ res, req, raw, text: () => text, error: () => error });
     });
     req.on('error', reject);
   });
@@ -330,6 +332,18 @@ describe('SSE over gzip', () => {
     await waitFor(() => a.text().includes(': hb\n\n'), 3000, 'a heartbeat inflated');
     a.req.destroy();
     b.req.destroy();
+  });
+
+  test('promotions in force and the resume point after them are gzip pieces too', async () => {
+    const user = uid('gsticky');
+    const sticky = await srv.publish({ user, data: { sale: 'in force' }, ttl: '1h', sticky: true });
+    const c = await gzipSse(srv, { user });
+    await waitFor(() => c.text().includes(`id: ${sticky.id}\n`), 3000, 'the sticky message inflated');
+    const { id } = await srv.publish({ user, data: { next: true } });
+    await waitFor(() => c.text().includes(`id: ${id}\n`) || c.error(), 3000, 'a live message after it');
+    assert.equal(c.error(), undefined);
+    assert.ok(c.text().includes(`id: ${id}\n`));
+    c.req.destroy();
   });
 
   test('curl --compressed reads the stream to its end', async () => {
