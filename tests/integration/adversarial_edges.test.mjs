@@ -7,7 +7,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import {
-  assertServes, rawConnect, sleep, startServer, uid, waitFor,
+  assertServes, rawConnect, sleep, startServer, uid, waitFor, OUT_OF_DESCRIPTORS_SKIP,
 } from './harness.mjs';
 
 // Writes `text` on a fresh connection and collects everything the server sends until it closes
@@ -286,7 +286,7 @@ describe('10,000 subscribe/unsubscribe frames on one WebSocket', () => {
   });
 });
 
-describe('out of file descriptors (ulimit -n 64)', () => {
+describe('out of file descriptors (ulimit -n 64)', { skip: OUT_OF_DESCRIPTORS_SKIP }, () => {
   test('the acceptor\'s warning is logged at most once a second, with a count', async () => {
     const srv = await startServer(['--threads', '1', '--handshake-timeout', '30'], { maxFiles: 64 });
     const held = [];
