@@ -231,8 +231,11 @@ test('connect hook POSTs reuse kept-alive connections to the backend', async () 
 test('beyond --connect-hook-concurrency in flight a connect gets 503 + Retry-After at once, never the allow fallback', async () => {
   const srv = await startServer(['--connect-hook', HOOK, '--connect-hook-concurrency', '2', '--connect-hook-fallback', 'allow', '--hook-timeout', '1500ms']);
   try {
-    const waiting = [srv.wsHello({ user: uid('slow-') }), srv.wsHello({ user: uid('slow-') })];
-    await waitFor(() => asked.filter((q) => q.user.startsWith('slow-')).length >= 2, 3000, 'two connects asked');
+    // This test's own two (earlier tests asked for `slow-` users too): both must hold their places
+    // before the third connect is made.
+    const slow = [uid('slow-'), uid('slow-')];
+    const waiting = slow.map((user) => srv.wsHello({ user }));
+    await waitFor(() => slow.every((user) => asked.some((q) => q.user === user)), 3000, 'both connects asked');
     const t0 = Date.now();
     const r = await srv.wsRefused({ user: uid('ok-') });
     assert.equal(r.status, 503);
