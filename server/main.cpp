@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
@@ -17,18 +18,41 @@
 #include "log.hpp"
 #include "node_resources.hpp"
 #include "parse_config.hpp"
+#include "process_handover.hpp"
 #include "server.hpp"
+#include "upgrade_exec.hpp"
 
 int main(int argc, char** argv) {
+  // Until the server listens for it, a SIGUSR2 (upgrade in place) is ignored, not fatal.
+  std::signal(SIGUSR2, SIG_IGN);
   const auto getenv = [](const char* name) -> const char* { return std::getenv(name); };
   auto outcome = ringcast::parse_config(argc, argv, std::cout, std::cerr, getenv);
   if (!outcome.cfg) return outcome.exit_status;
-  const ringcast::config& cfg = *outcome.cfg;
+  ringcast::config& cfg = *outcome.cfg;
   ringcast::set_log_level(cfg.log);
   auto resources = ringcast::build_resources(cfg);
   if (!resources) {
     std::cerr << "ringcast: " << resources.error << '\n';
     return 2;
+  }
+  if (cfg.check_config) {
+    std::cout << "ringcast: the settings are fine\n";
+    return 0;
+  }
+  // Exec'd by an upgrading ringcast: its state, read before anything is logged or served.
+  std::optional<ringcast::process_handover> adopted;
+  if (cfg.upgrade_state_fd >= 0) {
+    std::string why;
+    auto bytes = ringcast::read_state_fd(cfg.upgrade_state_fd, why);
+    auto state = bytes ? ringcast::decode_handover(*bytes)
+                       : ringcast::parsed<ringcast::process_handover>::fail(why);
+    if (!state) {
+      std::cerr << "ringcast: --upgrade-state-fd: " << state.error << '\n';
+      return 2;
+    }
+    adopted = std::move(*state.value);
+    if (cfg.admin_token_generated && !adopted->generated_admin_token.empty())
+      cfg.admin_token = adopted->generated_admin_token;
   }
   if (cfg.admin_token_generated) {
     ringcast::log_info("admin token (generated; set --admin-token to choose one): {}",
@@ -47,6 +71,8 @@ int main(int argc, char** argv) {
   // OpenSSL writes to sockets itself, and a write to a peer that has gone must not kill us.
   std::signal(SIGPIPE, SIG_IGN);
   ringcast::server srv(cfg, std::move(*resources.value));
+  srv.allow_upgrades(ringcast::own_binary_path(), ringcast::arguments_to_pass(argc, argv));
+  if (adopted) srv.adopt(std::move(*adopted));
 
   // With --config, SIGHUP (systemctl reload) also reads the settings again, on a thread of its
   // own, applies the ones that may change live and logs the ones that cannot; the server's own

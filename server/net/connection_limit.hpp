@@ -39,6 +39,12 @@ class connection_limit {
     }
     return slot(this);
   }
+  // A connection that is already open (handed over by an upgrade in place) counts, whatever the
+  // limit.
+  slot count_open() {
+    open_.fetch_add(1, std::memory_order_relaxed);
+    return slot(this);
+  }
   std::size_t open() const { return open_.load(std::memory_order_relaxed); }
   // For connections from now on; open ones above a lowered limit stay open.
   void set_max(std::size_t max) { max_.store(max, std::memory_order_relaxed); }

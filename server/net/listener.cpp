@@ -32,13 +32,28 @@ bool listener::open(const std::string& host, std::uint16_t port) {
     log_warn("cannot listen on {}:{}: {}", host, port, ec.message());
     return false;
   }
+  listening();
+  return true;
+}
+
+bool listener::adopt(int fd, bool v6) {
+  boost::system::error_code ec;
+  acceptor_.assign(v6 ? tcp::v6() : tcp::v4(), fd, ec);
+  if (ec) {
+    log_warn("cannot listen on the handed-over socket {}: {}", fd, ec.message());
+    return false;
+  }
+  listening();
+  return true;
+}
+
+void listener::listening() {
   const auto local = acceptor_.local_endpoint();
-  address_ = local.address().is_v6()
-                 ? fmt::format("[{}]:{}", local.address().to_string(), local.port())
+  v6_ = local.address().is_v6();
+  address_ = v6_ ? fmt::format("[{}]:{}", local.address().to_string(), local.port())
                  : fmt::format("{}:{}", local.address().to_string(), local.port());
   log_info("listening on {} with {} thread(s)", address_, loops_.size());
   accept();
-  return true;
 }
 
 void listener::close() {

@@ -19,12 +19,19 @@ class listener {
   listener(std::vector<connection_context*> loops, connection_limit& limit);
   // Binds and listens; logs the address (the port too when 0 was asked for).
   bool open(const std::string& host, std::uint16_t port);
+  // Listens on a socket an upgrading process handed over (no bind: what waits in its backlog is
+  // accepted here).
+  bool adopt(int fd, bool v6);
+  // The listening socket's descriptor (for an upgrade in place); -1 before open().
+  int native_handle() { return acceptor_.is_open() ? acceptor_.native_handle() : -1; }
+  bool v6() const { return v6_; }
   void close();  // from any thread
   // "host:port" as bound (the port chosen when 0 was asked for); set by open(), then constant.
   const std::string& address() const { return address_; }
 
  private:
   void accept();
+  void listening();  // logs the address and starts accepting
   void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket,
                  connection_context& loop);
 
@@ -35,6 +42,7 @@ class listener {
   repeated_warning out_of_descriptors_;  // logged at most once a second while it lasts
   std::size_t next_loop_ = 0;
   std::string address_;
+  bool v6_ = false;
 };
 
 }  // namespace ringcast

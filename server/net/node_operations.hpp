@@ -53,6 +53,8 @@ struct server_snapshot {
   std::uint64_t sticky_refused = 0;  // sticky publishes refused with 429 (--max-sticky)
   std::size_t open_connections = 0;
   std::chrono::milliseconds uptime{0};
+  std::uint64_t upgrades = 0;  // upgrades in place this process has been through (SIGUSR2)
+  std::uint64_t upgrade_reconnects = 0;  // native-TLS connections they told to reconnect
   // --max-connections-per-ip / --connect-rate-per-ip: refusals, and addresses in the table.
   std::uint64_t refused_per_ip_connections = 0;
   std::uint64_t refused_per_ip_rate = 0;

@@ -169,6 +169,8 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.connect_hook = cfg_.connect_hook.has_value();
   base.redis_up = bus_ && bus_->up();
   base.redis_reconnects = bus_ ? bus_->reconnects() : 0;
+  base.upgrades = upgrade_.count;
+  base.upgrade_reconnects = upgrade_.reconnected;
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started_);
   for_each_loop<loop_snapshot>(
@@ -224,10 +226,20 @@ int server::run() {
   for (auto& loop : loops_)
     loops.push_back(loop.get());
   listener_ = std::make_unique<listener>(std::move(loops), connections_);
-  if (!listener_->open(cfg_.listen_host, cfg_.listen_port)) return 1;
+  if (!open_listener()) return 1;
+  asio::signal_set upgrades(loops_[0]->io(), SIGUSR2);
+  std::function<void()> await_upgrade = [&] {
+    upgrades.async_wait([&](boost::system::error_code ec, int) {
+      if (ec) return;
+      on_upgrade_signal();
+      await_upgrade();
+    });
+  };
+  await_upgrade();
   for (auto& loop : loops_)
     loop->start();
   drained_.get_future().wait();
+  if (upgrade_.worker.joinable()) upgrade_.worker.join();
   for (auto& loop : loops_)
     loop->stop();
   for (auto& loop : loops_)
@@ -342,6 +354,10 @@ void server::claim_session(const std::string& user, const std::string& sid,
 
 void server::apply_live(const config& settings) {
   set_log_level(settings.log);
+  {
+    std::lock_guard lock(upgrade_.mutex);
+    upgrade_.binary = settings.upgrade_binary;
+  }
   connections_.set_max(settings.max_connections);
   addresses_.configure({settings.max_connections_per_ip, settings.connect_rate_per_ip});
   for (auto& loop : loops_)

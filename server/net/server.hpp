@@ -11,6 +11,9 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "config.hpp"
@@ -19,9 +22,10 @@
 #include "event_loop.hpp"
 #include "node.hpp"
 #include "node_resources.hpp"
+#include "process_handover.hpp"
 #include "promotions.hpp"
-#include "sticky.hpp"
 #include "session_budget.hpp"
+#include "sticky.hpp"
 
 namespace ringcast {
 
@@ -39,6 +43,11 @@ class server final : public node {
   // SIGHUP with --config: runs with `settings` from now on where they may change live
   // (config_reload.hpp's live_settings). Any thread.
   void apply_live(const config& settings);
+  // Upgrade in place on SIGUSR2 (server_upgrade.cpp): exec `own_binary` (or --upgrade-binary)
+  // with `args`. Before run().
+  void allow_upgrades(std::string own_binary, std::vector<std::string> args);
+  // This process was exec'd by an upgrading one: go on with its state. Before run().
+  void adopt(process_handover state);
 
   // node
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
@@ -102,6 +111,12 @@ class server final : public node {
   void reload_tls();
   // server_take_down.cpp: on loop 0, once the message is known to be held and in force.
   void take_down_everywhere(const message_ptr& m);
+  // server_upgrade.cpp
+  void on_upgrade_signal();
+  void upgrade();
+  process_handover capture_for_upgrade();
+  void adopt_streams();
+  bool open_listener();
 
   config cfg_;
   node_resources resources_;                     // tls is read under tls_mutex_: SIGHUP replaces it
@@ -122,6 +137,21 @@ class server final : public node {
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;
   std::promise<void> drained_;
   mutable std::mutex tls_mutex_;
+
+  // Upgrade in place (server_upgrade.cpp): the binary and arguments to exec, whether one is
+  // under way (a SIGUSR2 meanwhile is ignored), the thread that checks and execs, and the state
+  // this process was started with, if an upgrade started it.
+  struct upgrade_parts {
+    std::string own_binary;
+    std::vector<std::string> args;
+    std::string binary;  // --upgrade-binary, live on SIGHUP: under `mutex`
+    std::mutex mutex;
+    std::atomic<bool> under_way{false};
+    std::thread worker;
+    std::optional<process_handover> adopted;
+    std::uint64_t count = 0;        // upgrades this process has been through
+    std::uint64_t reconnected = 0;  // native-TLS connections they told to reconnect
+  } upgrade_;
 
   std::mutex sequencer_;  // ids are assigned and posted to every loop under it: order is id order
   std::uint64_t last_id_;

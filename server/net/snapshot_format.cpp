@@ -7,6 +7,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "version.hpp"
+
 namespace ringcast {
 namespace {
 
@@ -88,6 +90,9 @@ std::string stats_json(const server_snapshot& s) {
   json::object out{
       {"node", {{"address", s.address}, {"id", s.node_id}}},
       {"uptime_ms", s.uptime.count()},
+      {"version", project_version},
+      {"upgrades", s.upgrades},
+      {"upgrade_reconnects", s.upgrade_reconnects},
       {"threads", s.loops.size()},
       {"connections",
        {{"ws", t.ws}, {"sse", t.sse}, {"poll", t.poll}, {"total", s.open_connections}}},
@@ -285,6 +290,13 @@ std::string prometheus_text(const server_snapshot& s) {
   }
   metric("ringcast_uptime_seconds", "gauge", "Seconds since start.",
          static_cast<double>(s.uptime.count()) / 1000.0);
+  family("ringcast_build_info", "gauge", "The running binary's version (always 1).");
+  sample("ringcast_build_info", 1, fmt::format(R"({{version="{}"}})", project_version));
+  metric("ringcast_upgrades_total", "counter",
+         "Upgrades in place (SIGUSR2) this process has been through.", s.upgrades);
+  metric("ringcast_upgrade_reconnects_total", "counter",
+         "Connections over native TLS told to reconnect by an upgrade in place.",
+         s.upgrade_reconnects);
   return out;
 }
 

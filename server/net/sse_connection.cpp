@@ -46,6 +46,20 @@ void sse_connection::start(connection_context& ctx, connection_parts parts,
 sse_connection::sse_connection(connection_context& ctx, connection_parts parts)
     : stream_connection(ctx, std::move(parts)) {}
 
+void sse_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m) {
+  auto c = std::make_shared<sse_connection>(ctx, std::move(parts));
+  c->gzip_ = m.deflate;
+  c->resume_moved(m);
+  c->watch_for_close();
+}
+
+bool sse_connection::capture_transport(moved_stream& out) const {
+  if (shut_down_) return false;
+  out.kind = moved_stream::kind_t::sse;
+  out.deflate = gzip_;  // the stream is one gzip member of pieces: it goes on as one
+  return true;
+}
+
 void sse_connection::heartbeat() {
   static const std::string gzip_heartbeat = gzip::piece(": hb\n\n");
   send_framed(gzip_ ? gzip_heartbeat : ": hb\n\n");

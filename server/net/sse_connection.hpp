@@ -16,6 +16,8 @@ class sse_connection final : public stream_connection {
   static void start(connection_context& ctx, connection_parts parts, const admission& admitted,
                     bool known_elsewhere);
   sse_connection(connection_context& ctx, connection_parts parts);
+  // In the new process of an upgrade in place: an event stream the old one handed over.
+  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m);
 
   transport kind() const override { return transport::sse; }
   void heartbeat() override;
@@ -27,6 +29,7 @@ class sse_connection final : public stream_connection {
     return std::static_pointer_cast<sse_connection>(shared_from_this());
   }
 
+  bool capture_transport(moved_stream& out) const override;
   std::size_t message_buffers(const message& m, frame_buffers& out) const override;
   void queued(const message& m) override;
   std::string frame(std::string_view event, std::string_view json,

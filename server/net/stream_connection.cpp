@@ -3,9 +3,15 @@
 #include <boost/asio/error.hpp>
 
 #include <span>
+#include <unordered_set>
+
+#include "wall_clock.hpp"
 
 namespace ringcast {
 namespace {
+
+// This loop's streams, for an upgrade in place: a stream lives and dies on its loop's thread.
+thread_local std::unordered_set<stream_connection*> loop_streams;
 
 // How long a client gets to take its final notice before the socket is closed under it; a client
 // closed for not reading is unlikely to read its notice, and gets less.
@@ -23,9 +29,12 @@ stream_connection::stream_connection(connection_context& ctx, connection_parts p
     : ctx_(ctx),
       slot_(std::move(parts.slot)),
       address_(std::move(parts.address)),
-      stream_(std::move(parts.stream)) {}
+      stream_(std::move(parts.stream)) {
+  loop_streams.insert(this);
+}
 
 stream_connection::~stream_connection() {
+  loop_streams.erase(this);
   ctx_.sessions().disarm(*this);
   if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
 }
@@ -34,6 +43,8 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   hub& h = ctx_.sessions();
   auto attached = h.attach(params, *this, ctx_.now(), known_elsewhere);
   session_ = attached.s;
+  grant_ = params.allowed_channels;
+  expires_ = params.expires;
   highest_id_ = params.since.value_or(0);
   push({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
   for (auto& m : attached.backlog)
@@ -50,6 +61,79 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   if (ctx_.draining() && session_) {
     h.end_connection(*session_, ending::reconnect_shutdown, ctx_.now());
   }
+}
+
+std::size_t stream_connection::capture_loop(std::vector<moved_stream>& out) {
+  std::vector<stream_connection*> secure;
+  for (stream_connection* c : loop_streams) {
+    moved_stream m;
+    if (c->stream_.secure() && c->session_ && !c->closing_) {
+      secure.push_back(c);
+    } else if (c->capture(m)) {
+      out.push_back(std::move(m));
+    }
+  }
+  // Written at once if the socket takes it (it is closed by the exec, whatever is left).
+  for (stream_connection* c : secure)
+    c->ctx_.sessions().end_connection(*c->session_, ending::reconnect_shutdown, c->ctx_.now());
+  return secure.size();
+}
+
+bool stream_connection::capture(moved_stream& out) {
+  if (!session_ || closing_ || failed_ || stream_.secure() || !capture_transport(out)) return false;
+  boost::system::error_code ec;
+  const auto local = stream_.socket().local_endpoint(ec);
+  if (ec) return false;
+  out.fd = stream_.socket().native_handle();
+  out.v6 = local.address().is_v6();
+  out.user = session_->user();
+  out.sid = session_->sid();
+  out.channels = session_->channels();
+  out.allowed_channels = grant_;
+  if (expires_) {
+    out.token_expires_ms =
+        unix_ms() +
+        std::chrono::duration_cast<std::chrono::milliseconds>(*expires_ - ctx_.now()).count();
+  }
+  out.highest_id = highest_id_;
+  std::size_t skip = written_;
+  for (const outbound& item : queue_.items()) {
+    frame_buffers parts;
+    const std::size_t n = buffers_of(item, parts);
+    for (std::size_t i = 0; i < n; ++i) {
+      boost::asio::const_buffer b = parts[i];
+      if (skip >= b.size()) {
+        skip -= b.size();
+        continue;
+      }
+      b += skip;
+      skip = 0;
+      out.unwritten.append(static_cast<const char*>(b.data()), b.size());
+    }
+  }
+  return true;
+}
+
+void stream_connection::resume_moved(const moved_stream& m) {
+  client_params params;
+  params.user = m.user;
+  params.sid = m.sid;
+  params.sid_given = true;
+  params.since = m.highest_id;
+  params.channels = m.channels;
+  params.allowed_channels = m.allowed_channels;
+  if (m.token_expires_ms)
+    params.expires = ctx_.now() + std::chrono::milliseconds(*m.token_expires_ms - unix_ms());
+  hub& h = ctx_.sessions();
+  auto attached = h.attach(params, *this, ctx_.now());
+  session_ = attached.s;
+  grant_ = params.allowed_channels;
+  expires_ = params.expires;
+  highest_id_ = m.highest_id;
+  if (!m.unwritten.empty()) push({nullptr, m.unwritten});
+  for (auto& msg : attached.backlog)
+    queue_message(std::move(msg));
+  flush();
 }
 
 void stream_connection::activity() {

@@ -20,6 +20,7 @@
 #include "connection_context.hpp"
 #include "connection_parts.hpp"
 #include "outbound_queue.hpp"
+#include "process_handover.hpp"
 
 namespace ringcast {
 
@@ -31,6 +32,11 @@ class stream_connection : public subscriber,
   void end(const ending_notice& notice) final;
   // The ending grace or the write deadline ran out: the client is not reading.
   void on_timer(time_point now) final;
+  // Upgrade in place (server_upgrade.cpp), on a loop's thread while it is stopped: appends what
+  // moves of each of this loop's streams that can move. One over native TLS cannot (OpenSSL's
+  // state does not cross exec): it is sent the drain's reconnect now, and counted in the result.
+  // The rest (ending, or in the middle of a client's WebSocket message) are closed by the exec.
+  static std::size_t capture_loop(std::vector<moved_stream>& out);
 
  protected:
   stream_connection(connection_context& ctx, connection_parts parts);
@@ -38,6 +44,11 @@ class stream_connection : public subscriber,
 
   // Attaches to the session and queues hello and the resumed backlog.
   void attach(const client_params& params, bool known_elsewhere);
+  // In the new process of an upgrade: attaches to its session again without a hello (the client
+  // had one), and queues first what the old process had not written yet.
+  void resume_moved(const moved_stream& m);
+  // The transport's part of the capture; false if it cannot move now.
+  virtual bool capture_transport(moved_stream& out) const = 0;
   // Queues a frame of this connection's own, already framed for the transport.
   void send_framed(std::string framed);
   // The client is leaving (or broke the protocol): the session starts its TTL, nothing more is
@@ -73,6 +84,7 @@ class stream_connection : public subscriber,
   virtual void close_when_written() = 0;
 
  private:
+  bool capture(moved_stream& out);
   std::size_t buffers_of(const outbound& item, frame_buffers& out) const;
   void push(outbound item);
   // When the oldest frame waiting for the socket must be written by (max: none is waiting).
@@ -98,6 +110,9 @@ class stream_connection : public subscriber,
   bool closing_ = false;                        // the final frames are queued: nothing else will be
   bool waiting_ = false;                        // for the socket to take more
   bool failed_ = false;
+  // As admitted (a client token's grant and `exp`, the connect hook's), for an upgrade in place.
+  std::optional<std::vector<std::string>> grant_;
+  std::optional<time_point> expires_;
 };
 
 }  // namespace ringcast

@@ -73,6 +73,22 @@ ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bo
       std::min<std::size_t>(ctx.settings().compress_min_bytes, UINT32_MAX));
 }
 
+void ws_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m) {
+  auto c = std::make_shared<ws_connection>(ctx, std::move(parts), m.deflate);
+  c->compress_min_ = m.compress_min;
+  c->resume_moved(m);
+  if (!m.unread.empty() && !c->consume(m.unread)) return;
+  c->read();
+}
+
+bool ws_connection::capture_transport(moved_stream& out) const {
+  if (reader_done_ || shut_down_ || !reader_.between_messages()) return false;
+  out.kind = moved_stream::kind_t::ws;
+  out.deflate = deflate_;
+  out.compress_min = compress_min_;
+  return true;
+}
+
 // Every frame of the client costs a token (--client-message-rate a second, bursts of twice
 // that): a client beyond it is closed with 1008, and the rest of what it sent is dropped.
 bool ws_connection::within_rate() {
@@ -172,10 +188,9 @@ void ws_connection::on_message(std::string_view text) {
         } else if constexpr (std::is_same_v<T, subscribe_message>) {
           if (!h.may_subscribe(*s, m.channels)) {
             ++h.stats().client_errors;
-            send_framed(frame("error",
-                              error_json("unauthorized",
-                                         "a channel is outside this session's grant"),
-                              std::nullopt));
+            send_framed(frame(
+                "error", error_json("unauthorized", "a channel is outside this session's grant"),
+                std::nullopt));
           } else if (!h.subscribe(*s, m.channels)) {
             ++h.stats().client_errors;
             send_framed(frame(

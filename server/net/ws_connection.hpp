@@ -28,6 +28,8 @@ class ws_connection final : public stream_connection {
                     bool known_elsewhere);
   // `deflate`: permessage-deflate was negotiated (ws_deflate.hpp).
   ws_connection(connection_context& ctx, connection_parts parts, bool deflate = false);
+  // In the new process of an upgrade in place: a WebSocket the old one handed over.
+  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m);
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;
@@ -46,6 +48,7 @@ class ws_connection final : public stream_connection {
     return std::static_pointer_cast<ws_connection>(shared_from_this());
   }
 
+  bool capture_transport(moved_stream& out) const override;
   std::size_t message_buffers(const message& m, frame_buffers& out) const override;
   void queued(const message& m) override;
   bool sends_compressed(const message& m) const;

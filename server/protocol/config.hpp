@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "host_policy.hpp"
 #include "client_address.hpp"
+#include "host_policy.hpp"
 #include "http_url.hpp"
 #include "origin_policy.hpp"
 #include "redis_url.hpp"
@@ -128,6 +128,13 @@ struct config {
   std::size_t connect_hook_concurrency = 64;
 
   std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
+
+  // Upgrade in place (docs/operations.md#upgrading): --upgrade-binary FILE, exec'd on SIGUSR2
+  // (empty: this binary's own path); --check-config only checks the settings; the internal
+  // --upgrade-state-fd N is the descriptor of the old process's state (-1: a fresh start).
+  std::string upgrade_binary;
+  bool check_config = false;
+  int upgrade_state_fd = -1;
 
   // The files secrets and keys were read from, as {flag, path} (--tls-key, --*-file): checked at
   // start-up for being readable by others (secret_file_warnings).

@@ -241,6 +241,18 @@ std::vector<flag_group> describe_flag_groups() {
       ("log-level", text("LEVEL", "info"),
        "info: every event worth knowing; warn: only what needs attention (SIGHUP applies it)");
   groups.push_back({"Logging", logging});
+
+  po::options_description upgrade;
+  upgrade.add_options()  //
+      ("upgrade-binary", file(),
+       "on SIGUSR2, upgrade in place to FILE (default: the path this binary was started from); "
+       "docs/operations.md#upgrading")  //
+      ("check-config",
+       "read the settings and the files they name, say whether they would start, and exit "
+       "(SIGUSR2 runs it with the new binary first)")  //
+      ("upgrade-state-fd", po::value<std::string>()->value_name("N"),
+       "internal: the upgraded process reads the old one's state from descriptor N");
+  groups.push_back({"Upgrade in place", upgrade});
   return groups;
 }
 

@@ -96,6 +96,7 @@ std::vector<std::string> settings_changed(const config& a, const config& b) {
          return std::string(c.connect_hook_fallback_allow ? "allow" : "deny");
        }},
       {"connect-hook-concurrency", number(&config::connect_hook_concurrency)},
+      {"upgrade-binary", text(&config::upgrade_binary)},
   };
   std::vector<std::string> changed;
   for (const auto& [name, value] : settings)
@@ -117,6 +118,7 @@ config with_live_settings(const config& running, const config& fresh) {
   next.trusted_proxies = fresh.trusted_proxies;
   next.client_message_rate = fresh.client_message_rate;
   next.write_timeout = fresh.write_timeout;
+  next.upgrade_binary = fresh.upgrade_binary;
   if (!fresh.admin_token_generated) {
     next.admin_token = fresh.admin_token;
     next.admin_token_generated = false;

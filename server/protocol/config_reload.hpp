@@ -20,11 +20,13 @@ namespace ringcast {
 std::vector<std::string> settings_changed(const config& running, const config& fresh);
 
 // The settings a running server takes on SIGHUP, by flag name.
-inline constexpr std::array<std::string_view, 12> live_settings{
+inline constexpr std::array<std::string_view, 13> live_settings{
     "log-level", "max-connections", "max-body", "max-queue", "handshake-timeout",
     "keepalive-timeout", "write-timeout", "admin-token",
     // Per-address and per-client limits: for connects and frames from then on.
-    "max-connections-per-ip", "connect-rate-per-ip", "trusted-proxy", "client-message-rate"};
+    "max-connections-per-ip", "connect-rate-per-ip", "trusted-proxy", "client-message-rate",
+    // Read when SIGUSR2 comes.
+    "upgrade-binary"};
 
 // `running` with the live settings of `fresh` (a generated admin token is not replaced).
 config with_live_settings(const config& running, const config& fresh);

@@ -26,6 +26,7 @@
 #include "duration.hpp"
 #include "flag_error.hpp"
 #include "flag_parser_error.hpp"
+#include "handover_version.hpp"
 #include "http_url.hpp"
 #include "redis_url.hpp"
 #include "version.hpp"
@@ -254,6 +255,10 @@ config build_config(const po::variables_map& vm,
     bad_flag("log-level", fmt::format("expected info or warn, got '{}'", level));
   }
   resolve_hooks(vm, cfg);
+  if (vm.count("upgrade-binary")) cfg.upgrade_binary = text_of(vm, "upgrade-binary");
+  cfg.check_config = vm.count("check-config") > 0;
+  if (vm.count("upgrade-state-fd"))
+    cfg.upgrade_state_fd = static_cast<int>(number_flag(vm, "upgrade-state-fd", 3, 1 << 30));
 
   check_timeouts(cfg);
   return cfg;
@@ -264,7 +269,9 @@ config build_config(const po::variables_map& vm,
 std::map<std::string, config_file_entry> merge_config_file(const po::options_description& flags,
                                                            po::variables_map& vm) {
   auto kind_of = [&flags](std::string_view name) {
-    if (name == "help" || name == "version" || name == "config") return setting_kind::not_allowed;
+    if (name == "help" || name == "version" || name == "config" || name == "check-config" ||
+        name == "upgrade-state-fd")
+      return setting_kind::not_allowed;
     const auto* flag = flags.find_nothrow(std::string(name), false);
     if (!flag) return setting_kind::unknown;
     return flag->semantic()->max_tokens() == 0 ? setting_kind::switch_ : setting_kind::value;
@@ -319,7 +326,8 @@ config_outcome parse_config(int argc, const char* const* argv, std::ostream& out
       return {std::nullopt, 0};
     }
     if (vm.count("version")) {
-      out << "ringcast " << project_version << "\n";
+      // The second line tells an upgrading server whether this binary reads its state.
+      out << "ringcast " << project_version << "\nstate format " << handover_format << "\n";
       return {std::nullopt, 0};
     }
     if (vm.count("config")) {

@@ -100,6 +100,11 @@ class reader {
   // Consumes bytes from the front of `input` until it has an event, and returns it; `need_more`
   // when `input` ran out first. After close or failed the reader consumes nothing more.
   event next(std::string_view& input);
+  // Nothing of a frame is held: what the client sends next starts a new message (an upgrade in
+  // place moves a WebSocket only then).
+  bool between_messages() const {
+    return stage_ == stage::header && header_size_ == 0 && !in_message_;
+  }
 
  private:
   enum class stage : std::uint8_t { header, payload, done };

@@ -74,6 +74,9 @@ const FLAGS = {
   '--hook-flush': '250ms',
   '--hook-timeout': '2s',
   '--hook-queue': '100000',
+  '--upgrade-binary': null,
+  '--check-config': 'switch',
+  '--upgrade-state-fd': null,
 };
 
 // --help as { flag: default | null | 'switch' }, from Boost.Program_options' layout: an entry
@@ -125,12 +128,12 @@ test('an unknown flag exits 2 with a message', async () => {
   assert.ok(r.err.includes('no-such-flag'), r.err);
 });
 
-test('--version prints the project version from CMakeLists.txt and exits 0', async () => {
+test('--version prints the project version from CMakeLists.txt and the upgrade state format it reads, and exits 0', async () => {
   const cmake = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../CMakeLists.txt'), 'utf8');
   const version = /project\(ringcast VERSION (\S+)/u.exec(cmake)[1];
   const r = await run(['--version']);
   assert.equal(r.code, 0, r.err);
-  assert.equal(r.out, `ringcast ${version}\n`);
+  assert.equal(r.out, `ringcast ${version}\nstate format 1\n`);
 });
 
 test('--web-root that is not a readable directory exits 2 naming it', async () => {

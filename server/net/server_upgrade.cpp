@@ -1,0 +1,167 @@
+// Upgrade in place on SIGUSR2 (docs/operations.md, "Upgrading"): the new binary is checked, every
+// loop stops where it is, the state goes to a memfd and the binary is exec'd in this process, with
+// the listening socket and the connections that move. If anything fails before the exec is done,
+// the loops go on as if nothing had happened.
+#include <boost/asio/post.hpp>
+
+#include <chrono>
+#include <future>
+#include <latch>
+
+#include "listener.hpp"
+#include "log.hpp"
+#include "server.hpp"
+#include "sse_connection.hpp"
+#include "stream_connection.hpp"
+#include "upgrade_exec.hpp"
+#include "ws_connection.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+
+namespace {
+
+std::int64_t monotonic_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+void server::allow_upgrades(std::string own_binary, std::vector<std::string> args) {
+  upgrade_.own_binary = std::move(own_binary);
+  upgrade_.args = std::move(args);
+  upgrade_.binary = cfg_.upgrade_binary;
+}
+
+void server::adopt(process_handover state) {
+  upgrade_.count = state.upgrades;
+  upgrade_.reconnected = state.reconnected;
+  last_id_ = std::max(last_id_, state.last_id);
+  upgrade_.adopted = std::move(state);
+}
+
+bool server::open_listener() {
+  if (!upgrade_.adopted) return listener_->open(cfg_.listen_host, cfg_.listen_port);
+  const process_handover& state = *upgrade_.adopted;
+  if (state.listeners.size() != 1) {
+    log_warn("the upgrade state holds {} listening sockets, not 1", state.listeners.size());
+    return false;
+  }
+  if (!listener_->adopt(state.listeners[0].fd, state.listeners[0].v6)) return false;
+  adopt_streams();
+  const double pause_ms = static_cast<double>(monotonic_ns() - state.paused_at_ns) / 1e6;
+  log_info("upgraded in place (upgrade {}): {} connection(s) moved, serving again after {:.1f} ms",
+           state.upgrades, state.streams.size(), pause_ms);
+  upgrade_.adopted.reset();
+  return true;
+}
+
+// On loop 0. The check and the exec run on a thread of their own: the loops serve on while the
+// new binary is checked.
+void server::on_upgrade_signal() {
+  if (draining()) {
+    log_warn("SIGUSR2 while draining: ignored");
+    return;
+  }
+  if (upgrade_.under_way.exchange(true)) {
+    log_warn("SIGUSR2: an upgrade is already under way; ignored");
+    return;
+  }
+  if (upgrade_.worker.joinable()) upgrade_.worker.join();
+  upgrade_.worker = std::thread([this] {
+    upgrade();
+    upgrade_.under_way.store(false);
+  });
+}
+
+void server::upgrade() {
+  std::string binary;
+  {
+    std::lock_guard lock(upgrade_.mutex);
+    binary = upgrade_.binary.empty() ? upgrade_.own_binary : upgrade_.binary;
+  }
+  log_info("SIGUSR2: upgrading in place to {}", binary);
+  if (const auto why = check_new_binary(binary, upgrade_.args); !why.empty()) {
+    log_warn("upgrade refused, serving on: {}", why);
+    return;
+  }
+  // Every loop stops at a point of its own queue that comes after every publish numbered so far
+  // (posted under the sequencer, as publishes are), and waits there.
+  // There each captures what moves of its streams.
+  std::latch stopped(static_cast<std::ptrdiff_t>(loops_.size()));
+  std::promise<void> go_on;
+  std::shared_future<void> resumed = go_on.get_future().share();
+  std::vector<std::vector<moved_stream>> streams(loops_.size());
+  std::vector<std::size_t> reconnected(loops_.size());
+  {
+    std::lock_guard lock(sequencer_);
+    for (std::size_t i = 0; i < loops_.size(); ++i) {
+      asio::post(loops_[i]->io(), [&stopped, &streams, &reconnected, i, resumed] {
+        reconnected[i] = stream_connection::capture_loop(streams[i]);
+        stopped.count_down();
+        resumed.wait();
+      });
+    }
+  }
+  stopped.wait();
+  process_handover state = capture_for_upgrade();
+  for (std::size_t i = 0; i < loops_.size(); ++i) {
+    state.reconnected += reconnected[i];
+    for (auto& s : streams[i])
+      state.streams.push_back(std::move(s));
+  }
+  if (state.reconnected > upgrade_.reconnected)
+    log_info("upgrade: {} native-TLS connection(s) told to reconnect",
+             state.reconnected - upgrade_.reconnected);
+  std::vector<int> keep;
+  for (const auto& l : state.listeners)
+    keep.push_back(l.fd);
+  for (const auto& s : state.streams)
+    keep.push_back(s.fd);
+  const std::string why = exec_with_state(binary, upgrade_.args, encode_handover(state), keep);
+  // Only a failed exec comes back here; the TLS clients told to reconnect do so.
+  upgrade_.reconnected = state.reconnected;
+  log_warn("upgrade failed, serving on: {}", why);
+  go_on.set_value();
+}
+
+// With every loop stopped.
+process_handover server::capture_for_upgrade() {
+  process_handover state;
+  state.paused_at_ns = monotonic_ns();
+  state.upgrades = upgrade_.count + 1;
+  state.reconnected = upgrade_.reconnected;
+  if (cfg_.admin_token_generated) state.generated_admin_token = cfg_.admin_token;
+  {
+    std::lock_guard lock(sequencer_);
+    state.last_id = last_id_;
+  }
+  state.listeners.push_back({listener_->native_handle(), listener_->v6()});
+  return state;
+}
+
+// Each stream goes to its session's home loop, which attaches it once it runs.
+void server::adopt_streams() {
+  for (moved_stream& m : upgrade_.adopted->streams) {
+    event_loop& home = loop_for(m.user, m.sid);
+    auto stream =
+        net_stream::adopt(home.io(), {m.fd, m.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), {}});
+    if (!stream) {
+      log_warn("upgrade: a handed-over connection of {} could not be adopted", m.user);
+      continue;
+    }
+    connection_parts parts{std::move(*stream), {}, connections_.count_open(), {}};
+    asio::post(home.io(), [&home, parts = std::move(parts), m = std::move(m)]() mutable {
+      if (m.kind == moved_stream::kind_t::ws) {
+        ws_connection::adopt(home, std::move(parts), m);
+      } else {
+        sse_connection::adopt(home, std::move(parts), m);
+      }
+    });
+  }
+}
+
+}  // namespace ringcast

@@ -1,0 +1,12 @@
+// The version of the state an upgrading process hands to its new binary (docs/operations.md,
+// "Upgrading"). `ringcast --version` prints it, so the old process execs only a binary that reads
+// what it writes; a change to the state's layout bumps it.
+#pragma once
+
+#include <cstdint>
+
+namespace ringcast {
+
+inline constexpr std::uint32_t handover_format = 1;
+
+}  // namespace ringcast

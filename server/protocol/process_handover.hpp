@@ -1,0 +1,60 @@
+// What an upgrading process hands its new binary about the process itself (docs/operations.md,
+// "Upgrading"): the listening sockets, the id sequence, the count of upgrades, and every client
+// stream that moves, each with its descriptor and what the new process needs to go on with it.
+// The sessions behind them travel in the hub's state; this is the process's own section.
+//
+// On the wire: "RCHO", the format (handover_version.hpp), the payload's length and its FNV-1a
+// checksum, then the payload. Reading refuses anything else with a reason, never trusting a count
+// or a length beyond the bytes that are there.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parsed.hpp"
+
+namespace ringcast {
+
+struct listening_socket {
+  int fd = -1;
+  bool v6 = false;
+};
+
+// A WebSocket or SSE connection with its session (user, sid) and its state on this side.
+struct moved_stream {
+  enum class kind_t : std::uint8_t { ws = 0, sse = 1 };
+  int fd = -1;
+  bool v6 = false;
+  kind_t kind = kind_t::ws;
+  std::string user, sid;
+  std::vector<std::string> channels;
+  std::optional<std::vector<std::string>> allowed_channels;
+  std::optional<std::int64_t> token_expires_ms;  // Unix ms of the client token's `exp`
+  std::uint64_t highest_id = 0;                  // the highest message id queued to it
+  bool deflate = false;                          // WebSocket permessage-deflate negotiated
+  std::uint32_t compress_min = 0;
+  std::string unwritten;  // bytes queued for the client and not yet written, in order
+  std::string unread;     // bytes the client sent that were read and not yet parsed
+};
+
+struct process_handover {
+  std::uint64_t last_id = 0;   // the id sequence goes on from here
+  std::uint64_t upgrades = 0;  // upgrades this process has been through, this one included
+  // Connections told to reconnect by the upgrades so far, this one included (native TLS).
+  std::uint64_t reconnected = 0;
+  // When the old process stopped serving, on the monotonic clock (the same across exec): the new
+  // one logs how long the pause was.
+  std::int64_t paused_at_ns = 0;
+  // The admin token the old process generated (no --admin-token): the new one keeps it.
+  std::string generated_admin_token;
+  std::vector<listening_socket> listeners;
+  std::vector<moved_stream> streams;
+};
+
+std::string encode_handover(const process_handover& state);
+parsed<process_handover> decode_handover(std::string_view bytes);
+
+}  // namespace ringcast

@@ -1,0 +1,245 @@
+// docs/operations.md, "Upgrading": SIGUSR2 checks the new binary and execs it in the same process,
+// which takes over the listening socket (and the connections that move). A new binary that fails
+// its check leaves the running one serving, nothing lost.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN, request, sleep, startServer, uid, waitFor } from './harness.mjs';
+
+// "Another build" of the binary: a copy under another path (the upgrade execs that path).
+function copyOfBinary() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  const copy = path.join(dir, 'ringcast-next');
+  fs.copyFileSync(BIN, copy);
+  fs.chmodSync(copy, 0o755);
+  return copy;
+}
+
+function script(name, body) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`);
+  fs.chmodSync(file, 0o755);
+  return file;
+}
+
+// The log lines since `from` (an offset into srv.log).
+const logSince = (srv, from) => srv.log.slice(from);
+
+async function upgraded(srv, count, timeoutMs = 5000) {
+  return srv.statsUntil((s) => s.upgrades === count, timeoutMs, `upgrade ${count} done`);
+}
+
+test('SIGUSR2: the same process execs the new binary, which adopts the listening socket; admin requests during it are answered', async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next]);
+  try {
+    const pid = srv.proc.pid;
+    const before = await srv.stats();
+    assert.equal(before.upgrades, 0);
+    assert.equal(typeof before.version, 'string');
+    const first = await srv.publish({ data: 'before' });
+
+    for (let round = 1; round <= 2; round++) {
+      const from = srv.log.length;
+      srv.proc.kill('SIGUSR2');
+      // Admin requests keep coming while the new binary is checked and exec'd: every one of them
+      // is answered (by the old process, or queued in the listening socket for the new one).
+      const answers = [];
+      for (let i = 0; i < 20; i++) {
+        answers.push(srv.admin('GET', '/admin/stats').then((r) => r.status));
+        await sleep(10);
+      }
+      assert.deepEqual(await Promise.all(answers), Array(20).fill(200));
+      const after = await upgraded(srv, round);
+      assert.equal(srv.proc.pid, pid);
+      assert.equal(srv.exitInfo, undefined, 'the process exited');
+      assert.match(logSince(srv, from), /upgraded in place \(upgrade \d+\): \d+ connection\(s\) moved, serving again after [\d.]+ ms/u);
+      assert.ok(after.node.address.endsWith(`:${srv.port}`), 'the same listening address');
+      const metrics = await srv.admin('GET', '/metrics');
+      assert.match(metrics.text, new RegExp(`^ringcast_upgrades_total ${round}$`, 'mu'));
+      assert.match(metrics.text, /^ringcast_build_info\{version="[^"]+"\} 1$/mu);
+    }
+    // The id sequence goes on above the ids of before.
+    const later = await srv.publish({ data: 'after' });
+    assert.ok(later.id > first.id, `${later.id} after ${first.id}`);
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('SIGUSR2 with a generated admin token: the new binary keeps the token', async () => {
+  // No --admin-token and none in the environment: the server makes one and logs it.
+  const env = { ...process.env };
+  delete env.RINGCAST_ADMIN_TOKEN;
+  const proc = spawn(BIN, ['--listen', '127.0.0.1:0', '--upgrade-binary', copyOfBinary(), '--drain', '0'],
+    { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let log = '';
+  proc.stderr.setEncoding('utf8').on('data', (c) => { log += c; });
+  proc.stdout.setEncoding('utf8').on('data', (c) => { log += c; });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    await waitFor(() => /listening on \S+:\d+/u.test(log) && /admin token \(generated/u.test(log), 5000, 'started');
+    const port = Number(/listening on \S+:(\d+)/u.exec(log)[1]);
+    const token = /admin token \(generated[^)]*\): (\S+)/u.exec(log)[1];
+    const stats = async () => {
+      const r = await request('127.0.0.1', port, 'GET', '/admin/stats', { headers: { authorization: `Bearer ${token}` } });
+      return r.status === 200 ? r.json : null;
+    };
+    assert.equal((await stats()).upgrades, 0);
+    proc.kill('SIGUSR2');
+    await waitFor(async () => (await stats())?.upgrades === 1, 5000, 'the upgraded process answers the same token');
+  } finally {
+    proc.kill('SIGTERM');
+    assert.deepEqual(await exited, { code: 0, signal: null }, log);
+  }
+});
+
+test('SIGUSR2 when the exec itself fails (the binary vanished after its check): the loops go on, nothing lost', async () => {
+  const next = copyOfBinary();
+  // Passes both checks, then removes itself: the exec that follows fails with ENOENT.
+  const vanishing = script('vanishing',
+    `for a in "$@"; do [ "$a" = --check-config ] && { rm -f "$0"; exit 0; }; done\nexec "${next}" "$@"`);
+  const srv = await startServer(['--upgrade-binary', vanishing]);
+  try {
+    const user = uid('vanish');
+    const ws = await srv.wsHello({ user });
+    const from = srv.log.length;
+    srv.proc.kill('SIGUSR2');
+    await waitFor(() => /upgrade failed, serving on: execve .*No such file/u.test(logSince(srv, from)), 8000, 'the failed exec logged');
+    assert.equal((await srv.stats()).upgrades, 0);
+    const m = await srv.publish({ user, data: 'after the failed exec' });
+    assert.equal((await ws.next('message')).id, m.id);
+  } finally {
+    await srv.stop();
+  }
+});
+
+for (const [what, makeBinary, reason] of [
+  ['a new binary that exits 1', () => script('broken', 'exit 1'), /upgrade refused, serving on: .*exited 1/u],
+  ['a new binary that is not executable', () => {
+    const file = copyOfBinary();
+    fs.chmodSync(file, 0o644);
+    return file;
+  }, /upgrade refused, serving on: .*not executable/u],
+  ['a missing new binary', () => path.join(os.tmpdir(), `ringcast-none-${uid('x')}`), /upgrade refused, serving on: .*not executable/u],
+  // A build that reads another state format than this one writes: it would refuse the state, so
+  // it is never exec'd.
+  ['a new binary that reads another state format', () => script('other-format',
+    `if [ "$1" = --version ]; then echo "ringcast 9.9.9"; echo "state format 99"; exit 0; fi\nexec "${BIN}" "$@"`),
+  /upgrade refused, serving on: .*does not read state format 1/u],
+  ['a new binary that refuses the settings', () => script('strict',
+    `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
+  /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],
+]) {
+  test(`SIGUSR2 with ${what}: the old process serves on, its clients untouched`, async () => {
+    const srv = await startServer(['--upgrade-binary', makeBinary()]);
+    try {
+      const user = uid('keep');
+      const ws = await srv.wsHello({ user });
+      const from = srv.log.length;
+      srv.proc.kill('SIGUSR2');
+      await waitFor(() => reason.test(logSince(srv, from)), 8000, `the refusal logged: ${reason}`);
+      const s = await srv.stats();
+      assert.equal(s.upgrades, 0);
+      const m = await srv.publish({ user, data: 'still here' });
+      assert.equal((await ws.next('message')).id, m.id);
+      // And a later SIGUSR2 is handled again (the failed upgrade is over).
+      const again = srv.log.length;
+      srv.proc.kill('SIGUSR2');
+      await waitFor(() => reason.test(logSince(srv, again)), 8000, 'the second refusal logged');
+    } finally {
+      await srv.stop();
+    }
+  });
+}
+
+// Publishes a broadcast every `everyMs` until stopped; resolves the ids, in the order answered.
+function publishing(srv, everyMs) {
+  const ids = [];
+  let stop = false;
+  const done = (async () => {
+    while (!stop) {
+      const r = await srv.publish({ data: { n: ids.length } });
+      ids.push(r.id);
+      await sleep(everyMs);
+    }
+    return ids;
+  })();
+  return { ids, stop: () => { stop = true; return done; } };
+}
+
+test('SIGUSR2 twice with WebSocket and SSE clients and publishes going on: same PID, no client connection closes, every message exactly once in id order', async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next, '--threads', '2']);
+  try {
+    const pid = srv.proc.pid;
+    const ws = await Promise.all(Array.from({ length: 40 }, (_, i) => srv.wsHello({ user: uid(`uw${i}`), channels: 'news' })));
+    const sse = await Promise.all(Array.from({ length: 10 }, (_, i) => srv.sseHello({ user: uid(`us${i}`) })));
+    const stream = publishing(srv, 50); // 20 a second
+    await sleep(300);
+    for (let round = 1; round <= 2; round++) {
+      srv.proc.kill('SIGUSR2');
+      await upgraded(srv, round);
+      await sleep(300);
+    }
+    const ids = await stream.stop();
+    assert.ok(ids.length >= 10, `only ${ids.length} publishes`);
+    assert.equal(srv.proc.pid, pid);
+    const moved = [...srv.log.matchAll(/upgraded in place \(upgrade \d\): (\d+) connection\(s\) moved/gu)].map((m) => Number(m[1]));
+    assert.deepEqual(moved, [50, 50], srv.logTail());
+    // Everything published reaches every client, once, in id order, and nothing else comes.
+    const last = ids[ids.length - 1];
+    await waitFor(() => ws.every((c) => c.ids().at(-1) === last) && sse.every((c) => c.ids().at(-1) === last), 5000, 'the last message everywhere');
+    for (const c of ws) {
+      assert.deepEqual(c.ids(), ids);
+      assert.ok(c.isOpen(), `a WebSocket closed: ${JSON.stringify(c.closeInfo)}`);
+      assert.deepEqual(c.messages.filter((m) => m.type !== 'message' && m.type !== 'hello'), []);
+    }
+    for (const c of sse) {
+      assert.deepEqual(c.ids(), ids);
+      assert.equal(c.endedAt, undefined, 'an SSE stream ended');
+    }
+    // The sessions are the same: a client's own messages and its subscriptions still reach it.
+    const m = await srv.publish({ channel: 'news', data: 'channel after two upgrades' });
+    for (const c of ws) assert.equal((await c.next((x) => x.type === 'message' && x.id === m.id)).id, m.id);
+    // And clients still talk: a ping is answered by the new binary.
+    await Promise.all(ws.map((c) => c.sync()));
+    const s = await srv.stats();
+    assert.equal(s.connections.ws, 40);
+    assert.equal(s.connections.sse, 10);
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('SIGUSR2 with native TLS: the connections cannot move and get the drain\'s reconnect with a jittered retry_ms, counted; the listener moves', async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next, '--drain', '2'], { tls: true });
+  try {
+    const ws = await Promise.all(Array.from({ length: 4 }, () => srv.wsHello({ user: uid('tls') })));
+    const sse = await srv.sseHello({ user: uid('tlss') });
+    srv.proc.kill('SIGUSR2');
+    for (const c of ws) {
+      const m = await c.next('reconnect', 5000);
+      assert.equal(m.reason, 'shutdown');
+      assert.ok(Number.isInteger(m.retry_ms) && m.retry_ms >= 0 && m.retry_ms <= 2000, JSON.stringify(m));
+      await c.waitClosed(3000);
+    }
+    const ev = await sse.next('reconnect', 5000);
+    assert.equal(ev.json.reason, 'shutdown');
+    await sse.waitEnded(3000);
+    const s = await upgraded(srv, 1);
+    assert.equal(s.upgrade_reconnects, 5);
+    const metrics = await srv.admin('GET', '/metrics');
+    assert.match(metrics.text, /^ringcast_upgrade_reconnects_total 5$/mu);
+    // The clients come back to the new binary over TLS.
+    const again = await srv.wsHello({ user: uid('tls') });
+    assert.equal(again.hello.type, 'hello');
+  } finally {
+    await srv.stop();
+  }
+});
