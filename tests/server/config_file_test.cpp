@@ -338,7 +338,9 @@ TEST(Reload, WithLiveSettingsTakesEveryLiveSettingAndNothingElse) {
                    "--client-message-rate",
                    "6",
                    "--write-timeout",
-                   "5s"});
+                   "5s",
+                   "--upgrade-binary",
+                   "/opt/ringcast-next"});
   ASSERT_TRUE(running.outcome.cfg && fresh.outcome.cfg) << fresh.err;
   auto changed = settings_changed(running.cfg(), fresh.cfg());
   std::sort(changed.begin(), changed.end());
@@ -351,6 +353,7 @@ TEST(Reload, WithLiveSettingsTakesEveryLiveSettingAndNothingElse) {
   EXPECT_EQ(settings_changed(next, fresh.cfg()),
             (std::vector<std::string>{"heartbeat", "history"}));
   EXPECT_EQ(next.log, log_level::warn);
+  EXPECT_EQ(next.upgrade_binary, "/opt/ringcast-next");
 }
 
 // The identity, TLS and secret settings of issue 26 are read from a file like any flag, and a
