@@ -37,7 +37,7 @@ class event_loop final : public connection_context {
                      std::function<void(bool)> done) override {
     node_.claim_session(user, sid, *this, std::move(done));
   }
-  node_operations& operations() override { return node_; }
+  const route_table& routes() const override { return node_.routes(); }
   connect_gate* connect_hook() override { return gate_.get(); }
   address_limits& client_addresses() override { return node_.client_addresses(); }
   void add_idle(idle_connection& c) override { idle_.insert(&c); }

@@ -2,21 +2,23 @@
 // event_loop needs no server.hpp (and the server's header no cycle through it).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include "node_operations.hpp"
 
 namespace ringcast {
 
 class address_limits;
 class connection_context;
+class route_table;
 class tls_context;
 class token_verifier;
 
-class node : public node_operations {
+class node {
  public:
+  // Every path the loops' HTTP connections answer, built once.
+  virtual const route_table& routes() const = 0;
   virtual bool draining() const = 0;
   virtual std::shared_ptr<const tls_context> tls() const = 0;
   virtual const token_verifier* client_tokens() const = 0;
