@@ -17,11 +17,11 @@
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
 #include "event_loop.hpp"
-#include "node.hpp"
-#include "node_resources.hpp"
+#include "node_credentials.hpp"
 #include "node_routes.hpp"
 #include "promotions.hpp"
 #include "session_budget.hpp"
+#include "shared_by_loops.hpp"
 #include "sticky.hpp"
 
 namespace ringcast {
@@ -30,14 +30,14 @@ class listener;
 class redis_bus;
 class redis_presence;
 
-class server final : public node,
+class server final : public shared_by_loops,
                      public node_health,
                      public node_snapshots,
                      public node_messages,
                      public node_promotions,
                      public node_presence {
  public:
-  server(config cfg, node_resources resources);
+  server(config cfg, node_credentials credentials);
   ~server();
 
   // Listens, serves until SIGTERM/SIGINT, drains, and returns the process exit status.
@@ -50,7 +50,7 @@ class server final : public node,
   const route_table& routes() const override { return routes_; }
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
   std::shared_ptr<const tls_context> tls() const override;
-  const token_verifier* client_tokens() const override { return resources_.client_tokens.get(); }
+  const token_verifier* client_tokens() const override { return credentials_.client_tokens.get(); }
   connection_context& home_loop(std::string_view user, std::string_view sid) override;
   address_limits& client_addresses() override { return addresses_; }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
@@ -112,7 +112,7 @@ class server final : public node,
   void take_down_everywhere(const message_ptr& m);
 
   config cfg_;
-  node_resources resources_;                     // tls is read under tls_mutex_: SIGHUP replaces it
+  node_credentials credentials_;                 // tls is read under tls_mutex_: SIGHUP replaces it
   hook_settings hook_settings_;                  // with --hook-url; the loops' hooks refer to it
   connect_hook_settings connect_hook_settings_;  // with --connect-hook; the loops' gates too
   std::unique_ptr<concurrency_cap> connect_hook_cap_;  // shared by the loops' gates
