@@ -381,7 +381,7 @@ void http_connection::refuse_request(http_status status, std::string_view code,
 void http_connection::reply(http_response res) {
   if (ctx_.draining()) res.keep_alive(false);
   announce_keep_alive(res, ctx_.settings().keepalive_timeout);
-  announce_hsts(res, ctx_.settings().hsts);
+  announce_hsts(res, ctx_.settings().hsts_max_age);
   auto shared = std::make_shared<http_response>(std::move(res));
   // A client that does not read its reply is closed at the write deadline (the timer closes the
   // stream, which ends the write with an error).
