@@ -413,6 +413,79 @@ describe('long-poll over gzip', () => {
     assert.equal(after.compression.messages_compressed - before.compression.messages_compressed, 1);
   });
 
+  // A poll answered at once: { status, headers, body } (the body as sent).
+  async function pollNow(params, headers = { 'Accept-Encoding': 'gzip' }) {
+    const r = await new Promise((resolve, reject) => {
+      const req = http.get({ host: srv.host, port: srv.port, path: `/poll${query(params)}`, agent: false, headers },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+      req.on('error', reject);
+    });
+    assert.equal(r.status, 200);
+    return r;
+  }
+
+  test('a reply of several retained messages is gzip when it pays, plain when not accepted', async () => {
+    const hello = await srv.poll({ user: uid('lm') });
+    const since = hello.json.last_id;
+    const sent = [];
+    for (let i = 0; i < 3; i++) {
+      const data = catalog(400);
+      sent.push({ id: (await srv.publish({ data })).id, data });
+    }
+    const before = await srv.stats();
+    const zipped = await pollNow({ user: uid('lmz'), since });
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    const reply = JSON.parse(zlib.gunzipSync(zipped.body).toString());
+    assert.deepEqual(reply.messages.map((m) => [m.id, m.data]), sent.map((m) => [m.id, m.data]));
+    assert.equal(reply.last_id, sent[2].id);
+    const plain = await pollNow({ user: uid('lmp'), since }, {});
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.deepEqual(JSON.parse(plain.body.toString()), reply, 'the same reply, plain');
+    assert.ok(zipped.body.length < plain.body.length / 2,
+      `gzip ${zipped.body.length} bytes against ${plain.body.length} plain`);
+    const after = await srv.stats();
+    assert.equal(after.compression.compressed_sent - before.compression.compressed_sent, 3);
+    assert.equal(after.compression.bytes_saved - before.compression.bytes_saved,
+      plain.body.length - zipped.body.length);
+  });
+
+  test('a one-message reply given at once is the same prebuilt gzip body as a held poll gets', async () => {
+    const hello = await srv.poll({ user: uid('l1') });
+    const since = hello.json.last_id;
+    const held = heldPoll({ user: uid('l1h'), since });
+    await srv.statsUntil((st) => st.connections.poll >= 1);
+    const before = await srv.stats();
+    const { id } = await srv.publish({ data: catalog(2000) });
+    const a = await held;
+    const b = await pollNow({ user: uid('l1n'), since });
+    assert.equal(b.headers['content-encoding'], 'gzip');
+    assert.equal(JSON.parse(zlib.gunzipSync(b.body).toString()).messages[0].id, id);
+    assert.ok(a.body.equals(b.body), 'the held poll and the poll answered at once get the same bytes');
+    const after = await srv.stats();
+    assert.equal(after.compression.messages_compressed - before.compression.messages_compressed, 1);
+  });
+
+  test('curl --compressed reads a reply of several messages', async () => {
+    requireCommand('curl');
+    const hello = await srv.poll({ user: uid('cm') });
+    const ids = [];
+    for (let i = 0; i < 2; i++) ids.push((await srv.publish({ data: catalog(400) })).id);
+    const out = await new Promise((resolve, reject) => {
+      const curl = spawn('curl', ['-s', '--compressed', '-D', '-', '--max-time', '5',
+        `http://${srv.host}:${srv.port}/poll${query({ user: uid('cmq'), since: hello.json.last_id })}`]);
+      let text = '';
+      curl.stdout.on('data', (d) => { text += d; });
+      curl.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`curl exited ${code}`))));
+    });
+    assert.match(out, /\r\nContent-Encoding: gzip\r\n/iu);
+    const reply = JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4));
+    assert.deepEqual(reply.messages.map((m) => m.id), ids);
+  });
+
   test('curl --compressed reads a held poll', async () => {
     requireCommand('curl');
     const hello = await srv.poll({ user: uid('cp') });
@@ -429,3 +502,4 @@ describe('long-poll over gzip', () => {
     assert.equal(reply.messages[0].id, id);
   });
 });
+
