@@ -127,8 +127,9 @@ http_response poll_connection::begin_reply() {
   return head;
 }
 
-void poll_connection::after_reply(beast::error_code ec, bool keep_alive) {
+void poll_connection::after_reply(beast::error_code ec, std::size_t written, bool keep_alive) {
   ctx_.sessions().disarm(*this);
+  ctx_.sessions().stats().bytes_written += written;
   if (ec || !keep_alive) {
     parts_.stream.close();
     return;
@@ -152,7 +153,7 @@ void poll_connection::reply(std::string_view body, std::shared_ptr<const void> k
   http::async_write(
       parts_.stream, *res,
       [self = shared_from_this(), res, keep = std::move(keep)](
-          beast::error_code ec, std::size_t n) { self->after_reply(ec, res->keep_alive()); });
+          beast::error_code ec, std::size_t n) { self->after_reply(ec, n, res->keep_alive()); });
 }
 
 // A client that accepts gzip gets the message's prebuilt gzip reply, when it is shorter.
@@ -209,7 +210,7 @@ void poll_connection::reply_messages(std::vector<message_ptr> messages, std::uin
   boost::asio::async_write(
       parts_.stream, g->buffers,
       [self = shared_from_this(), g, keep_alive](beast::error_code ec, std::size_t n) {
-        self->after_reply(ec, keep_alive);
+        self->after_reply(ec, n, keep_alive);
       });
 }
 

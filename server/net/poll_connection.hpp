@@ -49,7 +49,8 @@ class poll_connection final : public subscriber,
   bool reply_gzipped(const std::vector<message_ptr>& messages, std::string_view tail);
   // The head of a reply: status, keep-alive, and the connection's deadline for writing it.
   http_response begin_reply();
-  void after_reply(boost::system::error_code ec, bool keep_alive);
+  // `written`: the bytes of the reply written (all of them, unless `ec`).
+  void after_reply(boost::system::error_code ec, std::size_t written, bool keep_alive);
 
   connection_context& ctx_;
   connection_parts parts_;

@@ -223,7 +223,8 @@ std::string prometheus_text(const server_snapshot& s) {
          "Connects that found their session within its TTL.", t.sessions_reused);
   metric("ringcast_client_errors_total", "counter", "Malformed client messages.", t.client_errors);
   metric("ringcast_bytes_written_total", "counter",
-         "Bytes written to WebSocket and SSE clients (frames, as on the wire before TLS).",
+         "Bytes written to clients (WebSocket, SSE, long-poll and other HTTP replies), as on the "
+         "wire before TLS.",
          t.bytes_written);
   metric("ringcast_messages_compressed_total", "counter",
          "Messages compressed, once per node for each form (WebSocket frame, SSE gzip piece, "

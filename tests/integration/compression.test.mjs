@@ -503,3 +503,51 @@ describe('long-poll over gzip', () => {
   });
 });
 
+// docs/operations.md, /metrics: bytes written count every reply, long-poll and plain HTTP too.
+describe('bytes written', () => {
+  let srv;
+  // A poll with nothing to return is held this long, then answered `reconnect`/`timeout`.
+  before(async () => { srv = await startServer(['--poll-timeout', '1']); });
+  after(async () => { await srv?.stop(); });
+
+  // Sends `request` on a raw socket and resolves to every byte the server wrote until it closed.
+  async function exchange(request) {
+    const socket = await rawConnect(srv);
+    const chunks = [];
+    socket.on('data', (c) => chunks.push(c));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.write(request);
+    await closed;
+    return Buffer.concat(chunks);
+  }
+
+  const get = (path) => `GET ${path} HTTP/1.1\r\nHost: ${srv.host}:${srv.port}\r\nConnection: close\r\n\r\n`;
+
+  test('long-poll and plain HTTP replies are counted, in /admin/stats and /metrics', async () => {
+    const written = async () => {
+      const r = await srv.admin('GET', '/admin/stats');
+      // This reply is written after its count was taken: it shows in the next one.
+      return { count: r.json.compression.bytes_written, own: Buffer.byteLength(r.text) };
+    };
+    const hello = await srv.poll({ user: uid('bw') });
+    await srv.publish({ data: catalog(400) });
+    const before = await written();
+    const replies = [
+      await exchange(get(`/poll${query({ user: uid('bwp') })}`)),  // hello, answered at once
+      await exchange(get(`/poll${query({ user: uid('bwp'), since: hello.json.last_id })}`)),  // a message
+      await exchange(get('/healthz')),
+      await exchange(get('/no-such-path')),
+    ];
+    for (const r of replies) assert.match(r.toString(), /^HTTP\/1\.1 \d{3} /u);
+    const sum = replies.reduce((n, r) => n + r.length, 0);
+    const after = await written();
+    const delta = after.count - before.count;
+    // The replies above, and the first stats reply (its body, and a head of a few hundred bytes).
+    assert.ok(delta >= sum + before.own && delta <= sum + before.own + 1024,
+      `bytes_written grew ${delta}; the replies were ${sum} bytes, the stats reply ${before.own} of body`);
+    const metrics = await srv.get('/metrics');
+    const m = /^ringcast_bytes_written_total (\d+)$/mu.exec(metrics.text);
+    assert.ok(m, 'ringcast_bytes_written_total in /metrics');
+    assert.ok(Number(m[1]) >= after.count + after.own, `/metrics says ${m[1]}`);
+  });
+});
