@@ -19,6 +19,13 @@ void history::seed(const std::vector<message_ptr>& retained) {
     append(m);
 }
 
+void history::restore(std::uint64_t floor_id, const std::vector<message_ptr>& retained) {
+  if (!messages_.empty()) return;
+  floor_id_ = floor_id;
+  for (const auto& m : retained)
+    append(m);  // a smaller --history keeps the newest
+}
+
 history::resume_span history::after(std::uint64_t since) const {
   const bool from_the_future = since > newest_id();
   const bool evicted = since < floor_id_;

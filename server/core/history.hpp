@@ -1,4 +1,5 @@
-// The last N messages of one event loop, for resume by id (docs/protocol.md, "Message ids and resume").
+// The last N messages of one event loop, for resume by id (docs/protocol.md, "Message ids and
+// resume").
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,9 @@ class history {
   // Starts from messages retained elsewhere (oldest first, e.g. a Redis stream): they become the
   // history, and the floor moves below the first of them. Ignored once anything was appended.
   void seed(const std::vector<message_ptr>& retained);
+  // The history of the binary this one replaced (core/hub_handover.cpp): its floor and its
+  // messages, oldest first. Ignored once anything was appended.
+  void restore(std::uint64_t floor_id, const std::vector<message_ptr>& retained);
 
   // The newest id this loop knows of (floor_id when nothing has been published).
   std::uint64_t newest_id() const { return messages_.empty() ? floor_id_ : messages_.back()->id; }

@@ -26,6 +26,7 @@
 
 #include "client_params.hpp"
 #include "config.hpp"
+#include "handover_messages.hpp"
 #include "history.hpp"
 #include "loop_stats.hpp"
 #include "pacing.hpp"
@@ -133,6 +134,20 @@ class hub {
   // the hub or be removed by its destructor.
   void observe(session_events& o) { observers_.push_back(&o); }
   void unobserve(session_events& o) { std::erase(observers_, &o); }
+
+  // The handover to a new binary on SIGUSR2 (hub_handover.cpp; docs/operations.md, "Upgrading").
+  // capture: this loop's sessions, history, sticky set, expiries and paced log, steady times
+  // relative to `now`; the messages it names are added to `messages`. restore: into a hub that
+  // holds nothing yet, before its loop runs; every timer as far ahead of `now` as it was, observers
+  // not told (nothing changed for them; tell_online feeds a new one). A session that was live
+  // waits for the new binary's connection (adopt); end_adoption then ends the wait of those whose
+  // connection did not come (as if it had closed then). Both before the loop next advances.
+  upgrade::loop_state capture(time_point now, handover_messages& messages) const;
+  void restore(const upgrade::loop_state& state, const handover_messages& messages, time_point now);
+  // Null unless (user, sid) was restored live and is still waiting for its connection.
+  session* adopt(std::string_view user, std::string_view sid, subscriber& conn);
+  void end_adoption(time_point now);
+  void tell_online(session_events& o) const;
 
   // Arms (or moves) any timed object of this loop, e.g. a connection's handshake timeout.
   void arm(timed& t, time_point deadline);

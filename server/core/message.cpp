@@ -90,6 +90,15 @@ std::vector<std::string> split_users(std::string_view list) {
   return users;
 }
 
+// The forms of the envelope each transport sends, from `m.json`.
+void frame_envelope(message& m) {
+  m.sse_prefix = fmt::format("id: {}\nevent: message\ndata: ", m.id);
+  m.ws_header = ws::text_frame_header(m.json.size());
+  // Every held poll answered with this message gets these same bytes.
+  m.poll_body = fmt::format(R"({{"type":"messages","messages":[{}],"last_id":{},"gap":false}})",
+                            m.json, m.id);
+}
+
 }  // namespace
 
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
@@ -110,11 +119,24 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
   if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());
   m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{}{},"data":{}}})", id,
                         label, ts_ms, extra, data_json);
-  m->sse_prefix = fmt::format("id: {}\nevent: message\ndata: ", id);
-  m->ws_header = ws::text_frame_header(m->json.size());
-  // Every held poll answered with this message gets these same bytes.
-  m->poll_body =
-      fmt::format(R"({{"type":"messages","messages":[{}],"last_id":{},"gap":false}})", m->json, id);
+  frame_envelope(*m);
+  return m;
+}
+
+message_ptr message_from_envelope(std::uint64_t id, std::int64_t ts_ms, addressee to,
+                                  std::string json, std::int64_t expires_ms,
+                                  std::chrono::milliseconds spread, bool sticky) {
+  auto m = std::make_shared<message>();
+  m->id = id;
+  m->ts_ms = ts_ms;
+  m->to = to.to;
+  m->expires_ms = expires_ms;
+  if (to.to == audience::users) m->users = split_users(to.target);
+  m->target = std::move(to.target);
+  m->spread = spread;
+  m->sticky = sticky;
+  m->json = std::move(json);
+  frame_envelope(*m);
   return m;
 }
 

@@ -87,6 +87,12 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::chrono::milliseconds spread = std::chrono::milliseconds{0},
                          bool sticky = false);
 
+// A message as it was sent before (the handover to a new binary, core/handover.hpp): `json` is
+// its whole envelope, the rest is built from it as make_message builds it.
+message_ptr message_from_envelope(std::uint64_t id, std::int64_t ts_ms, addressee to,
+                                  std::string json, std::int64_t expires_ms,
+                                  std::chrono::milliseconds spread, bool sticky);
+
 // {"type":"expired","id":N} for WebSocket and SSE (event: expired, no id: line, so Last-Event-ID
 // does not move); a held long-poll is answered with it in `messages`, with `last_id`.
 message_ptr make_expired_notice(std::uint64_t id, std::uint64_t last_id);

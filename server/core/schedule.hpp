@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "handover_state.hpp"
 #include "session.hpp"
 
 namespace ringcast {
@@ -57,6 +58,14 @@ class schedule {
   std::vector<waiting_view> list() const;
   std::size_t size() const { return size_; }
   std::size_t limit() const { return limit_; }
+
+  // The handover to a new binary (schedule_handover.cpp): every slot's generation and the
+  // promotions waiting, each due as far after `now` as it was (`due_of`: when the wheel will fire
+  // a node, hub::wheel().due_time). restore: into a schedule that never held anything; the ids
+  // issued before mean the same promotions (or none) after.
+  upgrade::schedule_state capture(time_point now,
+                                  const std::function<time_point(const timed&)>& due_of) const;
+  void restore(const upgrade::schedule_state& state, time_point now);
 
  private:
   struct entry final : timed {

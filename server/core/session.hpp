@@ -85,6 +85,7 @@ class session final : public timed {
   time_point last_sent_{};      // last server write (heartbeats are due after it)
   time_point detached_at_{};    // when the last connection ended
   bool online_ = false;         // see session_events.hpp
+  bool adopting_ = false;       // restored live, its connection not yet adopted (hub::adopt)
   // Paced delivery (core/pacing.hpp): its place on the ring, its link in the hub's index of live
   // sessions by place, the id it started after (paced messages at or below it are not its
   // business), and how far the paced walk had got when its last connection ended.

@@ -43,6 +43,8 @@ class sticky_quota {
   void add(std::uint64_t id, std::int64_t expires_ms) { expires_[id] = expires_ms; }
   void remove(std::uint64_t id) { expires_.erase(id); }
   std::size_t in_force(std::int64_t now_ms);
+  // Every entry, by id (the handover to a new binary adds them again).
+  const std::map<std::uint64_t, std::int64_t>& entries() const { return expires_; }
 
  private:
   void forget_expired(std::int64_t now_ms);

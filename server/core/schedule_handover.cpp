@@ -1,0 +1,44 @@
+// The schedule's part of the handover to a new binary (docs/operations.md, "Upgrading").
+#include "handover_messages.hpp"
+#include "schedule.hpp"
+
+namespace ringcast {
+
+upgrade::schedule_state schedule::capture(
+    time_point now, const std::function<time_point(const timed&)>& due_of) const {
+  upgrade::schedule_state out;
+  out.generations.reserve(slots_used_);
+  for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
+    const entry& e = at(slot);
+    out.generations.push_back(e.generation);
+    if (e.armed())
+      out.waiting.push_back({slot, e.at_ms, relative_to(due_of(e), now), e.request_json});
+  }
+  return out;
+}
+
+void schedule::restore(const upgrade::schedule_state& state, time_point now) {
+  if (slots_used_ != 0) return;
+  slots_used_ = static_cast<std::uint32_t>(state.generations.size());
+  for (std::uint32_t slot = 0; slot < slots_used_; slot += chunk_size)
+    chunks_.push_back(std::make_unique<entry[]>(chunk_size));
+  for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
+    entry& e = at(slot);
+    e.owner_ = this;
+    e.tag = slot;
+    e.generation = state.generations[slot];
+  }
+  for (const auto& p : state.waiting) {  // the codec checked: slots in range, each once
+    entry& e = at(p.slot);
+    e.at_ms = p.at_ms;
+    e.request_json = p.request_json;
+    ++size_;
+    arm_(e, absolute_from(p.due, now));
+  }
+  // Free slots are reused last-freed first: the lowest slot is handed out next.
+  for (std::uint32_t slot = slots_used_; slot-- > 0;) {
+    if (at(slot).request_json.empty()) free_.push_back(slot);
+  }
+}
+
+}  // namespace ringcast

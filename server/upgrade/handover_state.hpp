@@ -1,0 +1,132 @@
+// What a running node hands to the binary that replaces it on SIGUSR2 (docs/operations.md,
+// "Upgrading"): plain data, no behaviour and no type of a higher layer, so that the codec
+// (state_codec.hpp) can be read, tested and fuzzed alone. core fills it from its hubs and the
+// schedule and builds them again from it (core/hub_handover.cpp, core/schedule_handover.cpp).
+//
+// Times on the steady clock are kept relative to the instant of capture (`rel_ns`: nanoseconds
+// after it, negative for the past), so that a deadline comes due as long after the restore as it
+// was ahead at the capture: nothing fires early, nothing fires twice. Wall-clock times (Unix ms)
+// are kept as they are.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ringcast::upgrade {
+
+// The format this binary writes and reads. A change of meaning or layout of any field bumps it;
+// a binary refuses state of any other format (`--version` prints it).
+inline constexpr std::uint32_t state_format = 1;
+
+using rel_ns = std::int64_t;
+// A steady time that never comes (a session without token expiry).
+inline constexpr rel_ns never = std::numeric_limits<rel_ns>::max();
+
+// A published message, once for the node however many loops hold it. Enums are kept as their
+// wire numbers (core/message.hpp's `audience`, core/subscriber.hpp's `transport`).
+struct message_state {
+  std::uint64_t id = 0;
+  std::int64_t ts_ms = 0;
+  std::uint8_t audience = 0;  // broadcast, channel, user, users
+  std::string target;
+  std::int64_t expires_ms = 0;
+  std::int64_t spread_ms = 0;
+  bool sticky = false;
+  std::string json;  // the whole envelope, as every client was sent it
+  // Reach (docs/protocol.md, "Reach").
+  std::uint64_t recipients = 0, delivered = 0, acked = 0;
+  bool expired = false;
+
+  bool operator==(const message_state&) const = default;
+};
+inline constexpr std::uint8_t max_audience = 3;
+
+// A message's ttl timer on one loop.
+struct expiry_state {
+  std::uint64_t id = 0;
+  rel_ns due = 0;
+
+  bool operator==(const expiry_state&) const = default;
+};
+
+// A paced message on one loop (core/pacing.hpp): its window's start and how far it has walked
+// the ring (a position below 2^64, or 2^64 itself once settled: `walked_hi` is 0 or 1).
+struct paced_state {
+  std::uint64_t id = 0;
+  rel_ns start = 0;
+  std::uint64_t walked_lo = 0;
+  std::uint8_t walked_hi = 0;
+
+  bool operator==(const paced_state&) const = default;
+};
+
+// A session (user, sid), connected or waiting out its TTL (core/session.hpp).
+struct session_state {
+  std::string user, sid;
+  std::vector<std::string> channels;
+  std::vector<std::uint64_t> joined_after;  // one per channel
+  std::optional<std::vector<std::string>> allowed_channels;
+  rel_ns token_expires = never;
+  bool live = false;           // it had a connection (or held poll), which the new binary adopts
+  std::uint8_t transport = 0;  // ws, sse, poll: of that connection, or of its last
+  bool online = false;
+  std::uint64_t acked_id = 0, paced_acked_id = 0, sent_up_to = 0, ack_floor = 0, start_id = 0;
+  rel_ns attached_at = 0, last_activity = 0, last_sent = 0, detached_at = 0, paced_until = 0;
+  rel_ns timer_due = 0;  // its node in the loop's wheel
+
+  bool operator==(const session_state&) const = default;
+};
+inline constexpr std::uint8_t max_transport = 2;
+
+// One event loop's hub. Its history, sticky set and paced log name messages by id.
+struct loop_state {
+  std::uint64_t history_floor = 0;     // highest id no longer (or never) retained
+  std::vector<std::uint64_t> history;  // oldest first
+  std::vector<std::uint64_t> sticky;   // in force, by id
+  std::vector<expiry_state> expiring;
+  rel_ns paced_walked_to = 0;
+  std::vector<paced_state> paced;  // oldest first
+  std::vector<session_state> sessions;
+
+  bool operator==(const loop_state&) const = default;
+};
+
+// The node's schedule (core/schedule.hpp): every slot's generation, so that an id issued before
+// the upgrade means the same promotion (or none) after it, and the promotions waiting.
+struct promotion_state {
+  std::uint32_t slot = 0;  // its generation is generations[slot]
+  std::int64_t at_ms = 0;
+  rel_ns due = 0;
+  std::string request_json;
+
+  bool operator==(const promotion_state&) const = default;
+};
+struct schedule_state {
+  std::vector<std::uint32_t> generations;  // one per slot ever handed out
+  std::vector<promotion_state> waiting;
+
+  bool operator==(const schedule_state&) const = default;
+};
+
+struct sticky_quota_entry {
+  std::uint64_t id = 0;
+  std::int64_t expires_ms = 0;
+
+  bool operator==(const sticky_quota_entry&) const = default;
+};
+
+struct handover_state {
+  std::uint64_t last_id = 0;  // the id sequencer
+  std::uint64_t published = 0;
+  std::vector<sticky_quota_entry> sticky_quota;
+  std::vector<message_state> messages;  // every message a loop holds, by id
+  std::vector<loop_state> loops;
+  schedule_state schedule;
+
+  bool operator==(const handover_state&) const = default;
+};
+
+}  // namespace ringcast::upgrade
