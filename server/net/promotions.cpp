@@ -31,6 +31,17 @@ void promotions::join_cluster(redis_bus& bus, std::size_t history) {
   cluster_ = std::make_unique<cluster_promotions>(home_, bus, limit_, history, waiting_);
 }
 
+std::optional<upgrade::schedule_state> promotions::capture(schedule::time_point now) const {
+  if (cluster_) return std::nullopt;
+  const hub& h = home_.sessions();
+  return schedule_->capture(now, [&h](const timed& t) { return h.wheel().due_time(t); });
+}
+
+void promotions::restore(const upgrade::schedule_state& state, schedule::time_point now) {
+  schedule_->restore(state, now);
+  waiting_.store(schedule_->size(), std::memory_order_relaxed);
+}
+
 void promotions::publish_due(const std::string& request_json) {
   waiting_.store(schedule_->size(), std::memory_order_relaxed);
   // Its spread was checked against --max-spread when it was accepted; a field it was stored with

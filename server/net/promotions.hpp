@@ -48,6 +48,10 @@ class promotions {
               std::function<void(outcome, std::vector<node_promotions::message_reach>)> done);
   // How many wait (read on any thread); with --redis, in the cluster at the last claim or add.
   std::size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
+  // The handover to a new binary (server_upgrade.cpp), on home_'s thread or with it stopped:
+  // the schedule alone (with --redis it is in Redis and stays there; none is captured).
+  std::optional<upgrade::schedule_state> capture(schedule::time_point now) const;
+  void restore(const upgrade::schedule_state& state, schedule::time_point now);
 
  private:
   void publish_due(const std::string& request_json);

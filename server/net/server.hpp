@@ -20,6 +20,7 @@
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
 #include "event_loop.hpp"
+#include "handover_state.hpp"
 #include "node_credentials.hpp"
 #include "node_routes.hpp"
 #include "process_handover.hpp"
@@ -123,6 +124,8 @@ class server final : public shared_by_loops,
   void on_upgrade_signal();
   void upgrade();
   process_handover capture_for_upgrade();
+  upgrade::handover_state capture_node();
+  bool restore_node(const std::string& bytes);
   void adopt_streams();
   bool open_listener();
 
@@ -160,6 +163,7 @@ class server final : public shared_by_loops,
     std::optional<process_handover> adopted;
     std::uint64_t count = 0;        // upgrades this process has been through
     std::uint64_t reconnected = 0;  // native-TLS connections they told to reconnect
+    bool node_restored = false;     // the sessions, history and schedule came with it
   } upgrade_;
 
   std::mutex sequencer_;  // ids are assigned and posted to every loop under it: order is id order

@@ -8,10 +8,13 @@
 #include <future>
 #include <latch>
 
+#include "handover_messages.hpp"
+#include "handover_version.hpp"
 #include "listener.hpp"
 #include "log.hpp"
 #include "server.hpp"
 #include "sse_connection.hpp"
+#include "state_codec.hpp"
 #include "stream_connection.hpp"
 #include "upgrade_exec.hpp"
 #include "ws_connection.hpp"
@@ -19,6 +22,10 @@
 namespace ringcast {
 
 namespace asio = boost::asio;
+
+// --version prints one format for the whole state: the process's section and the node's.
+static_assert(handover_format == 1 && upgrade::state_format == 1,
+              "a change of either state's format bumps handover_format (handover_version.hpp)");
 
 namespace {
 
@@ -40,6 +47,7 @@ void server::adopt(process_handover state) {
   upgrade_.count = state.upgrades;
   upgrade_.reconnected = state.reconnected;
   last_id_ = std::max(last_id_, state.last_id);
+  if (!state.node_state.empty()) upgrade_.node_restored = restore_node(state.node_state);
   upgrade_.adopted = std::move(state);
 }
 
@@ -108,6 +116,9 @@ void server::upgrade() {
   }
   stopped.wait();
   process_handover state = capture_for_upgrade();
+  // With --redis the history, sessions and schedule are the cluster's: the new binary reads them
+  // there as a node joining it, and attaches the moved connections again as resumes.
+  if (!cfg_.redis) state.node_state = upgrade::write_state(capture_node());
   for (std::size_t i = 0; i < loops_.size(); ++i) {
     state.reconnected += reconnected[i];
     for (auto& s : streams[i])
@@ -126,6 +137,52 @@ void server::upgrade() {
   upgrade_.reconnected = state.reconnected;
   log_warn("upgrade failed, serving on: {}", why);
   go_on.set_value();
+}
+
+// With every loop stopped (their hubs are read from this thread: the latch orders it after them).
+upgrade::handover_state server::capture_node() {
+  upgrade::handover_state node;
+  {
+    std::lock_guard lock(sequencer_);
+    node.last_id = last_id_;
+    node.published = published_;
+    for (const auto& [id, expires_ms] : sticky_quota_.entries())
+      node.sticky_quota.push_back({id, expires_ms});
+  }
+  handover_messages messages;
+  for (auto& loop : loops_)
+    node.loops.push_back(loop->sessions().capture(loop->now(), messages));
+  node.messages = capture_messages(messages);
+  if (auto waiting = promotions_->capture(loops_[0]->now())) node.schedule = std::move(*waiting);
+  return node;
+}
+
+// The node's state into hubs that hold nothing yet, before the loops run. False if it is refused
+// (the new process then starts without it, as after a restart: the clients resume).
+bool server::restore_node(const std::string& bytes) {
+  auto read = upgrade::read_state(bytes);
+  if (!read.state) {
+    log_warn("upgrade: the node's state is refused: {}", read.error);
+    return false;
+  }
+  upgrade::handover_state& node = *read.state;
+  if (node.loops.size() != loops_.size()) {
+    log_warn("upgrade: the node's state is of {} event loops, this process has {}: not restored",
+             node.loops.size(), loops_.size());
+    return false;
+  }
+  {
+    std::lock_guard lock(sequencer_);
+    last_id_ = std::max(last_id_, node.last_id);
+    published_ = node.published;
+    for (const auto& e : node.sticky_quota)
+      sticky_quota_.add(e.id, e.expires_ms);
+  }
+  const handover_messages messages = restore_messages(node.messages);
+  for (std::size_t i = 0; i < loops_.size(); ++i)
+    loops_[i]->sessions().restore(node.loops[i], messages, loops_[i]->now());
+  promotions_->restore(node.schedule, loops_[0]->now());
+  return true;
 }
 
 // With every loop stopped.
@@ -162,6 +219,10 @@ void server::adopt_streams() {
       }
     });
   }
+  // Behind every adoption: a session that was live and whose connection did not come (it could
+  // not move) loses it now, as if it had closed then.
+  for (auto& loop : loops_)
+    asio::post(loop->io(), [l = loop.get()] { l->sessions().end_adoption(l->now()); });
 }
 
 }  // namespace ringcast

@@ -115,22 +115,25 @@ bool stream_connection::capture(moved_stream& out) {
 }
 
 void stream_connection::resume_moved(const moved_stream& m) {
+  grant_ = m.allowed_channels;
+  if (m.token_expires_ms)
+    expires_ = ctx_.now() + std::chrono::milliseconds(*m.token_expires_ms - unix_ms());
+  highest_id_ = m.highest_id;
+  if (!m.unwritten.empty()) push({nullptr, m.unwritten});
+  // The session came with the node's state, waiting for this connection: it goes on as it was.
+  session_ = ctx_.sessions().adopt(m.user, m.sid, *this);
+  if (session_) return flush();
+  // Without it (the state was refused), attached again as a resume from what it was sent.
   client_params params;
   params.user = m.user;
   params.sid = m.sid;
   params.sid_given = true;
   params.since = m.highest_id;
   params.channels = m.channels;
-  params.allowed_channels = m.allowed_channels;
-  if (m.token_expires_ms)
-    params.expires = ctx_.now() + std::chrono::milliseconds(*m.token_expires_ms - unix_ms());
-  hub& h = ctx_.sessions();
-  auto attached = h.attach(params, *this, ctx_.now());
+  params.allowed_channels = grant_;
+  params.expires = expires_;
+  auto attached = ctx_.sessions().attach(params, *this, ctx_.now());
   session_ = attached.s;
-  grant_ = params.allowed_channels;
-  expires_ = params.expires;
-  highest_id_ = m.highest_id;
-  if (!m.unwritten.empty()) push({nullptr, m.unwritten});
   for (auto& msg : attached.backlog)
     queue_message(std::move(msg));
   flush();

@@ -174,6 +174,7 @@ std::string encode_handover(const process_handover& state) {
   payload.u32(static_cast<std::uint32_t>(state.streams.size()));
   for (const auto& s : state.streams)
     write_stream(payload, s);
+  payload.text(state.node_state);
 
   writer out;
   out.bytes().append(magic);
@@ -218,7 +219,8 @@ parsed<process_handover> decode_handover(std::string_view bytes) {
   const std::uint32_t streams = r.count("streams", 40);
   for (std::uint32_t i = 0; r.ok() && i < streams; ++i)
     state.streams.push_back(read_stream(r));
-  if (r.ok() && !r.done()) r.fail("bytes after the last stream");
+  state.node_state = r.text("node state");
+  if (r.ok() && !r.done()) r.fail("bytes after the node state");
   if (!r.ok()) return result::fail(r.error());
   return result::ok(std::move(state));
 }

@@ -52,6 +52,9 @@ struct process_handover {
   std::string generated_admin_token;
   std::vector<listening_socket> listeners;
   std::vector<moved_stream> streams;
+  // The node's own state (sessions, history, schedule, reach): the upgrade layer's bytes
+  // (upgrade/state_codec.hpp), checked by its reader; empty: none.
+  std::string node_state;
 };
 
 std::string encode_handover(const process_handover& state);

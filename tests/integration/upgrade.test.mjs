@@ -243,3 +243,49 @@ test('SIGUSR2 with native TLS: the connections cannot move and get the drain\'s 
     await srv.stop();
   }
 });
+
+test('SIGUSR2: sessions, history, a scheduled promotion and reach are the same after the upgrade', async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next, '--threads', '2', '--session-ttl', '30']);
+  try {
+    // A session that is connected, and one waiting out its TTL.
+    const live = uid('live');
+    const ws = await srv.wsHello({ user: live, channels: 'deals' });
+    const away = uid('away');
+    const gone = await srv.wsHello({ user: away, sid: 's1' });
+    const first = await srv.publish({ user: away, data: 'for away, before it left' });
+    assert.equal((await gone.next('message')).id, first.id);
+    await gone.close();
+    const missed = await srv.publish({ user: away, data: 'for away, while it was away' });
+    const deal = await srv.publish({ channel: 'deals', data: 'deal' });
+    assert.equal((await ws.next('message')).id, deal.id);
+    ws.send({ type: 'ack', id: deal.id });
+    await waitFor(async () => (await srv.admin('GET', `/admin/messages/${deal.id}`)).json?.acked === 1, 3000, 'the ack counted');
+    const promo = await srv.admin('POST', '/admin/publish', { body: { user: live, data: 'scheduled', delay: '1500ms' } });
+    assert.equal(promo.status, 202, promo.text);
+    const reachBefore = (await srv.admin('GET', `/admin/messages/${deal.id}`)).json;
+    const scheduledBefore = (await srv.admin('GET', '/admin/scheduled')).json.scheduled;
+    const sessionsBefore = (await srv.stats()).sessions.total;
+
+    srv.proc.kill('SIGUSR2');
+    await upgraded(srv, 1);
+    assert.match(srv.log, /upgraded in place \(upgrade 1\): 1 connection\(s\) moved/u);
+
+    // Reach and the schedule answer the same.
+    assert.deepEqual((await srv.admin('GET', `/admin/messages/${deal.id}`)).json, reachBefore);
+    assert.deepEqual((await srv.admin('GET', '/admin/scheduled')).json.scheduled, scheduledBefore);
+    assert.equal((await srv.stats()).sessions.total, sessionsBefore);
+    // The session that was away resumes by `since` from the restored history: no gap.
+    const back = await srv.wsHello({ user: away, sid: 's1', since: first.id });
+    assert.equal(back.hello.resumed, true, JSON.stringify(back.hello));
+    assert.equal(back.hello.gap, false, JSON.stringify(back.hello));
+    assert.equal((await back.next('message')).id, missed.id);
+    // The moved connection gets the scheduled promotion at its time, once.
+    const due = await ws.next((m) => m.type === 'message' && m.data === 'scheduled', 4000);
+    assert.equal(due.data, 'scheduled');
+    await ws.none('message', 300);
+    assert.ok(ws.isOpen());
+  } finally {
+    await srv.stop();
+  }
+});

@@ -94,6 +94,7 @@ std::map<std::string, example> examples(const temp_dir& dir) {
       {"max-scheduled", {"7"}},
       {"max-sticky", {"7"}},
       {"log-level", {"warn"}},
+      {"upgrade-binary", {"/opt/ringcast-next"}},
   };
 }
 

@@ -37,6 +37,7 @@ process_handover sample() {
   sse.user = "bob";
   sse.sid = "0";
   s.streams = {ws, sse};
+  s.node_state = std::string("RCSTATE\0...", 11);
   return s;
 }
 
@@ -71,6 +72,7 @@ TEST(ProcessHandover, EveryFieldRoundTrips) {
   EXPECT_EQ(a.unwritten, b.unwritten);
   EXPECT_EQ(a.unread, b.unread);
   EXPECT_EQ(s.streams[1].kind, moved_stream::kind_t::sse);
+  EXPECT_EQ(s.node_state, in.node_state);
   EXPECT_FALSE(s.streams[1].allowed_channels);
   EXPECT_FALSE(s.streams[1].token_expires_ms);
 }
@@ -139,10 +141,10 @@ TEST(ProcessHandover, RefusesAbsurdCountsAndValues) {
   r = decode_handover(with_header(listener + std::string(4, '\0')));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("listener family"), std::string::npos) << r.error;
-  // Bytes after the last stream.
-  r = decode_handover(with_header(base + std::string(8, '\0') + "x"));
+  // Bytes after the last section.
+  r = decode_handover(with_header(base + std::string(8, '\0') + std::string(8, '\0') + "x"));
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error.find("after the last"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("after the node state"), std::string::npos) << r.error;
 }
 
 }  // namespace
