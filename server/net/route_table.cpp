@@ -61,7 +61,7 @@ route_table::route& route_table::add(std::string path) {
 
 route_table::route& route_table::add_client(std::string path, transport t) {
   auto& r = add(std::move(path));
-  r.client = t;
+  r.client_ = t;
   return r;
 }
 

@@ -87,10 +87,10 @@ TEST_F(RouteTable, EveryOtherPathOutsideAdminIsThePages) {
 TEST_F(RouteTable, FindsTheClientTransportAndWhoAnswersAnyHost) {
   const auto sse = routes_.find("/sse");
   ASSERT_TRUE(sse.found);
-  EXPECT_EQ(sse.found->client, transport::sse);
+  EXPECT_EQ(sse.found->client(), transport::sse);
   EXPECT_TRUE(routes_.find("/open").found->answers_any_host());
   EXPECT_FALSE(routes_.find("/").found->answers_any_host());
-  EXPECT_FALSE(routes_.find("/").found->client);
+  EXPECT_FALSE(routes_.find("/").found->client());
 }
 
 }  // namespace
