@@ -71,7 +71,7 @@ class route_table {
   route& otherwise();
 
   struct match {
-    const route* found = nullptr;  // null: no such path (under /admin/)
+    const route* found = nullptr;  // null: no such path
     std::string_view rest;
     bool admin = false;  // under /admin/: the admin token first
   };
