@@ -1,7 +1,7 @@
 // What a connection sees of its event loop and its node, through one narrow interface: its
 // loop's io_context and sessions, a clock, the settings it reads, the drain flag, the current TLS
 // and token settings, the session's home loop, the Redis claim and the routes. Connections never
-// see the server; tests give them a context on a simulated clock (tests/server/test_context.hpp).
+// see the server; tests give them a context on a simulated clock (tests/server/test_loop.hpp).
 #pragma once
 
 #include <boost/asio/io_context.hpp>

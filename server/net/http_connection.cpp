@@ -120,7 +120,8 @@ void http_connection::refuse_plaintext() {
       error_response(http_status::bad_request, "bad_request",
                      "this port speaks TLS: use https:// or wss://", plain));
   http::async_write(stream_.socket(), *res,
-                    [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                    [self = shared_from_this(), res](beast::error_code ec, std::size_t n) {
+                      self->ctx_.sessions().stats().bytes_written += n;
                       if (ec || self->closing_) return self->close();
                       beast::error_code ignored;
                       self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -388,7 +389,8 @@ void http_connection::reply(http_response res) {
   waiting_ = waiting::reply_written;
   ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
   http::async_write(stream_, *shared,
-                    [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
+                    [self = shared_from_this(), shared](beast::error_code ec, std::size_t n) {
+                      self->ctx_.sessions().stats().bytes_written += n;
                       if (ec || self->closing_) return self->close();
                       if (self->refused_) return self->close_after_reply();
                       if (!shared->keep_alive()) return self->close();
