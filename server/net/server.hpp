@@ -56,7 +56,7 @@ class server final : public shared_by_loops,
   // This process was exec'd by an upgrading one: go on with its state. Before run().
   void adopt(process_handover state);
 
-  // node
+  // shared_by_loops
   const route_table& routes() const override { return routes_; }
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
   std::shared_ptr<const tls_context> tls() const override;

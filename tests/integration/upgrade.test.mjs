@@ -29,7 +29,8 @@ function script(name, body) {
 // The log lines since `from` (an offset into srv.log).
 const logSince = (srv, from) => srv.log.slice(from);
 
-async function upgraded(srv, count, timeoutMs = 5000) {
+// Generous: the new binary is checked (two runs of it) and exec'd on 2 cores shared with builds.
+async function upgraded(srv, count, timeoutMs = 15000) {
   return srv.statsUntil((s) => s.upgrades === count, timeoutMs, `upgrade ${count} done`);
 }
 
@@ -193,7 +194,7 @@ test('SIGUSR2 twice with WebSocket and SSE clients and publishes going on: same 
     assert.deepEqual(moved, [50, 50], srv.logTail());
     // Everything published reaches every client, once, in id order, and nothing else comes.
     const last = ids[ids.length - 1];
-    await waitFor(() => ws.every((c) => c.ids().at(-1) === last) && sse.every((c) => c.ids().at(-1) === last), 5000, 'the last message everywhere');
+    await waitFor(() => ws.every((c) => c.ids().at(-1) === last) && sse.every((c) => c.ids().at(-1) === last), 10000, 'the last message everywhere');
     for (const c of ws) {
       assert.deepEqual(c.ids(), ids);
       assert.ok(c.isOpen(), `a WebSocket closed: ${JSON.stringify(c.closeInfo)}`);
