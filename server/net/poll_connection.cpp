@@ -121,7 +121,7 @@ http_response poll_connection::begin_reply() {
   http_response head = json_response(http_status::ok, {}, request_);
   if (ctx_.draining()) head.keep_alive(false);
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
-  announce_hsts(head, ctx_.settings().hsts);
+  announce_hsts(head, ctx_.settings().hsts_max_age);
   keep_alive_while_held_.reset();
   ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
   return head;
