@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "admin_request.hpp"
+#include "backplane.hpp"
 #include "connect_gate.hpp"
 #include "hook_outbox.hpp"
 #include "loop_stats.hpp"
@@ -77,12 +78,8 @@ class node_operations {
 
   // Promotions (docs/protocol.md, "Promotions"). Every `done` runs on `origin`. With --redis the
   // schedule and the reach are the cluster's, in Redis: `unavailable` when it is unreachable.
-  enum class promotion_outcome { ok, not_found, too_many, unavailable };
-  struct scheduled_promotion {
-    std::string id;
-    std::int64_t at_ms;
-    std::string request_json;  // the request as posted
-  };
+  using promotion_outcome = ringcast::promotion_outcome;      // core/backplane.hpp
+  using scheduled_promotion = ringcast::scheduled_promotion;  // core/backplane.hpp
   // Waits `request_json` (a valid publish request) until `at_ms`; done(ok, id), or too_many when
   // --max-scheduled promotions already wait.
   virtual void schedule_publish(std::string request_json, std::int64_t at_ms,
