@@ -23,7 +23,7 @@ std::optional<http_response> check_client_token(const token_verifier& tokens,
 // /demo/token. GET, on every server: {"required":bool,"mint":bool}, whether connects need a client
 // token and whether POST mints one, so that the storefront asks for a token only where it can
 // have one. POST {"user":"..."}: a short-lived HS256 client token signed with `demo_secret` (set
-// with --demo and --client-secret; empty: 404).
+// with --demo and --client-secret; empty: 404). Other methods are route_table's 405.
 http_response demo_token_response(const http_request& req, bool tokens_required,
                                   std::string_view demo_secret);
 

@@ -1,7 +1,7 @@
 // What a connection sees of its event loop and its node, through one narrow interface: its
 // loop's io_context and sessions, a clock, the settings it reads, the drain flag, the current TLS
-// and token settings, the session's home loop and the Redis claim. Connections never see the
-// server; tests give them a context on a simulated clock (tests/server/test_context.hpp).
+// and token settings, the session's home loop, the Redis claim and the routes. Connections never
+// see the server; tests give them a context on a simulated clock (tests/server/test_context.hpp).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -21,7 +21,7 @@
 namespace ringcast {
 
 class connect_gate;
-class node_operations;
+class route_table;
 class tls_context;
 class token_verifier;
 
@@ -40,11 +40,11 @@ struct connection_settings {
   std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
   bool connect_hook_fallback_allow = false;     // admit when the connect hook does not answer
   std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer
-  std::chrono::seconds hsts{0};  // Strict-Transport-Security max-age; 0: not sent (or no TLS)
-  origin_policy allowed_origins;                // --allowed-origins: who may open /ws /sse /poll
-  host_policy allowed_hosts;                    // --allowed-hosts: names answered (empty: any)
-  std::vector<address_range> trusted_proxies;   // --trusted-proxy: whose X-Forwarded-For counts
-  std::uint32_t client_message_rate = 50;       // WebSocket frames a second; 0: no limit
+  std::chrono::seconds hsts{0};   // Strict-Transport-Security max-age; 0: not sent (or no TLS)
+  origin_policy allowed_origins;  // --allowed-origins: who may open /ws /sse /poll
+  host_policy allowed_hosts;      // --allowed-hosts: names answered (empty: any)
+  std::vector<address_range> trusted_proxies;  // --trusted-proxy: whose X-Forwarded-For counts
+  std::uint32_t client_message_rate = 50;      // WebSocket frames a second; 0: no limit
   // --compression: permessage-deflate for clients that offer it; --compress-min-bytes.
   bool compression = true;
   std::size_t compress_min_bytes = 100;
@@ -83,7 +83,8 @@ class connection_context {
   // `done(known_elsewhere)` on this loop; a single node calls done(false) at once.
   virtual void claim_session(const std::string& user, const std::string& sid,
                              std::function<void(bool)> done) = 0;
-  virtual node_operations& operations() = 0;
+  // Every path answered over HTTP: the client endpoints, the admin API, the pages.
+  virtual const route_table& routes() const = 0;
   // With --connect-hook: asks the backend about each connect before admitting it; else null.
   virtual connect_gate* connect_hook() = 0;
   // The per-address limits of the client endpoints, shared by the node's loops.

@@ -2,7 +2,7 @@
 
 namespace ringcast {
 
-event_loop::event_loop(node& shared, const config& cfg, unsigned index, time_point epoch,
+event_loop::event_loop(shared_by_loops& shared, const config& cfg, unsigned index, time_point epoch,
                        std::uint64_t floor_id)
     : node_(shared),
       index_(index),

@@ -42,11 +42,11 @@ void promotions::add(std::string request_json, std::int64_t at_ms,
 
 void promotions::list(
     boost::asio::any_io_executor origin,
-    std::function<void(std::optional<std::vector<node_operations::scheduled_promotion>>)> done) {
+    std::function<void(std::optional<std::vector<node_promotions::scheduled_promotion>>)> done) {
   asio::post(home_.io(), [this, origin, done = std::move(done)]() mutable {
     backplane_.schedule_list(
         [origin, done = std::move(done)](
-            std::optional<std::vector<node_operations::scheduled_promotion>> l) mutable {
+            std::optional<std::vector<node_promotions::scheduled_promotion>> l) mutable {
           asio::post(origin,
                      [l = std::move(l), done = std::move(done)]() mutable { done(std::move(l)); });
         });
@@ -64,7 +64,7 @@ void promotions::cancel(std::string id, boost::asio::any_io_executor origin,
 
 namespace {
 
-node_operations::message_reach reach_of(const message& m, const backplane::reach_counts& c) {
+node_promotions::message_reach reach_of(const message& m, const backplane::reach_counts& c) {
   return {.id = m.id,
           .published_ms = m.ts_ms,
           .recipients = c.recipients,
@@ -78,11 +78,11 @@ node_operations::message_reach reach_of(const message& m, const backplane::reach
 }  // namespace
 
 void promotions::reach(std::uint64_t id, boost::asio::any_io_executor origin,
-                       std::function<void(outcome, node_operations::message_reach)> done) {
+                       std::function<void(outcome, node_promotions::message_reach)> done) {
   // One loop's history answers for the node: every loop holds the same messages.
   asio::post(home_.io(), [this, id, origin, done = std::move(done)]() mutable {
     auto answer = [origin, done = std::move(done)](outcome o,
-                                                   node_operations::message_reach r) mutable {
+                                                   node_promotions::message_reach r) mutable {
       asio::post(origin, [o, r, done = std::move(done)] { done(o, r); });
     };
     const message_ptr m = home_.sessions().find(id);
@@ -97,8 +97,8 @@ void promotions::reach(std::uint64_t id, boost::asio::any_io_executor origin,
 
 void promotions::recent(
     std::size_t limit, boost::asio::any_io_executor origin,
-    std::function<void(outcome, std::vector<node_operations::message_reach>)> done) {
-  using list = std::vector<node_operations::message_reach>;
+    std::function<void(outcome, std::vector<node_promotions::message_reach>)> done) {
+  using list = std::vector<node_promotions::message_reach>;
   asio::post(home_.io(), [this, limit, origin, done = std::move(done)]() mutable {
     auto answer = [origin, done = std::move(done)](outcome o, list l) mutable {
       asio::post(origin, [o, l = std::move(l), done = std::move(done)]() mutable {

@@ -1,5 +1,5 @@
 // The node's promotions that span loops: the schedule of waiting publishes and the reach of a
-// message in history. `server` forwards the node_operations calls here; each runs on loop 0, where
+// message in history. `server` forwards the node_promotions calls here; each runs on loop 0, where
 // the backplane keeps the schedule and counts reach (alone on loop 0's wheel and from this node's
 // counters; with --redis in Redis), and answers on the caller's loop.
 #pragma once
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backplane.hpp"
-#include "node_operations.hpp"
+#include "node_promotions.hpp"
 
 namespace ringcast {
 
@@ -20,7 +20,7 @@ class event_loop;
 
 class promotions {
  public:
-  using outcome = node_operations::promotion_outcome;
+  using outcome = node_promotions::promotion_outcome;
   promotions(event_loop& home, backplane& shared);
 
   // The request of a promotion that came due, to publish at once; nullopt (logged) if it no
@@ -31,14 +31,14 @@ class promotions {
            std::function<void(outcome, std::string)> done);
   void list(
       boost::asio::any_io_executor origin,
-      std::function<void(std::optional<std::vector<node_operations::scheduled_promotion>>)> done);
+      std::function<void(std::optional<std::vector<node_promotions::scheduled_promotion>>)> done);
   void cancel(std::string id, boost::asio::any_io_executor origin,
               std::function<void(outcome)> done);
   void reach(std::uint64_t id, boost::asio::any_io_executor origin,
-             std::function<void(outcome, node_operations::message_reach)> done);
+             std::function<void(outcome, node_promotions::message_reach)> done);
   // The `limit` newest messages in history, newest first, each with its reach as reach() gives it.
   void recent(std::size_t limit, boost::asio::any_io_executor origin,
-              std::function<void(outcome, std::vector<node_operations::message_reach>)> done);
+              std::function<void(outcome, std::vector<node_promotions::message_reach>)> done);
   // How many wait (read on any thread); with --redis, in the cluster at the last claim or add.
   std::size_t waiting() const { return backplane_.scheduled(); }
 
