@@ -31,15 +31,34 @@ std::string yes_no(bool b) {
   return b ? "true" : "false";
 }
 
-flag duration(std::string_view name, ms config::*field, sighup when, std::string_view help) {
-  return {.name = name,
-          .value_name = "DURATION",
-          .help = help,
-          .read = [name, field](const std::string& text,
-                                config& cfg) { cfg.*field = duration_value(name, text); },
-          .value = [field](const config& c) { return format_duration(c.*field); },
-          .has_default = true,
-          .apply_live = copied_if(when, field)};
+// A timeout runs on the wheel, which cannot measure anything shorter than one tick; 0 may turn
+// it off (max-connection-age, keep-alive) or make it immediate (drain).
+enum class on_wheel { no, timeout, timeout_or_zero };
+using applies_to = bool (*)(const config&);
+
+flag duration(std::string_view name, ms config::*field, sighup when, on_wheel wheel,
+              std::string_view help, applies_to applies = nullptr) {
+  flag f{.name = name,
+         .value_name = "DURATION",
+         .help = help,
+         .read = [name, field](const std::string& text,
+                               config& cfg) { cfg.*field = duration_value(name, text); },
+         .value = [field](const config& c) { return format_duration(c.*field); },
+         .has_default = true,
+         .apply_live = copied_if(when, field)};
+  if (wheel == on_wheel::no) return f;
+  f.check = [name, field, wheel, applies](const config& cfg) {
+    const ms value = cfg.*field;
+    if (applies && !applies(cfg)) return;
+    if (value.count() == 0) {
+      if (wheel == on_wheel::timeout) bad_flag(name, "must be more than 0");
+    } else if (value < cfg.tick) {
+      throw flag_error(fmt::format(
+          "--tick-ms {} is longer than --{} {}; every timeout must be at least one tick",
+          cfg.tick.count(), name, format_duration(value)));
+    }
+  };
+  return f;
 }
 
 // A whole number from `lo` to `hi`, shown as --help's N or BYTES.
@@ -155,29 +174,32 @@ std::vector<flag_group> build_table() {
   table.push_back(
       {"Timeouts",
        {
-           duration("poll-timeout", &config::poll_timeout, sighup::restart,
+           duration("poll-timeout", &config::poll_timeout, sighup::restart, on_wheel::timeout,
                     "a held long-poll with nothing to send is answered reconnect/timeout after "
                     "this"),
-           duration("heartbeat", &config::heartbeat, sighup::restart,
+           duration("heartbeat", &config::heartbeat, sighup::restart, on_wheel::timeout,
                     "send a WebSocket ping / SSE comment after this long without traffic"),
-           duration("idle-timeout", &config::idle_timeout, sighup::restart,
+           duration("idle-timeout", &config::idle_timeout, sighup::restart, on_wheel::timeout,
                     "close a connection after this long without client activity"),
-           duration("session-ttl", &config::session_ttl, sighup::restart,
+           duration("session-ttl", &config::session_ttl, sighup::restart, on_wheel::timeout,
                     "keep a session without a connection this long, for reconnects to resume"),
            duration("handshake-timeout", &config::handshake_timeout, sighup::live,
+                    on_wheel::timeout,
                     "close a TCP connection that has not sent a whole HTTP request by then"),
            duration("keepalive-timeout", &config::keepalive_timeout, sighup::live,
+                    on_wheel::timeout_or_zero,
                     "close a keep-alive connection idle this long between requests (announced in "
                     "Keep-Alive: timeout=N); 0 = close after every response"),
-           duration("write-timeout", &config::write_timeout, sighup::live,
+           duration("write-timeout", &config::write_timeout, sighup::live, on_wheel::timeout,
                     "close a connection whose reply, long-poll answer or queued WebSocket/SSE "
                     "data is not fully written this long after it started"),
            duration("max-connection-age", &config::max_connection_age, sighup::restart,
+                    on_wheel::timeout_or_zero,
                     "ask a WebSocket or SSE stream to reconnect (rebalance) after this long; 0 = "
                     "never"),
-           duration("drain", &config::drain, sighup::restart,
+           duration("drain", &config::drain, sighup::restart, on_wheel::timeout_or_zero,
                     "on SIGTERM/SIGINT, spread the clients' reconnects over this long, then exit"),
-           duration("reconnect-delay", &config::reconnect_delay, sighup::restart,
+           duration("reconnect-delay", &config::reconnect_delay, sighup::restart, on_wheel::no,
                     "centre of the jittered retry_ms told to clients that should reconnect"),
            {.name = "tick-ms",
             .value_name = "N",
@@ -412,10 +434,15 @@ std::vector<flag_group> build_table() {
             .has_default = true},
            number("hook-batch", "N", &config::hook_batch, 1, 10'000, sighup::restart,
                   "events per hook POST at most"),
-           duration("hook-flush", &config::hook_flush, sighup::restart,
-                    "send a partial batch once its oldest event has waited this long"),
-           duration("hook-timeout", &config::hook_timeout, sighup::restart,
-                    "a hook POST not answered by then counts as failed and is retried"),
+           // Checked against the tick only when there are hooks to time.
+           duration("hook-flush", &config::hook_flush, sighup::restart, on_wheel::timeout,
+                    "send a partial batch once its oldest event has waited this long",
+                    [](const config& c) { return c.hook_url.has_value(); }),
+           duration("hook-timeout", &config::hook_timeout, sighup::restart, on_wheel::timeout,
+                    "a hook POST not answered by then counts as failed and is retried",
+                    [](const config& c) {
+                      return c.hook_url.has_value() || c.connect_hook.has_value();
+                    }),
            url_flag("connect-hook", &config::connect_hook,
                     "ask this http:// or https:// URL before admitting each client: 200 admits "
                     "(the answer may set user and channels), 403 refuses (default: none)"),
@@ -446,7 +473,7 @@ std::vector<flag_group> build_table() {
   table.push_back(
       {"Promotions",
        {
-           duration("max-spread", &config::max_spread, sighup::restart,
+           duration("max-spread", &config::max_spread, sighup::restart, on_wheel::no,
                     "the longest \"spread\" a publish may ask for (its messages reach each client "
                     "at its turn within that window); longer is refused 400"),
            number("max-scheduled", "N", &config::max_scheduled, 1, no_limit, sighup::restart,

@@ -27,6 +27,9 @@ struct flag {
   // `has_default`) and what SIGHUP compares. Null: not a setting of its own (--help, a secret's
   // file, whose change shows as the secret's).
   std::function<std::string(const config& cfg)> value = nullptr;
+  // Checks the setting against the others once every flag is read (a timeout against --tick-ms);
+  // throws flag_error. Null: nothing to check.
+  std::function<void(const config& cfg)> check = nullptr;
   // The flag always has a value: without it, the default's text is read (and --help shows it).
   bool has_default = false;
   // Live on SIGHUP: copies the setting from the config just read into the running one. Null: a

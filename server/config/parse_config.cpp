@@ -13,7 +13,6 @@
 #include "config_file.hpp"
 #include "config_flags.hpp"
 #include "config_secrets.hpp"
-#include "duration.hpp"
 #include "flag_error.hpp"
 #include "flag_parser_error.hpp"
 #include "flag_table.hpp"
@@ -41,41 +40,8 @@ void resolve_tls(const po::variables_map& vm, config& cfg) {
   }
 }
 
-// Timeouts run on the wheel, which cannot measure anything shorter than one tick.
-void check_timeouts(const config& cfg) {
-  struct timeout {
-    const char* flag;
-    config::ms value;
-    bool zero_allowed;    // 0 turns it off (max-connection-age, keep-alive) or makes it immediate
-                          // (drain)
-    bool applies = true;  // the hook timeouts only with --hook-url
-  };
-  const timeout timeouts[] = {{"poll-timeout", cfg.poll_timeout, false},
-                              {"heartbeat", cfg.heartbeat, false},
-                              {"idle-timeout", cfg.idle_timeout, false},
-                              {"session-ttl", cfg.session_ttl, false},
-                              {"handshake-timeout", cfg.handshake_timeout, false},
-                              {"keepalive-timeout", cfg.keepalive_timeout, true},
-                              {"write-timeout", cfg.write_timeout, false},
-                              {"max-connection-age", cfg.max_connection_age, true},
-                              {"drain", cfg.drain, true},
-                              {"hook-flush", cfg.hook_flush, false, cfg.hook_url.has_value()},
-                              {"hook-timeout", cfg.hook_timeout, false,
-                               cfg.hook_url.has_value() || cfg.connect_hook.has_value()}};
-  for (const auto& t : timeouts) {
-    if (!t.applies) continue;
-    if (t.value.count() == 0) {
-      if (!t.zero_allowed) bad_flag(t.flag, "must be more than 0");
-    } else if (t.value < cfg.tick) {
-      throw flag_error(fmt::format(
-          "--tick-ms {} is longer than --{} {}; every timeout must be at least one tick",
-          cfg.tick.count(), t.flag, format_duration(t.value)));
-    }
-  }
-}
-
-// Every flag of the table that has a `read`, in the table's order, then the flags read together
-// and the checks across flags.
+// Every flag of the table that has a `read`, in the table's order, then the flags read together,
+// then every flag's `check` against the others.
 config build_config(const po::variables_map& vm,
                     const std::function<const char*(const char*)>& getenv) {
   config cfg;
@@ -91,7 +57,9 @@ config build_config(const po::variables_map& vm,
   resolve_client_tokens(vm, getenv, cfg);
   resolve_tls(vm, cfg);
   resolve_hook_secret(vm, cfg);
-  check_timeouts(cfg);
+  for (const auto& group : flag_table())
+    for (const flag& f : group.flags)
+      if (f.check) f.check(cfg);
   return cfg;
 }
 

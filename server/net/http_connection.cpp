@@ -182,7 +182,7 @@ void http_connection::on_header(beast::error_code ec) {
   // A connect has nothing to say in a body: refused before a byte of it is buffered (a wrong
   // method as such, as admit() would).
   const auto route = ctx_.routes().find(path_of(header.target()));
-  if (route.found && route.found->client && has_body(header)) {
+  if (route.found && route.found->client() && has_body(header)) {
     if (header.method() != http::verb::get)
       return refuse_request(http_status::method_not_allowed, "method_not_allowed", "use GET",
                             "GET");
@@ -288,7 +288,7 @@ void http_connection::handle(http_request req) {
                          "this server does not answer to that Host (--allowed-hosts)", req));
     return;
   }
-  if (route.found && route.found->client) return connect(std::move(req), *route.found->client);
+  if (route.found && route.found->client()) return connect(std::move(req), *route.found->client());
   ctx_.routes().answer(
       route, {req, route.rest, ctx_,
               [self = shared_from_this()](http_response res) { self->reply(std::move(res)); }});

@@ -47,7 +47,7 @@ class server final : public shared_by_loops,
   // (config_reload.hpp's live_settings). Any thread.
   void apply_live(const config& settings);
 
-  // node
+  // shared_by_loops
   const route_table& routes() const override { return routes_; }
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
   std::shared_ptr<const tls_context> tls() const override;
