@@ -76,7 +76,8 @@ flag number(std::string_view name, std::string_view value_name, T config::*field
       .apply_live = copied_if(when, field)};
 }
 
-// A text kept as given (no default); the flags read together after the table have no `read`.
+// A text read with others after the table (a token claim or key with the client secret, a secret
+// with its file, the TLS pair: parse_config.cpp), so it has no `read`; compared as it lands.
 flag text(std::string_view name, std::string_view value_name, std::string config::*field,
           std::string_view help) {
   return {.name = name, .value_name = value_name, .help = help, .value = [field](const config& c) {

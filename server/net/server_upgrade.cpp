@@ -46,8 +46,17 @@ void server::allow_upgrades(std::string own_binary, std::vector<std::string> arg
 void server::adopt(process_handover state) {
   upgrade_.count = state.upgrades;
   upgrade_.reconnected = state.reconnected;
-  last_id_ = std::max(last_id_, state.last_id);
+  {
+    std::lock_guard lock(sequencer_);
+    last_id_ = std::max(last_id_, state.last_id);
+  }
   if (!state.node_state.empty()) upgrade_.node_restored = restore_node(state.node_state);
+  if (!upgrade_.node_restored) {
+    // Started without the node's state, ids still go on above the old process's.
+    upgrade::handover_state floor;
+    floor.last_id = state.last_id;
+    backplane_->restore(floor, home().now());
+  }
   upgrade_.adopted = std::move(state);
 }
 
@@ -97,15 +106,14 @@ void server::upgrade() {
     return;
   }
   // Every loop stops at a point of its own queue that comes after every publish numbered so far
-  // (posted under the sequencer, as publishes are), and waits there.
+  // (posted with the backplane's numbering held, as it hands publishes over), and waits there.
   // There each captures what moves of its streams.
   std::latch stopped(static_cast<std::ptrdiff_t>(loops_.size()));
   std::promise<void> go_on;
   std::shared_future<void> resumed = go_on.get_future().share();
   std::vector<std::vector<moved_stream>> streams(loops_.size());
   std::vector<std::size_t> reconnected(loops_.size());
-  {
-    std::lock_guard lock(sequencer_);
+  backplane_->hold_numbering([&] {
     for (std::size_t i = 0; i < loops_.size(); ++i) {
       asio::post(loops_[i]->io(), [&stopped, &streams, &reconnected, i, resumed] {
         reconnected[i] = stream_connection::capture_loop(streams[i]);
@@ -113,7 +121,7 @@ void server::upgrade() {
         resumed.wait();
       });
     }
-  }
+  });
   stopped.wait();
   process_handover state = capture_for_upgrade();
   // With --redis the history, sessions and schedule are the cluster's: the new binary reads them
@@ -140,11 +148,11 @@ void server::upgrade() {
 }
 
 // With every loop stopped (their hubs are read from this thread: the latch orders it after them).
+// The backplane gives the last id numbered and the schedule; this node what it delivered.
 upgrade::handover_state server::capture_node() {
   upgrade::handover_state node;
   {
     std::lock_guard lock(sequencer_);
-    node.last_id = last_id_;
     node.published = published_;
     for (const auto& [id, expires_ms] : sticky_quota_.entries())
       node.sticky_quota.push_back({id, expires_ms});
@@ -153,7 +161,8 @@ upgrade::handover_state server::capture_node() {
   for (auto& loop : loops_)
     node.loops.push_back(loop->sessions().capture(loop->now(), messages));
   node.messages = capture_messages(messages);
-  if (auto waiting = promotions_->capture(loops_[0]->now())) node.schedule = std::move(*waiting);
+  const hub& h = home().sessions();
+  backplane_->capture(node, home().now(), [&h](const timed& t) { return h.wheel().due_time(t); });
   return node;
 }
 
@@ -181,7 +190,7 @@ bool server::restore_node(const std::string& bytes) {
   const handover_messages messages = restore_messages(node.messages);
   for (std::size_t i = 0; i < loops_.size(); ++i)
     loops_[i]->sessions().restore(node.loops[i], messages, loops_[i]->now());
-  promotions_->restore(node.schedule, loops_[0]->now());
+  backplane_->restore(node, home().now());
   return true;
 }
 
