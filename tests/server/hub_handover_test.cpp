@@ -394,5 +394,22 @@ TEST_F(HubHandoverTest, ScheduleIdsMeanTheSamePromotionsAfter) {
   EXPECT_EQ(fresh->sched.size(), 2u);
 }
 
+// A resume from an id between the floor and the first message retained (ids skip: another
+// loop's users) is no gap before the upgrade, and none after.
+TEST_F(HubHandoverTest, HistoryKeepsItsFloor) {
+  old->publish(3, {});
+  old->publish(4, {});
+  restore(capture(*old));
+  for (node_side* side : {old.get(), fresh.get()}) {
+    auto& conn = side->clients["erin"] =
+        std::make_unique<node_side::recorder>(*side, transport::ws);
+    auto p = params({}, 1);
+    p.user = "erin";
+    const auto r = side->h->attach(p, *conn, side->now);
+    EXPECT_FALSE(r.gap);
+    EXPECT_EQ(r.backlog.size(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace ringcast
