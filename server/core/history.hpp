@@ -26,6 +26,7 @@ class history {
 
   // The newest id this loop knows of (floor_id when nothing has been published).
   std::uint64_t newest_id() const { return messages_.empty() ? floor_id_ : messages_.back()->id; }
+  std::uint64_t floor_id() const { return floor_id_; }
 
   struct resume_span {
     std::deque<message_ptr>::const_iterator begin, end;  // messages with id > since, oldest first

@@ -17,7 +17,7 @@ upgrade::loop_state hub::capture(time_point now, handover_messages& messages) co
   };
   upgrade::loop_state out;
   const auto span = history_.after(0);
-  out.history_floor = span.begin == span.end ? history_.newest_id() : (*span.begin)->id - 1;
+  out.history_floor = history_.floor_id();
   for (auto it = span.begin; it != span.end; ++it)
     out.history.push_back(keep(*it));
   for (const auto& m : sticky_.in_force())

@@ -394,5 +394,55 @@ TEST_F(HubHandoverTest, ScheduleIdsMeanTheSamePromotionsAfter) {
   EXPECT_EQ(fresh->sched.size(), 2u);
 }
 
+// A resume from an id between the floor and the first message retained (ids skip: another
+// loop's users) is no gap before the upgrade, and none after.
+TEST_F(HubHandoverTest, HistoryKeepsItsFloor) {
+  old->publish(3, {});
+  old->publish(4, {});
+  restore(capture(*old));
+  for (node_side* side : {old.get(), fresh.get()}) {
+    auto& conn = side->clients["erin"] =
+        std::make_unique<node_side::recorder>(*side, transport::ws);
+    auto p = params({}, 1);
+    p.user = "erin";
+    const auto r = side->h->attach(p, *conn, side->now);
+    EXPECT_FALSE(r.gap);
+    EXPECT_EQ(r.backlog.size(), 2u);
+  }
+}
+
+// Every loop of a node holds the same message objects, and counts its clients into them: after
+// the restore the loops share one object per message again, so reach still sums over them.
+TEST_F(HubHandoverTest, LoopsShareEachRestoredMessage) {
+  node_side second{cfg, old->now};
+  const message_ptr m = make_message(1, 1'700'000'000'000, {}, "1");
+  old->connect("alice", transport::ws, params());
+  second.connect("bob", transport::ws, params());
+  old->h->publish(m, old->now);
+  second.h->publish(m, second.now);
+  ASSERT_EQ(m->recipients.load(), 2u);
+  upgrade::handover_state state;
+  handover_messages messages;
+  state.loops.push_back(old->h->capture(old->now, messages));
+  state.loops.push_back(second.h->capture(second.now, messages));
+  state.messages = capture_messages(messages);
+  state.last_id = 1;
+  ASSERT_EQ(state.messages.size(), 1u);
+  const auto read = upgrade::read_state(upgrade::write_state(state));
+  ASSERT_TRUE(read.state) << read.error;
+  const auto restored = restore_messages(read.state->messages);
+  node_side other{cfg, fresh->now};
+  fresh->h->restore(read.state->loops[0], restored, fresh->now);
+  other.h->restore(read.state->loops[1], restored, other.now);
+  const message_ptr a = fresh->h->find(1), b = other.h->find(1);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a->recipients.load(), 2u);
+  EXPECT_EQ(a->json, m->json);
+  EXPECT_EQ(a->poll_body, m->poll_body);
+  EXPECT_EQ(a->sse_prefix, m->sse_prefix);
+  second.h->drain(second.now);
+}
+
 }  // namespace
 }  // namespace ringcast
