@@ -1,7 +1,6 @@
 #include "cluster_promotions.hpp"
 
 #include "event_loop.hpp"
-#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -11,11 +10,8 @@ cluster_promotions::cluster_promotions(event_loop& home, redis_bus& bus, std::si
       waiting_(waiting),
       store_(bus, limit, history),
       reach_(home.io(), bus, [&home] { return home.sessions().retained(); }) {
-  hub& h = home_.sessions();
   poll_ = std::make_unique<schedule_poll>(
-      poll_period, [&home] { return home.now(); },
-      [&h](timed& t, schedule_poll::time_point due) { h.arm(t, due); },
-      [&h](timed& t) { h.disarm(t); },
+      poll_period, home_.timers(),
       [this](std::function<void(schedule_poll::answer)> done) { claim(std::move(done)); });
   poll_->start();
   reach_.start();
@@ -41,8 +37,8 @@ void cluster_promotions::add(std::string request_json, std::int64_t at_ms,
                if (a == redis_schedule::added::too_many) return done(outcome::too_many, {});
                waiting_.fetch_add(1, std::memory_order_relaxed);
                // The wheel runs on the steady clock: ask when `at` comes on the wall clock.
-               const auto wait =
-                   std::chrono::milliseconds(std::max<std::int64_t>(0, at_ms - unix_ms()));
+               const auto wait = std::chrono::milliseconds(
+                   std::max<std::int64_t>(0, at_ms - home_.timers().unix_ms()));
                poll_->expect(home_.now() + wait);
                done(outcome::ok, std::move(id));
              });

@@ -1,7 +1,8 @@
 // What a connection sees of its event loop and its node, through one narrow interface: its
-// loop's io_context and sessions, a clock, the settings it reads, the drain flag, the current TLS
-// and token settings, the session's home loop and the Redis claim. Connections never see the
-// server; tests give them a context on a simulated clock (tests/server/test_context.hpp).
+// loop's io_context, sessions, timer service (its clocks) and counters, the settings it reads, the
+// drain flag, the current TLS and token settings, the session's home loop and the Redis claim.
+// Connections never see the server; tests give them a context on a simulated clock
+// (tests/server/test_context.hpp).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -40,11 +41,11 @@ struct connection_settings {
   std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
   bool connect_hook_fallback_allow = false;     // admit when the connect hook does not answer
   std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer
-  std::chrono::seconds hsts{0};  // Strict-Transport-Security max-age; 0: not sent (or no TLS)
-  origin_policy allowed_origins;                // --allowed-origins: who may open /ws /sse /poll
-  host_policy allowed_hosts;                    // --allowed-hosts: names answered (empty: any)
-  std::vector<address_range> trusted_proxies;   // --trusted-proxy: whose X-Forwarded-For counts
-  std::uint32_t client_message_rate = 50;       // WebSocket frames a second; 0: no limit
+  std::chrono::seconds hsts{0};   // Strict-Transport-Security max-age; 0: not sent (or no TLS)
+  origin_policy allowed_origins;  // --allowed-origins: who may open /ws /sse /poll
+  host_policy allowed_hosts;      // --allowed-hosts: names answered (empty: any)
+  std::vector<address_range> trusted_proxies;  // --trusted-proxy: whose X-Forwarded-For counts
+  std::uint32_t client_message_rate = 50;      // WebSocket frames a second; 0: no limit
   // --compression: permessage-deflate for clients that offer it; --compress-min-bytes.
   bool compression = true;
   std::size_t compress_min_bytes = 100;
@@ -69,7 +70,10 @@ class connection_context {
 
   virtual boost::asio::io_context& io() = 0;
   virtual hub& sessions() = 0;
-  virtual time_point now() const = 0;
+  // The loop's wheel and clocks: a connection's deadlines are loop_timer nodes armed there.
+  virtual loop_timers& timers() = 0;
+  virtual time_point now() const = 0;  // the timers' steady clock
+  virtual loop_stats& stats() = 0;     // the loop's counters
   virtual const connection_settings& settings() const = 0;
   virtual bool draining() const = 0;
   // What a new connection speaks: TLS settings, or null for plaintext. SIGHUP may replace them;

@@ -70,10 +70,13 @@ void http_connection::answer(connection_context& ctx, connection_parts parts, ht
 
 http_connection::http_connection(connection_context& ctx, net_stream stream, slot_type slot,
                                  beast::flat_buffer buffer)
-    : ctx_(ctx), stream_(std::move(stream)), buffer_(std::move(buffer)), slot_(std::move(slot)) {}
+    : loop_timer(ctx.timers()),
+      ctx_(ctx),
+      stream_(std::move(stream)),
+      buffer_(std::move(buffer)),
+      slot_(std::move(slot)) {}
 
 http_connection::~http_connection() {
-  ctx_.sessions().disarm(*this);
   ctx_.remove_idle(*this);
 }
 
@@ -82,8 +85,7 @@ http_connection::~http_connection() {
 void http_connection::arm_deadline(waiting what) {
   waiting_ = what;
   const auto& s = ctx_.settings();
-  ctx_.sessions().arm(*this, ctx_.now() + (what == waiting::first_request ? s.handshake_timeout
-                                                                          : s.keepalive_timeout));
+  arm_at(ctx_.now() + (what == waiting::first_request ? s.handshake_timeout : s.keepalive_timeout));
   ctx_.add_idle(*this);
 }
 
@@ -103,7 +105,7 @@ void http_connection::on_handshake(beast::error_code ec) {
   }
   if (ec) {
     const bool hung_up_silent = ec == asio::error::eof && !stream_.handshake_started();
-    ++(hung_up_silent ? ctx_.sessions().stats().unused : ctx_.sessions().stats().tls_failed);
+    ++(hung_up_silent ? ctx_.stats().unused : ctx_.stats().tls_failed);
     close();
     return;
   }
@@ -113,7 +115,7 @@ void http_connection::on_handshake(beast::error_code ec) {
 // A browser or curl pointed at http:// on the TLS port gets a readable answer (as nginx gives
 // one) instead of a reset: the request is still unread, so the reply goes out in plaintext.
 void http_connection::refuse_plaintext() {
-  ++ctx_.sessions().stats().tls_failed;
+  ++ctx_.stats().tls_failed;
   ctx_.remove_idle(*this);
   http_request plain;
   plain.version(11);
@@ -202,10 +204,10 @@ void http_connection::on_timer(time_point) {
   // one that sent nothing as `unused`; one that simply did not reuse its keep-alive connection
   // is not an expiration.
   if (waiting_ == waiting::reply_written) {
-    ++ctx_.sessions().stats().write_timeout;
+    ++ctx_.stats().write_timeout;
   } else if (waiting_ == waiting::first_request) {
     const bool started = handshaking_ ? stream_.handshake_started() : request_started();
-    ++(started ? ctx_.sessions().stats().handshake : ctx_.sessions().stats().unused);
+    ++(started ? ctx_.stats().handshake : ctx_.stats().unused);
   }
   close();
 }
@@ -229,7 +231,7 @@ void http_connection::close_after_reply() {
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
   waiting_ = waiting::linger;
-  ctx_.sessions().arm(*this, ctx_.now() + linger);
+  arm_at(ctx_.now() + linger);
   ctx_.add_idle(*this);
   discard_until_eof();
 }
@@ -242,7 +244,7 @@ void http_connection::close() {
 
 void http_connection::on_read(beast::error_code ec) {
   ctx_.remove_idle(*this);
-  ctx_.sessions().disarm(*this);
+  disarm();
   if (closing_) return;
   if (ec) {
     const bool malformed =
@@ -250,8 +252,7 @@ void http_connection::on_read(beast::error_code ec) {
         ec != http::error::end_of_stream && ec != http::error::partial_message;
     if (!malformed) {
       // The peer went away, or the socket failed.
-      if (waiting_ == waiting::first_request && !request_started())
-        ++ctx_.sessions().stats().unused;
+      if (waiting_ == waiting::first_request && !request_started()) ++ctx_.stats().unused;
       close();
       return;
     }
@@ -283,7 +284,7 @@ void http_connection::handle(http_request req) {
   // A name this server does not have: a page whose DNS name was rebound to our address.
   // /healthz answers whatever the name, for load balancers that probe by address.
   if (path != "/healthz" && !host_allowed(ctx_.settings().allowed_hosts, req[http::field::host])) {
-    ++ctx_.sessions().stats().refused_host;
+    ++ctx_.stats().refused_host;
     reply(error_response(http_status::misdirected_request, "host",
                          "this server does not answer to that Host (--allowed-hosts)", req));
     return;
@@ -314,7 +315,8 @@ void http_connection::handle(http_request req) {
     return;
   }
   if (path == "/demo/token") {
-    reply(demo_token_response(req, ctx_.client_tokens() != nullptr, settings.demo_secret));
+    reply(demo_token_response(req, ctx_.client_tokens() != nullptr, settings.demo_secret,
+                              ctx_.timers().unix_ms()));
     return;
   }
   reply(serve_page(req, settings.web_root));
@@ -367,16 +369,15 @@ void http_connection::proceed(std::variant<admission, http_response> outcome,
     return;
   }
   closing_ = true;  // the stream now belongs to the client's transport
-  start_client(ctx_,
-               {std::move(stream_), std::move(buffer_), std::move(*slot_), std::move(address)},
-               std::get<admission>(std::move(outcome)), &http_connection::resume,
-               &http_connection::answer);
+  start_client(
+      ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_), std::move(address)},
+      std::get<admission>(std::move(outcome)), &http_connection::resume, &http_connection::answer);
 }
 
 void http_connection::refuse_request(http_status status, std::string_view code,
                                      std::string_view message, std::string_view allow) {
   ctx_.remove_idle(*this);
-  ctx_.sessions().disarm(*this);
+  disarm();
   refused_ = true;
   http_request bad;  // no request to echo: answer HTTP/1.1 and close
   bad.version(11);
@@ -394,7 +395,7 @@ void http_connection::reply(http_response res) {
   // A client that does not read its reply is closed at the write deadline (the timer closes the
   // stream, which ends the write with an error).
   waiting_ = waiting::reply_written;
-  ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
+  arm_at(ctx_.now() + ctx_.settings().write_timeout);
   http::async_write(stream_, *shared,
                     [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
                       if (ec || self->closing_) return self->close();

@@ -35,10 +35,13 @@ void poll_connection::start(connection_context& ctx, connection_parts parts, adm
 
 poll_connection::poll_connection(connection_context& ctx, connection_parts parts,
                                  http_request request, http_resume resume)
-    : ctx_(ctx), parts_(std::move(parts)), request_(std::move(request)), resume_(resume) {}
+    : loop_timer(ctx.timers()),
+      ctx_(ctx),
+      parts_(std::move(parts)),
+      request_(std::move(request)),
+      resume_(resume) {}
 
 poll_connection::~poll_connection() {
-  ctx_.sessions().disarm(*this);
   if (held_) ctx_.sessions().detach(*held_, *this, ctx_.now());
 }
 
@@ -87,7 +90,7 @@ void poll_connection::deliver(const message_ptr& m) {
     ctx_.sessions().detach(*s, *this, ctx_.now());
     // A client that accepts gzip gets the message's prebuilt gzip reply, when it is shorter.
     if (gzip_ && m->json.size() >= ctx_.settings().compress_min_bytes) {
-      loop_stats& stats = ctx_.sessions().stats();
+      loop_stats& stats = ctx_.stats();
       if (const std::string& body = poll_gzip_body(*m, stats); !body.empty()) {
         ++stats.compressed_sent;
         stats.compression_saved += m->poll_body.size() - body.size();
@@ -122,7 +125,7 @@ void poll_connection::end(const ending_notice& notice) {
 
 // The client does not take its reply: closing the stream ends the write with an error.
 void poll_connection::on_timer(time_point) {
-  ++ctx_.sessions().stats().write_timeout;
+  ++ctx_.stats().write_timeout;
   parts_.stream.close();
 }
 
@@ -133,12 +136,12 @@ http_response poll_connection::begin_reply() {
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
   announce_hsts(head, ctx_.settings().hsts);
   keep_alive_while_held_.reset();
-  ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
+  arm_at(ctx_.now() + ctx_.settings().write_timeout);
   return head;
 }
 
 void poll_connection::after_reply(beast::error_code ec, bool keep_alive) {
-  ctx_.sessions().disarm(*this);
+  disarm();
   if (ec || !keep_alive) {
     parts_.stream.close();
     return;

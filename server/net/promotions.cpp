@@ -8,7 +8,6 @@
 #include "cluster_promotions.hpp"
 #include "event_loop.hpp"
 #include "log.hpp"
-#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -17,12 +16,9 @@ namespace asio = boost::asio;
 promotions::promotions(event_loop& home, std::size_t limit,
                        std::function<void(const publish_request&)> publish)
     : home_(home), limit_(limit), publish_(std::move(publish)) {
-  hub& h = home_.sessions();
   schedule_ = std::make_unique<schedule>(
-      limit, [&h](timed& t, schedule::time_point due) { h.arm(t, due); },
-      [&h](timed& t) { h.disarm(t); },
-      [this](const std::string& request_json) { publish_due(request_json); },
-      [](std::int64_t at_ms) { return std::chrono::milliseconds(at_ms - unix_ms()); });
+      limit, home_.timers(),
+      [this](const std::string& request_json) { publish_due(request_json); });
 }
 
 promotions::~promotions() = default;
@@ -56,7 +52,8 @@ void promotions::add(std::string request_json, std::int64_t at_ms,
     };
     if (cluster_) return cluster_->add(std::move(request_json), at_ms, std::move(answer));
     // The wheel runs on the steady clock: the wait is what remains until `at` on the wall clock.
-    const auto wait = std::chrono::milliseconds(std::max<std::int64_t>(0, at_ms - unix_ms()));
+    const auto wait =
+        std::chrono::milliseconds(std::max<std::int64_t>(0, at_ms - home_.timers().unix_ms()));
     auto id = schedule_->add(at_ms, home_.now() + wait, std::move(request_json));
     waiting_.store(schedule_->size(), std::memory_order_relaxed);
     answer(id ? outcome::ok : outcome::too_many, id.value_or(std::string{}));

@@ -12,7 +12,6 @@
 #include "redis_bus.hpp"
 #include "redis_presence.hpp"
 #include "tls_context.hpp"
-#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -22,10 +21,8 @@ namespace {
 
 // Ids continue across restarts: a run starts from the Unix time in microseconds, so an id from
 // an earlier run is always below this run's floor and a resume from it reports a gap.
-std::uint64_t first_floor_id() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count());
+std::uint64_t first_floor_id(const loop_clock& clock) {
+  return static_cast<std::uint64_t>(clock.unix_ms()) * 1000;
 }
 
 // Turns a done(total) into the done(count per loop) that for_each_loop calls.
@@ -43,10 +40,10 @@ server::server(config cfg, node_resources resources)
       connections_(cfg_.max_connections),
       addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip}),
       sessions_(cfg_.session_limit()),
-      last_id_(first_floor_id()) {
-  const auto epoch = std::chrono::steady_clock::now();
+      last_id_(first_floor_id(clock_)) {
+  const auto epoch = clock_.now();
   for (unsigned i = 0; i < cfg_.threads; ++i) {
-    loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, epoch, last_id_));
+    loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, clock_, epoch, last_id_));
     loops_.back()->sessions().share_budget(sessions_);
   }
   promotions_ = std::make_unique<promotions>(
@@ -102,7 +99,7 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   if (req.sticky) {
     // Refused before it gets an id (with --redis: as far as this node has read the stream).
     std::lock_guard lock(sequencer_);
-    if (!sticky_quota_.has_room(unix_ms())) {
+    if (!sticky_quota_.has_room(clock_.unix_ms())) {
       ++sticky_refused_;
       asio::post(origin, [done = std::move(done)] {
         done(publish_receipt{.id = 0, .recipients = 0, .too_many = true});
@@ -124,7 +121,7 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   std::lock_guard lock(sequencer_);
   const std::uint64_t id = ++last_id_;
   ++published_;
-  const std::int64_t now_ms = unix_ms();
+  const std::int64_t now_ms = clock_.unix_ms();
   const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
   if (req.sticky) sticky_quota_.add(id, expires_ms);
   // Posted to every loop under the lock: each loop sees the messages in id order.
@@ -169,16 +166,15 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.connect_hook = cfg_.connect_hook.has_value();
   base.redis_up = bus_ && bus_->up();
   base.redis_reconnects = bus_ ? bus_->reconnects() : 0;
-  base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - started_);
+  base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started_);
   for_each_loop<loop_snapshot>(
       loops_,
       [](event_loop& loop) {
         loop.catch_up();
         const hub& h = loop.sessions();
-        const timing_wheel& w = h.wheel();
+        const timing_wheel& w = loop.timers().wheel();
         loop_snapshot s;
-        s.stats = h.stats();
+        s.stats = loop.stats();
         s.sessions = h.session_count();
         s.connected = h.connected_count();
         s.paced_in_flight = h.paced_in_flight();
@@ -270,7 +266,7 @@ void server::start_redis() {
     }
     for (auto& loop : loops_) {
       asio::post(loop->io(), [l = loop.get(), retained] {
-        l->sessions().seed_history(retained, l->now(), unix_ms());
+        l->sessions().seed_history(retained, l->now(), l->timers().unix_ms());
       });
     }
   };
@@ -282,7 +278,7 @@ void server::start_redis() {
     }
     for (auto& loop : loops_) {
       asio::post(loop->io(), [l = loop.get(), in_force] {
-        l->sessions().seed_in_force(in_force, l->now(), unix_ms());
+        l->sessions().seed_in_force(in_force, l->now(), l->timers().unix_ms());
       });
     }
   };

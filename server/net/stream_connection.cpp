@@ -20,13 +20,13 @@ constexpr std::size_t max_gather_bytes = 256 * 1024;
 }  // namespace
 
 stream_connection::stream_connection(connection_context& ctx, connection_parts parts)
-    : ctx_(ctx),
+    : loop_timer(ctx.timers()),
+      ctx_(ctx),
       slot_(std::move(parts.slot)),
       address_(std::move(parts.address)),
       stream_(std::move(parts.stream)) {}
 
 stream_connection::~stream_connection() {
-  ctx_.sessions().disarm(*this);
   if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
 }
 
@@ -58,7 +58,7 @@ void stream_connection::activity() {
 
 bool stream_connection::falling_behind() {
   if (!session_ || queue_.size() < ctx_.settings().max_queue) return false;
-  ++ctx_.sessions().stats().slow;
+  ++ctx_.stats().slow;
   ctx_.sessions().end_connection(*session_, ending::close_slow, ctx_.now());  // calls end()
   return true;
 }
@@ -140,7 +140,7 @@ void stream_connection::on_timer(time_point now) {
     return;
   }
   if (write_due() <= now) {
-    ++ctx_.sessions().stats().write_timeout;
+    ++ctx_.stats().write_timeout;
     peer_gone();
     return;
   }
@@ -155,7 +155,7 @@ stream_connection::time_point stream_connection::write_due() const {
 
 void stream_connection::arm_deadline() {
   const time_point due = std::min(grace_until_, write_due());
-  if (due != time_point::max()) ctx_.sessions().arm(*this, due);
+  if (due != time_point::max()) arm_at(due);
 }
 
 void stream_connection::peer_gone() {
@@ -203,7 +203,7 @@ void stream_connection::flush() {
       peer_gone();
       return;
     }
-    ctx_.sessions().stats().bytes_written += n;
+    ctx_.stats().bytes_written += n;
     // Pop the items written whole; remember how far into the next one the write got.
     std::size_t left = written_ + n, done = 0;
     for (const outbound& item : queue_.items()) {
