@@ -15,7 +15,7 @@
 #include "config_reload.hpp"
 #include "config_secrets.hpp"
 #include "log.hpp"
-#include "node_resources.hpp"
+#include "node_credentials.hpp"
 #include "parse_config.hpp"
 #include "server.hpp"
 
@@ -25,28 +25,28 @@ int main(int argc, char** argv) {
   if (!outcome.cfg) return outcome.exit_status;
   const ringcast::config& cfg = *outcome.cfg;
   ringcast::set_log_level(cfg.log);
-  auto resources = ringcast::build_resources(cfg);
-  if (!resources) {
-    std::cerr << "ringcast: " << resources.error << '\n';
+  auto credentials = ringcast::build_credentials(cfg);
+  if (!credentials) {
+    std::cerr << "ringcast: " << credentials.error << '\n';
     return 2;
   }
   if (cfg.admin_token_generated) {
     ringcast::log_info("admin token (generated; set --admin-token to choose one): {}",
                        cfg.admin_token);
   }
-  if (const auto& tokens = resources.value->client_tokens) {
+  if (const auto& tokens = credentials.value->client_tokens) {
     ringcast::log_info("client tokens required ({})", tokens->algorithm());
   } else {
     ringcast::log_info(
         "client endpoints are open: no --client-secret or --client-public-key, so any client "
         "may connect as any user");
   }
-  if (resources.value->tls) ringcast::log_info("serving HTTPS and WSS (--tls-cert)");
+  if (credentials.value->tls) ringcast::log_info("serving HTTPS and WSS (--tls-cert)");
   for (const auto& warning : ringcast::secret_file_warnings(cfg, ::getegid()))
     ringcast::log_warn("{}", warning);
   // OpenSSL writes to sockets itself, and a write to a peer that has gone must not kill us.
   std::signal(SIGPIPE, SIG_IGN);
-  ringcast::server srv(cfg, std::move(*resources.value));
+  ringcast::server srv(cfg, std::move(*credentials.value));
 
   // With --config, SIGHUP (systemctl reload) also reads the settings again, on a thread of its
   // own, applies the ones that may change live and logs the ones that cannot; the server's own

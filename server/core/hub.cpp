@@ -12,18 +12,6 @@ std::uint32_t whole_seconds(std::chrono::milliseconds d) {
 
 }  // namespace
 
-std::string_view name_of(transport t) {
-  switch (t) {
-    case transport::ws:
-      return "ws";
-    case transport::sse:
-      return "sse";
-    case transport::poll:
-      return "poll";
-  }
-  return "unknown";
-}
-
 void session::on_timer(time_point now) {
   hub_.on_session_timer(*this, now);
 }

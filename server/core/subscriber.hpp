@@ -7,11 +7,9 @@
 
 #include "envelope.hpp"
 #include "message.hpp"
+#include "transport.hpp"
 
 namespace ringcast {
-
-enum class transport : std::uint8_t { ws, sse, poll };
-std::string_view name_of(transport t);
 
 class subscriber {
  public:

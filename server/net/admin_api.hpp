@@ -1,27 +1,20 @@
-// The operations endpoints (docs/protocol.md, "Admin and operations"): /admin/publish, /admin/kick,
-// /admin/stats (admin token required), /metrics and /healthz (open).
+// The operations endpoints (docs/protocol.md, "Admin and operations"): /healthz and /metrics
+// (open), /admin/stats, /admin/publish and /admin/kick (the admin token: route_table checks it).
 #pragma once
 
-#include <functional>
-
-#include <boost/asio/any_io_executor.hpp>
-
-#include <string_view>
-
-#include "http_reply.hpp"
-#include "node_operations.hpp"
+#include "node_health.hpp"
+#include "node_messages.hpp"
+#include "node_promotions.hpp"
+#include "node_snapshots.hpp"
+#include "route_table.hpp"
 
 namespace ringcast {
 
-struct connection_settings;
-
-// Answers a request whose path is /healthz, /metrics or /admin/...; `reply` may run later, on
-// `origin`. `admin_token` guards /admin/*.
-void handle_operations(node_operations& node, const connection_settings& settings,
-                       boost::asio::any_io_executor origin, const http_request& req,
-                       std::function<void(http_response)> reply);
-
-// Compares in time that depends only on the lengths, not on where the strings differ.
-bool same_token(std::string_view given, std::string_view expected);
+// GET /healthz, GET /metrics, GET /admin/stats.
+void add_operations_routes(route_table& routes, node_health& health, node_snapshots& snapshots);
+// POST /admin/publish (at once, or with "at"/"delay" in the future: scheduled, promotion_api) and
+// POST /admin/kick.
+void add_message_routes(route_table& routes, node_messages& messages, node_promotions& promotions,
+                        node_health& health);
 
 }  // namespace ringcast

@@ -11,14 +11,7 @@ namespace ringcast {
 
 namespace http = boost::beast::http;
 
-std::optional<client_endpoint> client_endpoint_of(std::string_view path) {
-  if (path == "/ws") return client_endpoint::ws;
-  if (path == "/sse") return client_endpoint::sse;
-  if (path == "/poll") return client_endpoint::poll;
-  return std::nullopt;
-}
-
-std::variant<admission, http_response> admit(http_request req, client_endpoint which,
+std::variant<admission, http_response> admit(http_request req, transport which,
                                              connection_context& ctx) {
   if (req.method() != http::verb::get) {
     auto res =
@@ -43,7 +36,7 @@ std::variant<admission, http_response> admit(http_request req, client_endpoint w
       return std::move(*refusal);
     }
   }
-  if (which == client_endpoint::sse && !params.value->since) {
+  if (which == transport::sse && !params.value->since) {
     if (auto last = req.find("Last-Event-ID"); last != req.end()) {
       params.value->since = parse_message_id(last->value());
       if (!params.value->since) {
@@ -62,7 +55,7 @@ std::variant<admission, http_response> admit(http_request req, client_endpoint w
     }
     p.rewind_after_ms = ctx.timers().unix_ms() - p.rewind_for->count();
   }
-  if (which == client_endpoint::ws && !boost::beast::websocket::is_upgrade(req)) {
+  if (which == transport::ws && !boost::beast::websocket::is_upgrade(req)) {
     return error_response(http_status::upgrade_required, "bad_request",
                           "/ws expects a WebSocket upgrade", req);
   }

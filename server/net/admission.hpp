@@ -11,21 +11,19 @@
 #include "client_params.hpp"
 #include "connection_context.hpp"
 #include "http_reply.hpp"
+#include "transport.hpp"
 
 namespace ringcast {
 
-enum class client_endpoint { ws, sse, poll };
-std::optional<client_endpoint> client_endpoint_of(std::string_view path);
-
 struct admission {
-  client_endpoint endpoint;
+  transport endpoint;
   client_params params;  // with the client token's identity, channels and expiry applied
   http_request request;  // the upgrade (WebSocket), and the version and keep-alive of replies
 };
 
 // The admission, or the response that refuses it (docs/protocol.md, "Admin and operations" for
 // the error shape).
-std::variant<admission, http_response> admit(http_request req, client_endpoint which,
+std::variant<admission, http_response> admit(http_request req, transport which,
                                              connection_context& ctx);
 
 }  // namespace ringcast

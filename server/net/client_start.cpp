@@ -31,13 +31,13 @@ std::optional<http_response> refusal(connection_context& home, const admission& 
 void subscribe(connection_context& home, connection_parts parts, admission admitted,
                bool known_elsewhere, http_resume resume) {
   switch (admitted.endpoint) {
-    case client_endpoint::ws:
+    case transport::ws:
       ws_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere);
       break;
-    case client_endpoint::sse:
+    case transport::sse:
       sse_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere);
       break;
-    case client_endpoint::poll:
+    case transport::poll:
       poll_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere, resume);
       break;
   }

@@ -46,12 +46,6 @@ http_response demo_token_response(const http_request& req, bool tokens_required,
         http_status::ok,
         fmt::format(R"({{"required":{},"mint":{}}})", tokens_required, !secret.empty()), req);
   }
-  if (req.method() != http::verb::post) {
-    auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
-                              "use GET or POST", req);
-    res.set(http::field::allow, "GET, POST");
-    return res;
-  }
   if (secret.empty())
     return error_response(http_status::not_found, "not_found", "no such path", req);
   boost::system::error_code ec;

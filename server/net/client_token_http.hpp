@@ -25,6 +25,7 @@ std::optional<http_response> check_client_token(const token_verifier& tokens,
 // token and whether POST mints one, so that the storefront asks for a token only where it can
 // have one. POST {"user":"..."}: a short-lived HS256 client token signed with `demo_secret` (set
 // with --demo and --client-secret; empty: 404), expiring 5 minutes after `now_ms` (Unix ms).
+// Other methods are route_table's 405.
 http_response demo_token_response(const http_request& req, bool tokens_required,
                                   std::string_view demo_secret, std::int64_t now_ms);
 

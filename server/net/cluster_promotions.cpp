@@ -45,10 +45,10 @@ void cluster_promotions::add(std::string request_json, std::int64_t at_ms,
 }
 
 void cluster_promotions::list(
-    std::function<void(std::optional<std::vector<node_operations::scheduled_promotion>>)> done) {
+    std::function<void(std::optional<std::vector<node_promotions::scheduled_promotion>>)> done) {
   store_.list([done = std::move(done)](std::optional<std::vector<redis_schedule::waiting>> w) {
     if (!w) return done(std::nullopt);
-    std::vector<node_operations::scheduled_promotion> out;
+    std::vector<node_promotions::scheduled_promotion> out;
     out.reserve(w->size());
     for (auto& p : *w)
       out.push_back({std::move(p.id), p.at_ms, std::move(p.request_json)});
@@ -67,7 +67,7 @@ void cluster_promotions::cancel(const std::string& id, std::function<void(outcom
 }
 
 void cluster_promotions::reach(const message_ptr& m,
-                               std::function<void(outcome, node_operations::message_reach)> done) {
+                               std::function<void(outcome, node_promotions::message_reach)> done) {
   reach_.sum(m, [m, done = std::move(done)](std::optional<redis_reach::counts> c) {
     if (!c) return done(outcome::unavailable, {});
     done(outcome::ok, {.id = m->id,

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "node_operations.hpp"
+#include "node_promotions.hpp"
 #include "redis_reach.hpp"
 #include "redis_schedule.hpp"
 #include "schedule_poll.hpp"
@@ -24,7 +24,7 @@ class redis_bus;
 
 class cluster_promotions {
  public:
-  using outcome = node_operations::promotion_outcome;
+  using outcome = node_promotions::promotion_outcome;
   // How often a node asks for due promotions whatever it expects: what a promotion whose
   // accepting node died can be late by.
   static constexpr std::chrono::milliseconds poll_period{250};
@@ -37,11 +37,11 @@ class cluster_promotions {
   void add(std::string request_json, std::int64_t at_ms,
            std::function<void(outcome, std::string)> done);
   void list(
-      std::function<void(std::optional<std::vector<node_operations::scheduled_promotion>>)> done);
+      std::function<void(std::optional<std::vector<node_promotions::scheduled_promotion>>)> done);
   void cancel(const std::string& id, std::function<void(outcome)> done);
   // `m` is in this node's history.
   void reach(const message_ptr& m,
-             std::function<void(outcome, node_operations::message_reach)> done);
+             std::function<void(outcome, node_promotions::message_reach)> done);
 
  private:
   void claim(std::function<void(schedule_poll::answer)> done);

@@ -7,18 +7,6 @@ namespace {
 
 namespace http = boost::beast::http;
 
-const char* transport_of(client_endpoint e) {
-  switch (e) {
-    case client_endpoint::ws:
-      return "ws";
-    case client_endpoint::sse:
-      return "sse";
-    case client_endpoint::poll:
-      return "poll";
-  }
-  return "ws";
-}
-
 http_response unavailable(const http_request& req, std::string_view why,
                           std::chrono::seconds retry_after) {
   auto res = error_response(http_status::service_unavailable, "unavailable", why, req);
@@ -34,7 +22,7 @@ void check_with_backend(connection_context& ctx, connect_gate& gate, admission a
   const http_request& req = admitted.request;
   connect_question q{.user = admitted.params.user,
                      .sid = admitted.params.sid,
-                     .transport = transport_of(admitted.endpoint),
+                     .transport = std::string(name_of(admitted.endpoint)),
                      .remote_addr = std::move(remote_addr),
                      .cookie = std::string(req[http::field::cookie]),
                      .user_agent = std::string(req[http::field::user_agent]),

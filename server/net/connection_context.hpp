@@ -1,7 +1,7 @@
 // What a connection sees of its event loop and its node, through one narrow interface: its
 // loop's io_context, sessions, timer service (its clocks) and counters, the settings it reads, the
-// drain flag, the current TLS and token settings, the session's home loop and the Redis claim.
-// Connections never see the server; tests give them a context on a simulated clock
+// drain flag, the current TLS and token settings, the session's home loop, the Redis claim and the
+// routes. Connections never see the server; tests give them a context on a simulated clock
 // (tests/server/test_context.hpp).
 #pragma once
 
@@ -22,7 +22,7 @@
 namespace ringcast {
 
 class connect_gate;
-class node_operations;
+class route_table;
 class tls_context;
 class token_verifier;
 
@@ -87,7 +87,8 @@ class connection_context {
   // `done(known_elsewhere)` on this loop; a single node calls done(false) at once.
   virtual void claim_session(const std::string& user, const std::string& sid,
                              std::function<void(bool)> done) = 0;
-  virtual node_operations& operations() = 0;
+  // Every path answered over HTTP: the client endpoints, the admin API, the pages.
+  virtual const route_table& routes() const = 0;
   // With --connect-hook: asks the backend about each connect before admitting it; else null.
   virtual connect_gate* connect_hook() = 0;
   // The per-address limits of the client endpoints, shared by the node's loops.

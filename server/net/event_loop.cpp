@@ -2,8 +2,8 @@
 
 namespace ringcast {
 
-event_loop::event_loop(node& shared, const config& cfg, unsigned index, const loop_clock& clock,
-                       time_point epoch, std::uint64_t floor_id)
+event_loop::event_loop(shared_by_loops& shared, const config& cfg, unsigned index,
+                       const loop_clock& clock, time_point epoch, std::uint64_t floor_id)
     : node_(shared),
       index_(index),
       settings_(connection_settings::from(cfg)),

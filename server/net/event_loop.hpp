@@ -11,14 +11,14 @@
 #include "connect_gate.hpp"
 #include "connection_context.hpp"
 #include "loop_hooks.hpp"
-#include "node.hpp"
+#include "shared_by_loops.hpp"
 
 namespace ringcast {
 
 class event_loop final : public connection_context {
  public:
   // `clock`: the node's (it outlives the loop); `epoch`: tick 0 of every loop's wheel.
-  event_loop(node& shared, const config& cfg, unsigned index, const loop_clock& clock,
+  event_loop(shared_by_loops& shared, const config& cfg, unsigned index, const loop_clock& clock,
              time_point epoch, std::uint64_t floor_id);
   ~event_loop();
   event_loop(const event_loop&) = delete;
@@ -41,7 +41,7 @@ class event_loop final : public connection_context {
                      std::function<void(bool)> done) override {
     node_.claim_session(user, sid, *this, std::move(done));
   }
-  node_operations& operations() override { return node_; }
+  const route_table& routes() const override { return node_.routes(); }
   connect_gate* connect_hook() override { return gate_.get(); }
   address_limits& client_addresses() override { return node_.client_addresses(); }
   void add_idle(idle_connection& c) override { idle_.insert(&c); }
@@ -69,7 +69,7 @@ class event_loop final : public connection_context {
   void wake_at(time_point when);
   void on_wake();
 
-  node& node_;
+  shared_by_loops& node_;
   unsigned index_;
   connection_settings settings_;
   // Declared before the io_context, so they outlive it: destroying the io_context destroys the

@@ -4,16 +4,14 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
-#include "admin_api.hpp"
 #include "client_address.hpp"
 #include "client_start.hpp"
-#include "client_token_http.hpp"
 #include "connect_check.hpp"
 #include "http_framing.hpp"
 #include "log.hpp"
 #include "repeated_warning.hpp"
+#include "route_table.hpp"
 #include "tls_context.hpp"
-#include "web_routes.hpp"
 
 namespace ringcast {
 
@@ -184,7 +182,8 @@ void http_connection::on_header(beast::error_code ec) {
     return refuse_request(http_status::bad_request, "bad_request", *why);
   // A connect has nothing to say in a body: refused before a byte of it is buffered (a wrong
   // method as such, as admit() would).
-  if (client_endpoint_of(path_of(header.target())) && has_body(header)) {
+  const auto route = ctx_.routes().find(path_of(header.target()));
+  if (route.found && route.found->client && has_body(header)) {
     if (header.method() != http::verb::get)
       return refuse_request(http_status::method_not_allowed, "method_not_allowed", "use GET",
                             "GET");
@@ -280,46 +279,39 @@ void http_connection::handle(http_request req) {
     reply(draining_response(req, ctx_.settings().drain));
     return;
   }
-  const std::string_view path = path_of(req.target());
+  const auto route = ctx_.routes().find(path_of(req.target()));
   // A name this server does not have: a page whose DNS name was rebound to our address.
-  // /healthz answers whatever the name, for load balancers that probe by address.
-  if (path != "/healthz" && !host_allowed(ctx_.settings().allowed_hosts, req[http::field::host])) {
+  if (!(route.found && route.found->answers_any_host()) &&
+      !host_allowed(ctx_.settings().allowed_hosts, req[http::field::host])) {
     ++ctx_.stats().refused_host;
     reply(error_response(http_status::misdirected_request, "host",
                          "this server does not answer to that Host (--allowed-hosts)", req));
     return;
   }
-  if (const auto endpoint = client_endpoint_of(path)) {
-    auto address = hold_address(req);
-    if (!address) return;  // refused, and answered
-    auto outcome = admit(std::move(req), *endpoint, ctx_);
-    connect_gate* gate = ctx_.connect_hook();
-    if (!gate || std::holds_alternative<http_response>(outcome))
-      return proceed(std::move(outcome), std::move(*address));
-    boost::system::error_code ec;
-    const auto peer = stream_.socket().remote_endpoint(ec);
-    // Shared: the backend's callback is a std::function, which must be copyable.
-    auto held = std::make_shared<address_limits::slot>(std::move(*address));
-    check_with_backend(ctx_, *gate, std::get<admission>(std::move(outcome)),
-                       ec ? std::string() : peer.address().to_string(),
-                       [self = shared_from_this(), held](std::variant<admission, http_response> v) {
-                         self->proceed(std::move(v), std::move(*held));
-                       });
-    return;
-  }
-  const auto& settings = ctx_.settings();
-  if (path == "/healthz" || path == "/metrics" || path.starts_with("/admin/")) {
-    handle_operations(
-        ctx_.operations(), settings, ctx_.io().get_executor(), req,
-        [self = shared_from_this()](http_response res) { self->reply(std::move(res)); });
-    return;
-  }
-  if (path == "/demo/token") {
-    reply(demo_token_response(req, ctx_.client_tokens() != nullptr, settings.demo_secret,
-                              ctx_.timers().unix_ms()));
-    return;
-  }
-  reply(serve_page(req, settings.web_root));
+  if (route.found && route.found->client) return connect(std::move(req), *route.found->client);
+  ctx_.routes().answer(
+      route, {req, route.rest, ctx_,
+              [self = shared_from_this()](http_response res) { self->reply(std::move(res)); }});
+}
+
+// A connect to /ws, /sse or /poll: its address's limits, the admission, the connect hook if
+// any, then its transport.
+void http_connection::connect(http_request req, transport which) {
+  auto address = hold_address(req);
+  if (!address) return;  // refused, and answered
+  auto outcome = admit(std::move(req), which, ctx_);
+  connect_gate* gate = ctx_.connect_hook();
+  if (!gate || std::holds_alternative<http_response>(outcome))
+    return proceed(std::move(outcome), std::move(*address));
+  boost::system::error_code ec;
+  const auto peer = stream_.socket().remote_endpoint(ec);
+  // Shared: the backend's callback is a std::function, which must be copyable.
+  auto held = std::make_shared<address_limits::slot>(std::move(*address));
+  check_with_backend(ctx_, *gate, std::get<admission>(std::move(outcome)),
+                     ec ? std::string() : peer.address().to_string(),
+                     [self = shared_from_this(), held](std::variant<admission, http_response> v) {
+                       self->proceed(std::move(v), std::move(*held));
+                     });
 }
 
 // A connect to a client endpoint counts against its client's address: the address slot, or none

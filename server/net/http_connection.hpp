@@ -58,7 +58,9 @@ class http_connection final : public loop_timer,
   void refuse_request(http_status status, std::string_view code, std::string_view message,
                       std::string_view allow = {});
   void close_after_reply();
+  // A whole request: refused (--max-connections, drain, --allowed-hosts), or its route's.
   void handle(http_request req);
+  void connect(http_request req, transport which);
   // The admission (start the client) or the refusal (reply), after the connect hook if any.
   std::optional<address_limits::slot> hold_address(const http_request& req);
   void proceed(std::variant<admission, http_response> outcome, address_limits::slot address);

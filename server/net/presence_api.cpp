@@ -1,6 +1,5 @@
 #include "presence_api.hpp"
 
-#include <boost/beast/http/field.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -9,21 +8,19 @@ namespace ringcast {
 
 namespace json = boost::json;
 
-void handle_presence(node_operations& node, boost::asio::any_io_executor origin,
-                     const http_request& req, std::function<void(http_response)> reply) {
-  if (req.method() != boost::beast::http::verb::get) {
-    auto res =
-        error_response(http_status::method_not_allowed, "method_not_allowed", "use GET", req);
-    res.set(boost::beast::http::field::allow, "GET");
-    return reply(std::move(res));
-  }
+namespace {
+
+void answer_presence(node_presence& presence, node_health& health, const route_call& call) {
+  const auto& req = call.request;
+  const auto& reply = call.reply;
   auto q = parse_presence_query(req.target());
   if (!q) return reply(error_response(http_status::bad_request, "bad_request", q.error, req));
-  node.presence(
-      *q.value, origin, [&node, req, q = *q.value, reply](std::optional<presence_figures> f) {
+  presence.presence(
+      *q.value, call.origin(),
+      [&health, req, q = *q.value, reply](std::optional<presence_figures> f) {
         if (!f) {
           return reply(error_response(http_status::service_unavailable, "unavailable",
-                                      redis_unavailable(node), req));
+                                      redis_unavailable(health), req));
         }
         json::object out;
         switch (q.what) {
@@ -44,6 +41,14 @@ void handle_presence(node_operations& node, boost::asio::any_io_executor origin,
         }
         reply(json_response(http_status::ok, json::serialize(out), req));
       });
+}
+
+}  // namespace
+
+void add_presence_routes(route_table& routes, node_presence& presence, node_health& health) {
+  routes.add("/admin/presence").on(boost::beast::http::verb::get, [&](const route_call& call) {
+    answer_presence(presence, health, call);
+  });
 }
 
 }  // namespace ringcast

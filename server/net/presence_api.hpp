@@ -1,17 +1,13 @@
 // GET /admin/presence?channel=C | ?user=U | ?top=N (docs/protocol.md, "Presence"); the admin
-// token is checked by the caller (admin_api).
+// token is route_table's.
 #pragma once
 
-#include <boost/asio/any_io_executor.hpp>
-
-#include <functional>
-
-#include "http_reply.hpp"
-#include "node_operations.hpp"
+#include "node_health.hpp"
+#include "node_presence.hpp"
+#include "route_table.hpp"
 
 namespace ringcast {
 
-void handle_presence(node_operations& node, boost::asio::any_io_executor origin,
-                     const http_request& req, std::function<void(http_response)> reply);
+void add_presence_routes(route_table& routes, node_presence& presence, node_health& health);
 
 }  // namespace ringcast

@@ -11,7 +11,6 @@
 
 #include "duration.hpp"
 #include "messages_query.hpp"
-#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -20,12 +19,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view scheduled_path = "/admin/scheduled";
-constexpr std::string_view scheduled_prefix = "/admin/scheduled/";
-constexpr std::string_view messages_path = "/admin/messages";
-constexpr std::string_view messages_prefix = "/admin/messages/";
-
-using outcome = node_operations::promotion_outcome;
+using outcome = node_promotions::promotion_outcome;
 
 // The <id> of /admin/messages/<id>: a whole number, nothing else.
 std::optional<std::uint64_t> message_id_of(std::string_view text) {
@@ -35,19 +29,12 @@ std::optional<std::uint64_t> message_id_of(std::string_view text) {
   return id;
 }
 
-http_response unavailable(const node_operations& node, const http_request& req) {
-  return error_response(http_status::service_unavailable, "unavailable", redis_unavailable(node),
+http_response unavailable(const node_health& health, const http_request& req) {
+  return error_response(http_status::service_unavailable, "unavailable", redis_unavailable(health),
                         req);
 }
 
-http_response wrong_method(const http_request& req, std::string_view allow) {
-  auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
-                            fmt::format("use {}", allow), req);
-  res.set(http::field::allow, allow);
-  return res;
-}
-
-std::string scheduled_json(const std::vector<node_operations::scheduled_promotion>& list) {
+std::string scheduled_json(const std::vector<node_promotions::scheduled_promotion>& list) {
   json::array items;
   items.reserve(list.size());
   for (const auto& p : list) {
@@ -58,22 +45,24 @@ std::string scheduled_json(const std::vector<node_operations::scheduled_promotio
   return json::serialize(json::object{{"scheduled", std::move(items)}});
 }
 
-void list_scheduled(node_operations& node, boost::asio::any_io_executor origin,
-                    const http_request& req, std::function<void(http_response)> reply) {
-  node.list_scheduled(std::move(origin),
-                      [node_ptr = &node, req, reply](
-                          std::optional<std::vector<node_operations::scheduled_promotion>> list) {
-                        if (!list) return reply(unavailable(*node_ptr, req));
-                        reply(json_response(http_status::ok, scheduled_json(*list), req));
-                      });
+void list_scheduled(node_promotions& promotions, node_health& health,
+                    boost::asio::any_io_executor origin, const http_request& req,
+                    std::function<void(http_response)> reply) {
+  promotions.list_scheduled(
+      std::move(origin),
+      [health_ptr = &health, req,
+       reply](std::optional<std::vector<node_promotions::scheduled_promotion>> list) {
+        if (!list) return reply(unavailable(*health_ptr, req));
+        reply(json_response(http_status::ok, scheduled_json(*list), req));
+      });
 }
 
-void cancel_scheduled(node_operations& node, boost::asio::any_io_executor origin,
-                      std::string_view id, const http_request& req,
-                      std::function<void(http_response)> reply) {
-  node.cancel_scheduled(
-      std::string(id), std::move(origin), [node_ptr = &node, req, reply](outcome o) {
-        if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
+void cancel_scheduled(node_promotions& promotions, node_health& health,
+                      boost::asio::any_io_executor origin, std::string_view id,
+                      const http_request& req, std::function<void(http_response)> reply) {
+  promotions.cancel_scheduled(
+      std::string(id), std::move(origin), [health_ptr = &health, req, reply](outcome o) {
+        if (o == outcome::unavailable) return reply(unavailable(*health_ptr, req));
         if (o != outcome::ok) {
           return reply(error_response(http_status::not_found, "not_found",
                                       "no such scheduled publish (published, cancelled or unknown)",
@@ -83,7 +72,7 @@ void cancel_scheduled(node_operations& node, boost::asio::any_io_executor origin
       });
 }
 
-std::string reach_json(const node_operations::message_reach& r) {
+std::string reach_json(const node_promotions::message_reach& r) {
   return fmt::format(
       R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}{}}})",
       r.id, r.published_ms, r.recipients, r.delivered, r.acked, r.expired,
@@ -93,34 +82,35 @@ std::string reach_json(const node_operations::message_reach& r) {
       r.sticky ? R"(,"sticky":true)" : "");
 }
 
-void message_reach(node_operations& node, boost::asio::any_io_executor origin,
-                   std::string_view id_text, const http_request& req,
-                   std::function<void(http_response)> reply) {
+void message_reach(node_promotions& promotions, node_health& health,
+                   boost::asio::any_io_executor origin, std::string_view id_text,
+                   const http_request& req, std::function<void(http_response)> reply) {
   const auto id = message_id_of(id_text);
   if (!id) {
     return reply(error_response(http_status::bad_request, "bad_request",
                                 "the message id must be a whole number", req));
   }
-  node.reach(*id, std::move(origin),
-             [node_ptr = &node, req, reply](outcome o, node_operations::message_reach r) {
-               if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
-               if (o != outcome::ok) {
-                 return reply(error_response(http_status::not_found, "not_found",
-                                             "no such message in history", req));
-               }
-               reply(json_response(http_status::ok, reach_json(r), req));
-             });
+  promotions.reach(*id, std::move(origin),
+                   [health_ptr = &health, req, reply](outcome o, node_promotions::message_reach r) {
+                     if (o == outcome::unavailable) return reply(unavailable(*health_ptr, req));
+                     if (o != outcome::ok) {
+                       return reply(error_response(http_status::not_found, "not_found",
+                                                   "no such message in history", req));
+                     }
+                     reply(json_response(http_status::ok, reach_json(r), req));
+                   });
 }
 
-void take_down(node_operations& node, boost::asio::any_io_executor origin, std::string_view id_text,
+void take_down(node_promotions& promotions, node_health& health,
+               boost::asio::any_io_executor origin, std::string_view id_text,
                const http_request& req, std::function<void(http_response)> reply) {
   const auto id = message_id_of(id_text);
   if (!id) {
     return reply(error_response(http_status::bad_request, "bad_request",
                                 "the message id must be a whole number", req));
   }
-  node.take_down(*id, std::move(origin), [node_ptr = &node, req, reply](outcome o) {
-    if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
+  promotions.take_down(*id, std::move(origin), [health_ptr = &health, req, reply](outcome o) {
+    if (o == outcome::unavailable) return reply(unavailable(*health_ptr, req));
     if (o != outcome::ok) {
       return reply(error_response(http_status::not_found, "not_found",
                                   "no such message in force (unknown or already expired)", req));
@@ -129,61 +119,53 @@ void take_down(node_operations& node, boost::asio::any_io_executor origin, std::
   });
 }
 
-void recent_messages(node_operations& node, boost::asio::any_io_executor origin,
-                     const http_request& req, std::function<void(http_response)> reply) {
+void recent_messages(node_promotions& promotions, node_health& health,
+                     boost::asio::any_io_executor origin, const http_request& req,
+                     std::function<void(http_response)> reply) {
   const auto limit = parse_messages_query(req.target());
   if (!limit)
     return reply(error_response(http_status::bad_request, "bad_request", limit.error, req));
-  node.recent_messages(
-      *limit.value, std::move(origin),
-      [node_ptr = &node, req, reply](outcome o, std::vector<node_operations::message_reach> list) {
-        if (o != outcome::ok) return reply(unavailable(*node_ptr, req));
-        std::string body = R"({"messages":[)";
-        for (std::size_t i = 0; i < list.size(); ++i) {
-          if (i > 0) body += ',';
-          body += reach_json(list[i]);
-        }
-        body += "]}";
-        reply(json_response(http_status::ok, body, req));
-      });
+  promotions.recent_messages(*limit.value, std::move(origin),
+                             [health_ptr = &health, req, reply](
+                                 outcome o, std::vector<node_promotions::message_reach> list) {
+                               if (o != outcome::ok) return reply(unavailable(*health_ptr, req));
+                               std::string body = R"({"messages":[)";
+                               for (std::size_t i = 0; i < list.size(); ++i) {
+                                 if (i > 0) body += ',';
+                                 body += reach_json(list[i]);
+                               }
+                               body += "]}";
+                               reply(json_response(http_status::ok, body, req));
+                             });
 }
 
 }  // namespace
 
-bool is_promotion_path(std::string_view path) {
-  return path == scheduled_path || path == messages_path ||
-         (path.starts_with(scheduled_prefix) && path.size() > scheduled_prefix.size()) ||
-         (path.starts_with(messages_prefix) && path.size() > messages_prefix.size());
+void add_promotion_routes(route_table& routes, node_promotions& promotions, node_health& health) {
+  routes.add("/admin/scheduled").on(http::verb::get, [&](const route_call& call) {
+    list_scheduled(promotions, health, call.origin(), call.request, call.reply);
+  });
+  routes.add("/admin/scheduled/").on(http::verb::delete_, [&](const route_call& call) {
+    cancel_scheduled(promotions, health, call.origin(), call.rest, call.request, call.reply);
+  });
+  routes.add("/admin/messages").on(http::verb::get, [&](const route_call& call) {
+    recent_messages(promotions, health, call.origin(), call.request, call.reply);
+  });
+  routes.add("/admin/messages/")
+      .on(http::verb::get,
+          [&](const route_call& call) {
+            message_reach(promotions, health, call.origin(), call.rest, call.request, call.reply);
+          })
+      .on(http::verb::delete_, [&](const route_call& call) {
+        take_down(promotions, health, call.origin(), call.rest, call.request, call.reply);
+      });
 }
 
-void handle_promotion_path(node_operations& node, boost::asio::any_io_executor origin,
-                           std::string_view path, const http_request& req,
-                           std::function<void(http_response)> reply) {
-  if (path == scheduled_path) {
-    if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
-    return list_scheduled(node, std::move(origin), req, std::move(reply));
-  }
-  if (path.starts_with(scheduled_prefix)) {
-    if (req.method() != http::verb::delete_) return reply(wrong_method(req, "DELETE"));
-    return cancel_scheduled(node, std::move(origin), path.substr(scheduled_prefix.size()), req,
-                            std::move(reply));
-  }
-  if (path == messages_path) {
-    if (req.method() != http::verb::get) return reply(wrong_method(req, "GET"));
-    return recent_messages(node, std::move(origin), req, std::move(reply));
-  }
-  const std::string_view id = path.substr(messages_prefix.size());
-  if (req.method() == http::verb::delete_)
-    return take_down(node, std::move(origin), id, req, std::move(reply));
-  if (req.method() != http::verb::get) return reply(wrong_method(req, "GET, DELETE"));
-  message_reach(node, std::move(origin), id, req, std::move(reply));
-}
-
-bool schedule_if_later(node_operations& node, boost::asio::any_io_executor origin,
-                       const publish_request& body, const http_request& req,
+bool schedule_if_later(node_promotions& promotions, node_health& health,
+                       boost::asio::any_io_executor origin, const publish_request& body,
+                       std::int64_t now_ms, const http_request& req,
                        const std::function<void(http_response)>& reply) {
   if (!body.at_ms && !body.delay) return false;
-  const std::int64_t now_ms = unix_ms();
   auto when = publish_time(body, now_ms);
   if (!when) {
     reply(error_response(http_status::bad_request, "bad_request", when.error, req));
@@ -196,10 +178,10 @@ bool schedule_if_later(node_operations& node, boost::asio::any_io_executor origi
   json::object posted = json::parse(req.body(), ec).as_object();
   posted.erase("delay");
   posted["at"] = at_ms;
-  node.schedule_publish(
+  promotions.schedule_publish(
       json::serialize(posted), at_ms, std::move(origin),
-      [node_ptr = &node, req, reply, at_ms](outcome o, const std::string& id) {
-        if (o == outcome::unavailable) return reply(unavailable(*node_ptr, req));
+      [health_ptr = &health, req, reply, at_ms](outcome o, const std::string& id) {
+        if (o == outcome::unavailable) return reply(unavailable(*health_ptr, req));
         if (o != outcome::ok) {
           return reply(error_response(http_status::too_many_requests, "too_many",
                                       "too many scheduled publishes are waiting (--max-scheduled)",

@@ -62,15 +62,15 @@ void promotions::add(std::string request_json, std::int64_t at_ms,
 
 void promotions::list(
     boost::asio::any_io_executor origin,
-    std::function<void(std::optional<std::vector<node_operations::scheduled_promotion>>)> done) {
+    std::function<void(std::optional<std::vector<node_promotions::scheduled_promotion>>)> done) {
   asio::post(home_.io(), [this, origin, done = std::move(done)]() mutable {
     auto answer = [origin, done = std::move(done)](
-                      std::optional<std::vector<node_operations::scheduled_promotion>> l) mutable {
+                      std::optional<std::vector<node_promotions::scheduled_promotion>> l) mutable {
       asio::post(origin,
                  [l = std::move(l), done = std::move(done)]() mutable { done(std::move(l)); });
     };
     if (cluster_) return cluster_->list(std::move(answer));
-    std::vector<node_operations::scheduled_promotion> out;
+    std::vector<node_promotions::scheduled_promotion> out;
     for (const auto& w : schedule_->list())
       out.push_back({w.id, w.at_ms, std::string(w.request_json)});
     answer(std::move(out));
@@ -93,7 +93,7 @@ void promotions::cancel(std::string id, boost::asio::any_io_executor origin,
 namespace {
 
 // This node's counts: every loop holds the same message object, and its counters are shared.
-node_operations::message_reach local_reach(const message& m) {
+node_promotions::message_reach local_reach(const message& m) {
   constexpr auto relaxed = std::memory_order_relaxed;
   return {.id = m.id,
           .published_ms = m.ts_ms,
@@ -108,11 +108,11 @@ node_operations::message_reach local_reach(const message& m) {
 }  // namespace
 
 void promotions::reach(std::uint64_t id, boost::asio::any_io_executor origin,
-                       std::function<void(outcome, node_operations::message_reach)> done) {
+                       std::function<void(outcome, node_promotions::message_reach)> done) {
   // One loop's history answers for the node: every loop holds the same messages.
   asio::post(home_.io(), [this, id, origin, done = std::move(done)]() mutable {
     auto answer = [origin, done = std::move(done)](outcome o,
-                                                   node_operations::message_reach r) mutable {
+                                                   node_promotions::message_reach r) mutable {
       asio::post(origin, [o, r, done = std::move(done)] { done(o, r); });
     };
     const message_ptr m = home_.sessions().find(id);
@@ -124,8 +124,8 @@ void promotions::reach(std::uint64_t id, boost::asio::any_io_executor origin,
 
 void promotions::recent(
     std::size_t limit, boost::asio::any_io_executor origin,
-    std::function<void(outcome, std::vector<node_operations::message_reach>)> done) {
-  using list = std::vector<node_operations::message_reach>;
+    std::function<void(outcome, std::vector<node_promotions::message_reach>)> done) {
+  using list = std::vector<node_promotions::message_reach>;
   asio::post(home_.io(), [this, limit, origin, done = std::move(done)]() mutable {
     auto answer = [origin, done = std::move(done)](outcome o, list l) mutable {
       asio::post(origin, [o, l = std::move(l), done = std::move(done)]() mutable {
@@ -149,7 +149,7 @@ void promotions::recent(
     };
     auto g = std::make_shared<gathering>(gathering{list(n), n, false, std::move(answer)});
     for (std::size_t i = 0; i < n; ++i) {
-      cluster_->reach(newest[i], [g, i](outcome o, node_operations::message_reach r) {
+      cluster_->reach(newest[i], [g, i](outcome o, node_promotions::message_reach r) {
         if (o != outcome::ok) g->unavailable = true;
         g->out[i] = r;
         if (--g->remaining == 0)

@@ -1,5 +1,5 @@
 // The node's promotions that span loops: the schedule of waiting publishes and the reach of a
-// message in history. `server` forwards the node_operations calls here. Alone, the schedule waits
+// message in history. `server` forwards the node_promotions calls here. Alone, the schedule waits
 // on loop 0's wheel (core/schedule) and reach counts this node's clients; with --redis both are the
 // cluster's, in Redis (cluster_promotions). Either way every call runs on loop 0.
 #pragma once
@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "node_operations.hpp"
+#include "admin_request.hpp"
+#include "node_promotions.hpp"
 #include "schedule.hpp"
 
 namespace ringcast {
@@ -24,7 +25,7 @@ class redis_bus;
 
 class promotions {
  public:
-  using outcome = node_operations::promotion_outcome;
+  using outcome = node_promotions::promotion_outcome;
   // `publish` publishes a due request at once, as POST /admin/publish without "at"/"delay" does.
   promotions(event_loop& home, std::size_t limit,
              std::function<void(const publish_request&)> publish);
@@ -38,14 +39,14 @@ class promotions {
            std::function<void(outcome, std::string)> done);
   void list(
       boost::asio::any_io_executor origin,
-      std::function<void(std::optional<std::vector<node_operations::scheduled_promotion>>)> done);
+      std::function<void(std::optional<std::vector<node_promotions::scheduled_promotion>>)> done);
   void cancel(std::string id, boost::asio::any_io_executor origin,
               std::function<void(outcome)> done);
   void reach(std::uint64_t id, boost::asio::any_io_executor origin,
-             std::function<void(outcome, node_operations::message_reach)> done);
+             std::function<void(outcome, node_promotions::message_reach)> done);
   // The `limit` newest messages in history, newest first, each with its reach as reach() gives it.
   void recent(std::size_t limit, boost::asio::any_io_executor origin,
-              std::function<void(outcome, std::vector<node_operations::message_reach>)> done);
+              std::function<void(outcome, std::vector<node_promotions::message_reach>)> done);
   // How many wait (read on any thread); with --redis, in the cluster at the last claim or add.
   std::size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
 

@@ -34,9 +34,9 @@ std::function<void(std::vector<std::size_t>)> summed(std::function<void(std::siz
 
 }  // namespace
 
-server::server(config cfg, node_resources resources)
+server::server(config cfg, node_credentials credentials)
     : cfg_(std::move(cfg)),
-      resources_(std::move(resources)),
+      credentials_(std::move(credentials)),
       connections_(cfg_.max_connections),
       addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip}),
       sessions_(cfg_.session_limit()),
@@ -234,7 +234,7 @@ int server::run() {
 
 std::shared_ptr<const tls_context> server::tls() const {
   std::lock_guard lock(tls_mutex_);
-  return resources_.tls;
+  return credentials_.tls;
 }
 
 void server::reload_tls() {
@@ -250,7 +250,7 @@ void server::reload_tls() {
   }
   {
     std::lock_guard lock(tls_mutex_);
-    resources_.tls = std::make_shared<const tls_context>(std::move(*fresh.value));
+    credentials_.tls = std::make_shared<const tls_context>(std::move(*fresh.value));
   }
   log_info("SIGHUP: certificate reloaded from {}", cfg_.tls_cert_file);
 }

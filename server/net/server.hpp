@@ -17,10 +17,11 @@
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
 #include "event_loop.hpp"
-#include "node.hpp"
-#include "node_resources.hpp"
+#include "node_credentials.hpp"
+#include "node_routes.hpp"
 #include "promotions.hpp"
 #include "session_budget.hpp"
+#include "shared_by_loops.hpp"
 #include "sticky.hpp"
 
 namespace ringcast {
@@ -29,9 +30,14 @@ class listener;
 class redis_bus;
 class redis_presence;
 
-class server final : public node {
+class server final : public shared_by_loops,
+                     public node_health,
+                     public node_snapshots,
+                     public node_messages,
+                     public node_promotions,
+                     public node_presence {
  public:
-  server(config cfg, node_resources resources);
+  server(config cfg, node_credentials credentials);
   ~server();
 
   // Listens, serves until SIGTERM/SIGINT, drains, and returns the process exit status.
@@ -41,13 +47,15 @@ class server final : public node {
   void apply_live(const config& settings);
 
   // node
+  const route_table& routes() const override { return routes_; }
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
   std::shared_ptr<const tls_context> tls() const override;
-  const token_verifier* client_tokens() const override { return resources_.client_tokens.get(); }
+  const token_verifier* client_tokens() const override { return credentials_.client_tokens.get(); }
   connection_context& home_loop(std::string_view user, std::string_view sid) override;
   address_limits& client_addresses() override { return addresses_; }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override;
+  // node_messages, node_snapshots, node_promotions, node_presence, node_health: the admin API's
   void publish(const publish_request& req, boost::asio::any_io_executor origin,
                std::function<void(std::optional<publish_receipt>)> done) override;
   void kick(std::string user, boost::asio::any_io_executor origin,
@@ -104,7 +112,7 @@ class server final : public node {
   void take_down_everywhere(const message_ptr& m);
 
   config cfg_;
-  node_resources resources_;                     // tls is read under tls_mutex_: SIGHUP replaces it
+  node_credentials credentials_;                 // tls is read under tls_mutex_: SIGHUP replaces it
   hook_settings hook_settings_;                  // with --hook-url; the loops' hooks refer to it
   connect_hook_settings connect_hook_settings_;  // with --connect-hook; the loops' gates too
   std::unique_ptr<concurrency_cap> connect_hook_cap_;  // shared by the loops' gates
@@ -116,6 +124,7 @@ class server final : public node {
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
   std::unique_ptr<promotions> promotions_;  // on loop 0
+  route_table routes_ = node_routes({*this, *this, *this, *this, *this});
   std::unique_ptr<listener> listener_;
   std::unique_ptr<redis_bus> bus_;                  // on loop 0, with --redis
   std::unique_ptr<redis_presence> redis_presence_;  // with --redis

@@ -34,7 +34,7 @@ void server::start_hooks() {
                            .flush = cfg_.hook_flush,
                            .timeout = cfg_.hook_timeout,
                            .queue = cfg_.hook_queue};
-  hook_settings_.tls = resources_.hook_tls;
+  hook_settings_.tls = credentials_.hook_tls;
   hook_settings_.node = fmt::format("{:08x}{:08x}", random(), random());
   for (auto& loop : loops_)
     loop->start_hooks(hook_settings_);
@@ -45,7 +45,7 @@ void server::start_connect_hook() {
   connect_hook_cap_ = std::make_unique<concurrency_cap>(cfg_.connect_hook_concurrency);
   connect_hook_settings_ = {.url = *cfg_.connect_hook,
                             .timeout = cfg_.hook_timeout,
-                            .tls = resources_.hook_tls,
+                            .tls = credentials_.hook_tls,
                             .secret = cfg_.hook_secret,
                             .cap = connect_hook_cap_.get(),
                             .max_idle = cfg_.connect_hook_concurrency};

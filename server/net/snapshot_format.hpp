@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "node_operations.hpp"
+#include "node_snapshots.hpp"
 
 namespace ringcast {
 

@@ -83,7 +83,7 @@ struct config {
 
   // Client tokens: --client-secret (else $RINGCAST_CLIENT_SECRET) or --client-public-key FILE,
   // with --require-exp. Neither: the client endpoints are open. The verifier itself is built
-  // from these at start-up (server/net/node_resources.hpp).
+  // from these at start-up (server/net/node_credentials.hpp).
   std::string client_secret;  // the HS256 secret, also for POST /demo/token
   std::string client_public_key_file;
   std::string client_public_key_pem;  // the file's contents

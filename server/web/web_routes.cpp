@@ -47,12 +47,6 @@ http_response hardened(http_response res, const http_request& req) {
 }  // namespace
 
 http_response serve_page(const http_request& req, const std::string& web_root) {
-  if (req.method() != http::verb::get && req.method() != http::verb::head) {
-    auto res =
-        error_response(http_status::method_not_allowed, "method_not_allowed", "use GET", req);
-    res.set(http::field::allow, "GET, HEAD");
-    return res;
-  }
   const std::string_view target = req.target();
   if (!web_root.empty()) {
     if (auto file = read_asset_from(web_root, target)) {

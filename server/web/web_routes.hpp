@@ -9,6 +9,7 @@
 
 namespace ringcast {
 
+// A GET or HEAD (the route table answers other methods 405).
 http_response serve_page(const http_request& req, const std::string& web_root);
 
 }  // namespace ringcast

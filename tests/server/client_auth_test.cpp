@@ -27,7 +27,7 @@
 
 #include "config.hpp"
 #include "hub_fixture.hpp"
-#include "node_resources.hpp"
+#include "node_credentials.hpp"
 
 namespace ringcast {
 namespace {
@@ -407,7 +407,7 @@ std::string write_file(const std::string& name, const std::string& text) {
 
 // The verifier the server builds at start-up from the parsed flags.
 std::shared_ptr<const token_verifier> verifier_of(const config& cfg) {
-  auto resources = build_resources(cfg);
+  auto resources = build_credentials(cfg);
   EXPECT_TRUE(resources) << resources.error;
   return resources ? resources.value->client_tokens : nullptr;
 }
@@ -461,7 +461,7 @@ TEST(ClientTokenFlags, Errors) {
   const test::run junk_run({"--client-public-key", junk});
   ASSERT_TRUE(junk_run.outcome.cfg) << junk_run.err;
   EXPECT_EQ(
-      build_resources(*junk_run.outcome.cfg).error,
+      build_credentials(*junk_run.outcome.cfg).error,
       "--client-public-key: " + junk + ": expected a PEM public key (-----BEGIN PUBLIC KEY-----)");
   std::filesystem::remove(junk);
   const std::string key = write_file("ringcast_client_auth_both.pem", rsa_key().public_pem);

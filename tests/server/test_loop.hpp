@@ -14,61 +14,32 @@
 #include <thread>
 #include <unordered_set>
 
+#include "admin_api.hpp"
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
-#include "node_operations.hpp"
+#include "node_routes.hpp"
 
 namespace ringcast::test {
 
-// The admin API's view of the node, for routes a test does not exercise: counts calls.
-class counting_operations final : public node_operations {
+// /healthz and /metrics of a healthy node with nothing to count: the only operations the
+// connection tests ask for.
+class healthy_node final : public node_health, public node_snapshots {
  public:
-  void publish(const publish_request&, boost::asio::any_io_executor,
-               std::function<void(std::optional<publish_receipt>)> done) override {
-    ++publishes;
-    done(publish_receipt{1, 0});
-  }
-  void kick(std::string, boost::asio::any_io_executor,
-            std::function<void(std::size_t)> done) override {
-    done(0);
-  }
-  void schedule_publish(std::string, std::int64_t, boost::asio::any_io_executor,
-                        std::function<void(promotion_outcome, std::string)> done) override {
-    done(promotion_outcome::too_many, {});
-  }
-  void list_scheduled(
-      boost::asio::any_io_executor,
-      std::function<void(std::optional<std::vector<scheduled_promotion>>)> done) override {
-    done(std::vector<scheduled_promotion>{});
-  }
-  void cancel_scheduled(std::string, boost::asio::any_io_executor,
-                        std::function<void(promotion_outcome)> done) override {
-    done(promotion_outcome::not_found);
-  }
-  void reach(std::uint64_t, boost::asio::any_io_executor,
-             std::function<void(promotion_outcome, message_reach)> done) override {
-    done(promotion_outcome::not_found, {});
-  }
-  void take_down(std::uint64_t, boost::asio::any_io_executor,
-                 std::function<void(promotion_outcome)> done) override {
-    done(promotion_outcome::not_found);
-  }
-  void recent_messages(
-      std::size_t, boost::asio::any_io_executor,
-      std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
-    done(promotion_outcome::ok, {});
-  }
+  bool healthy() const override { return true; }
+  std::string redis_problem() const override { return {}; }
   void snapshot(boost::asio::any_io_executor, std::function<void(server_snapshot)> done) override {
     done({});
   }
-  void presence(const presence_query&, boost::asio::any_io_executor,
-                std::function<void(std::optional<presence_figures>)> done) override {
-    done(presence_figures{});
-  }
-  bool healthy() const override { return true; }
-  std::string redis_problem() const override { return {}; }
-  std::atomic<int> publishes{0};
 };
+
+// The routes the connection tests use: the client endpoints, the operations, the pages.
+inline route_table test_routes(healthy_node& node) {
+  route_table routes;
+  add_client_routes(routes);
+  add_operations_routes(routes, node, node);
+  add_page_routes(routes);
+  return routes;
+}
 
 class test_loop final : public connection_context {
  public:
@@ -93,7 +64,7 @@ class test_loop final : public connection_context {
     ++claims;
     done(false);
   }
-  node_operations& operations() override { return operations_; }
+  const route_table& routes() const override { return routes_; }
   connect_gate* connect_hook() override { return nullptr; }
   address_limits& client_addresses() override { return addresses_; }
   void add_idle(idle_connection& c) override { idle_.insert(&c); }
@@ -143,7 +114,8 @@ class test_loop final : public connection_context {
   loop_stats stats_;
   loop_timers timers_;
   hub hub_;
-  counting_operations operations_;
+  healthy_node node_;
+  route_table routes_ = test_routes(node_);
   address_limits addresses_;
   std::shared_ptr<const token_verifier> tokens_;
   std::function<connection_context&(std::string_view, std::string_view)> home_;

@@ -1,22 +1,26 @@
-// What every event loop of a node shares, as the loops see it: implemented by `server`, so that
-// event_loop needs no server.hpp (and the server's header no cycle through it).
+// The node as its event loops see it: what every loop shares (the routes, the drain flag, the
+// TLS and token settings, the sessions' home loops, the Redis claim, the per-address limits).
+// Implemented by `server`, so that event_loop needs no server.hpp (and the server's header no
+// cycle through it).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include "node_operations.hpp"
 
 namespace ringcast {
 
 class address_limits;
 class connection_context;
+class route_table;
 class tls_context;
 class token_verifier;
 
-class node : public node_operations {
+class shared_by_loops {
  public:
+  // Every path the loops' HTTP connections answer, built once.
+  virtual const route_table& routes() const = 0;
   virtual bool draining() const = 0;
   virtual std::shared_ptr<const tls_context> tls() const = 0;
   virtual const token_verifier* client_tokens() const = 0;
@@ -28,7 +32,7 @@ class node : public node_operations {
   virtual address_limits& client_addresses() = 0;
 
  protected:
-  ~node() = default;
+  ~shared_by_loops() = default;
 };
 
 }  // namespace ringcast

@@ -1,4 +1,4 @@
-#include "node_resources.hpp"
+#include "node_credentials.hpp"
 
 #include <optional>
 
@@ -9,13 +9,13 @@
 
 namespace ringcast {
 
-parsed<node_resources> build_resources(const config& cfg) {
-  node_resources r;
+parsed<node_credentials> build_credentials(const config& cfg) {
+  node_credentials r;
   std::optional<token_verifier> tokens;
   if (!cfg.client_public_key_pem.empty()) {
     auto verifier = token_verifier::with_public_key(cfg.client_public_key_pem, cfg.require_exp);
     if (!verifier) {
-      return parsed<node_resources>::fail(
+      return parsed<node_credentials>::fail(
           fmt::format("--client-public-key: {}: {}", cfg.client_public_key_file, verifier.error));
     }
     tokens = std::move(*verifier.value);
@@ -28,15 +28,15 @@ parsed<node_resources> build_resources(const config& cfg) {
   }
   if (cfg.tls()) {
     auto tls = tls_context::for_server(cfg.tls_cert_file, cfg.tls_key_file);
-    if (!tls) return parsed<node_resources>::fail("--tls-cert/--tls-key: " + tls.error);
+    if (!tls) return parsed<node_credentials>::fail("--tls-cert/--tls-key: " + tls.error);
     r.tls = std::make_shared<const tls_context>(std::move(*tls.value));
   }
   if ((cfg.hook_url && cfg.hook_url->tls) || (cfg.connect_hook && cfg.connect_hook->tls)) {
     auto tls = tls_context::for_client(cfg.hook_ca_file);
-    if (!tls) return parsed<node_resources>::fail("--hook-ca: " + tls.error);
+    if (!tls) return parsed<node_credentials>::fail("--hook-ca: " + tls.error);
     r.hook_tls = std::make_shared<const tls_context>(std::move(*tls.value));
   }
-  return parsed<node_resources>::ok(std::move(r));
+  return parsed<node_credentials>::ok(std::move(r));
 }
 
 }  // namespace ringcast

@@ -1,0 +1,47 @@
+#include "node_routes.hpp"
+
+#include "admin_api.hpp"
+#include "client_token_http.hpp"
+#include "connection_context.hpp"
+#include "presence_api.hpp"
+#include "promotion_api.hpp"
+#include "web_routes.hpp"
+
+namespace ringcast {
+
+namespace http = boost::beast::http;
+
+void add_client_routes(route_table& routes) {
+  routes.add_client("/ws", transport::ws);
+  routes.add_client("/sse", transport::sse);
+  routes.add_client("/poll", transport::poll);
+}
+
+void add_page_routes(route_table& routes) {
+  const auto demo_token = [](const route_call& call) {
+    const auto& ctx = call.connection;
+    call.reply(demo_token_response(call.request, ctx.client_tokens() != nullptr,
+                                   ctx.settings().demo_secret, call.connection.timers().unix_ms()));
+  };
+  routes.add("/demo/token")
+      .on(http::verb::get, demo_token)
+      .on(http::verb::post, demo_token)
+      .wrong_method("use GET or POST");
+  const auto page = [](const route_call& call) {
+    call.reply(serve_page(call.request, call.connection.settings().web_root));
+  };
+  routes.otherwise().on(http::verb::get, page).on(http::verb::head, page).wrong_method("use GET");
+}
+
+route_table node_routes(const node_apis& node) {
+  route_table routes;
+  add_client_routes(routes);
+  add_operations_routes(routes, node.health, node.snapshots);
+  add_message_routes(routes, node.messages, node.promotions, node.health);
+  add_promotion_routes(routes, node.promotions, node.health);
+  add_presence_routes(routes, node.presence, node.health);
+  add_page_routes(routes);
+  return routes;
+}
+
+}  // namespace ringcast

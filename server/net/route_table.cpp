@@ -1,0 +1,106 @@
+#include "route_table.hpp"
+
+#include <fmt/format.h>
+#include <boost/beast/http/field.hpp>
+
+#include <algorithm>
+
+#include "client_auth.hpp"
+#include "connection_context.hpp"
+
+namespace ringcast {
+
+namespace http = boost::beast::http;
+
+namespace {
+
+constexpr std::string_view admin_area = "/admin/";
+
+bool admin_authorized(const http_request& req, std::string_view token) {
+  const auto given = bearer_token(req[http::field::authorization]);
+  return given && same_token(*given, token);
+}
+
+}  // namespace
+
+bool same_token(std::string_view given, std::string_view expected) {
+  unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    diff |= static_cast<unsigned char>(given[i] ^
+                                       expected[i % std::max<std::size_t>(1, expected.size())]);
+  }
+  return diff == 0 && !expected.empty();
+}
+
+boost::asio::any_io_executor route_call::origin() const {
+  return connection.io().get_executor();
+}
+
+route_table::route& route_table::route::on(http::verb method, handler h) {
+  if (!allow_.empty()) allow_ += ", ";
+  allow_ += http::to_string(method);
+  methods_.emplace_back(method, std::move(h));
+  return *this;
+}
+
+route_table::route& route_table::route::any_host() {
+  any_host_ = true;
+  return *this;
+}
+
+route_table::route& route_table::route::wrong_method(std::string message) {
+  wrong_method_ = std::move(message);
+  return *this;
+}
+
+route_table::route& route_table::add(std::string path) {
+  auto& r = routes_.emplace_back();
+  r.path_ = std::move(path);
+  return r;
+}
+
+route_table::route& route_table::add_client(std::string path, transport t) {
+  auto& r = add(std::move(path));
+  r.client = t;
+  return r;
+}
+
+route_table::route& route_table::otherwise() {
+  return otherwise_;
+}
+
+route_table::match route_table::find(std::string_view path) const {
+  for (const auto& r : routes_) {
+    const std::string_view p = r.path_;
+    const bool prefix = p.ends_with('/');
+    if (!prefix && path == p) return {&r, {}, path.starts_with(admin_area)};
+    // A prefix route wants something after its '/': "/admin/scheduled/" alone is no path.
+    if (prefix && path.starts_with(p) && path.size() > p.size())
+      return {&r, path.substr(p.size()), path.starts_with(admin_area)};
+  }
+  if (path.starts_with(admin_area)) return {nullptr, {}, true};
+  return {&otherwise_, {}, false};
+}
+
+void route_table::answer(const match& m, const route_call& call) const {
+  const http_request& req = call.request;
+  // The token first, for every /admin/ path: without it, which paths exist is not told either.
+  if (m.admin && !admin_authorized(req, call.connection.settings().admin_token))
+    return call.reply(unauthorized_response("Authorization: Bearer <admin token> required", req));
+  if (!m.found)
+    return call.reply(error_response(http_status::not_found, "not_found", "no such path", req));
+  const auto& methods = m.found->methods_;
+  const auto it = std::find_if(methods.begin(), methods.end(),
+                               [&](const auto& h) { return h.first == req.method(); });
+  if (it == methods.end()) {
+    const auto& allow = m.found->allow_;
+    const auto& message = m.found->wrong_method_;
+    auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
+                              message.empty() ? fmt::format("use {}", allow) : message, req);
+    res.set(http::field::allow, allow);
+    return call.reply(std::move(res));
+  }
+  it->second(call);
+}
+
+}  // namespace ringcast

@@ -1,0 +1,92 @@
+// Every path the HTTP connection answers, in one table read once per request: a path (exact, or
+// a prefix ending in '/') and a method lead to a handler, or to a client transport for /ws, /sse
+// and /poll. The table also holds the rules that used to be written into each API: every path
+// under /admin/ needs the admin token before anything else is told (401 before 404 and 405), a
+// method a path does not take is a 405 with Allow, and a path without a route is the pages'
+// (GET/HEAD), or 404 under /admin/. Built once by the server (node_routes.hpp).
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/beast/http/verb.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "http_reply.hpp"
+#include "transport.hpp"
+
+namespace ringcast {
+
+class connection_context;
+
+// One request to a handler: `rest` is what a prefix route's path leaves ("<id>" of
+// /admin/scheduled/<id>); `reply` may run later, on the connection's loop.
+struct route_call {
+  const http_request& request;
+  std::string_view rest;
+  connection_context& connection;
+  std::function<void(http_response)> reply;
+
+  // Where an answer that comes later is to run: the connection's loop.
+  boost::asio::any_io_executor origin() const;
+};
+
+class route_table {
+ public:
+  using handler = std::function<void(const route_call&)>;
+
+  class route {
+   public:
+    route& on(boost::beast::http::verb method, handler h);
+    // Answered whatever the Host (--allowed-hosts): /healthz, for load balancers that probe by
+    // address.
+    route& any_host();
+    // The 405's message, when it is not "use <Allow>".
+    route& wrong_method(std::string message);
+
+    // /ws, /sse, /poll: admitted (admission.hpp, which checks the method) and given to the
+    // transport; no handler.
+    std::optional<transport> client;
+    bool answers_any_host() const { return any_host_; }
+
+   private:
+    friend class route_table;
+    std::string path_;
+    std::vector<std::pair<boost::beast::http::verb, handler>> methods_;
+    std::string allow_;  // the methods, "GET, DELETE", for a 405's Allow
+    std::string wrong_method_;
+    bool any_host_ = false;
+  };
+
+  // The route of `path` (with a trailing '/': of every longer path under it). The reference is
+  // for chaining at build time only.
+  route& add(std::string path);
+  route& add_client(std::string path, transport t);
+  // What answers a path without a route outside /admin/ (the pages).
+  route& otherwise();
+
+  struct match {
+    const route* found = nullptr;  // null: no such path (under /admin/)
+    std::string_view rest;
+    bool admin = false;  // under /admin/: the admin token first
+  };
+  match find(std::string_view path) const;
+  // Answers a request that is not a client connect: 401 (an /admin/ path without the admin
+  // token), 404, 405, or the route's handler.
+  void answer(const match& m, const route_call& call) const;
+
+ private:
+  // A dozen or so routes: a scan costs less than the request's parsing, and keeps the order in
+  // which they were added (an exact path and a prefix never overlap).
+  std::vector<route> routes_;
+  route otherwise_;
+};
+
+// Compares in time that depends only on the lengths, not on where the strings differ.
+bool same_token(std::string_view given, std::string_view expected);
+
+}  // namespace ringcast

@@ -1,0 +1,97 @@
+// The route table's own rules, without sockets: what an /admin/ path without the token is told,
+// a prefix route's rest, 405 with Allow, and the pages for every other path. The handlers here
+// record which route answered; the APIs' own answers are the integration tests'.
+#include <boost/beast/http/field.hpp>
+
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "route_table.hpp"
+#include "test_loop.hpp"
+
+namespace ringcast {
+namespace {
+
+namespace http = boost::beast::http;
+
+class RouteTable : public ::testing::Test {
+ protected:
+  RouteTable() : loop_(config{}) {
+    loop_.mutable_settings().admin_token = "secret";
+    routes_.add("/open").any_host().on(http::verb::get, answered_by("open"));
+    routes_.add("/admin/list").on(http::verb::get, answered_by("list"));
+    routes_.add("/admin/item/")
+        .on(http::verb::get, answered_by("item"))
+        .on(http::verb::delete_, answered_by("item"));
+    routes_.add_client("/sse", transport::sse);
+    routes_.otherwise().on(http::verb::get, answered_by("page")).wrong_method("use GET");
+  }
+
+  route_table::handler answered_by(std::string name) {
+    return [this, name](const route_call& call) {
+      rest_ = std::string(call.rest);
+      call.reply(make_response(http_status::ok, name, "text/plain", call.request));
+    };
+  }
+
+  // What the table answers to `method path`, with the admin token or without.
+  http_response ask(http::verb method, std::string_view path, bool with_token = true) {
+    http_request req{method, path, 11};
+    if (with_token) req.set(http::field::authorization, "Bearer secret");
+    std::optional<http_response> got;
+    routes_.answer(routes_.find(path),
+                   {req, routes_.find(path).rest, loop_, [&](http_response r) { got = r; }});
+    EXPECT_TRUE(got) << path;  // every answer here is synchronous
+    return got.value_or(http_response{});
+  }
+
+  test::test_loop loop_;
+  route_table routes_;
+  std::string rest_;
+};
+
+TEST_F(RouteTable, AnAdminPathWithoutTheTokenIsRefusedBeforeItIsLookedUp) {
+  EXPECT_EQ(ask(http::verb::get, "/admin/list", false).result(), http::status::unauthorized);
+  EXPECT_EQ(ask(http::verb::get, "/admin/nothing", false).result(), http::status::unauthorized);
+  EXPECT_EQ(ask(http::verb::post, "/admin/list", false).result(), http::status::unauthorized);
+  EXPECT_EQ(ask(http::verb::get, "/admin/nothing").result(), http::status::not_found);
+  EXPECT_EQ(ask(http::verb::get, "/admin/list").body(), "list");
+}
+
+TEST_F(RouteTable, APrefixRouteWantsSomethingAfterItsSlash) {
+  EXPECT_EQ(ask(http::verb::delete_, "/admin/item/42").body(), "item");
+  EXPECT_EQ(rest_, "42");
+  EXPECT_EQ(ask(http::verb::get, "/admin/item/").result(), http::status::not_found);
+  EXPECT_EQ(ask(http::verb::get, "/admin/item").result(), http::status::not_found);
+}
+
+TEST_F(RouteTable, AMethodAPathDoesNotTakeIs405WithAllow) {
+  const auto item = ask(http::verb::post, "/admin/item/42");
+  EXPECT_EQ(item.result(), http::status::method_not_allowed);
+  EXPECT_EQ(item[http::field::allow], "GET, DELETE");
+  EXPECT_NE(item.body().find("use GET, DELETE"), std::string::npos) << item.body();
+  const auto page = ask(http::verb::put, "/anything");
+  EXPECT_EQ(page.result(), http::status::method_not_allowed);
+  EXPECT_EQ(page[http::field::allow], "GET");
+  EXPECT_NE(page.body().find("\"use GET\""), std::string::npos) << page.body();
+}
+
+TEST_F(RouteTable, EveryOtherPathOutsideAdminIsThePages) {
+  EXPECT_EQ(ask(http::verb::get, "/", false).body(), "page");
+  EXPECT_EQ(ask(http::verb::get, "/admin", false).body(), "page");
+  EXPECT_EQ(ask(http::verb::get, "/open", false).body(), "open");
+}
+
+TEST_F(RouteTable, FindsTheClientTransportAndWhoAnswersAnyHost) {
+  const auto sse = routes_.find("/sse");
+  ASSERT_TRUE(sse.found);
+  EXPECT_EQ(sse.found->client, transport::sse);
+  EXPECT_TRUE(routes_.find("/open").found->answers_any_host());
+  EXPECT_FALSE(routes_.find("/").found->answers_any_host());
+  EXPECT_FALSE(routes_.find("/").found->client);
+}
+
+}  // namespace
+}  // namespace ringcast
