@@ -6,8 +6,8 @@ loop_clock::time_point system_clocks::now() const {
   return std::chrono::steady_clock::now();
 }
 
-std::int64_t system_clocks::unix_ms() const {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
+std::int64_t system_clocks::unix_us() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }

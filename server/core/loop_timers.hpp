@@ -20,7 +20,8 @@ class loop_clock {
  public:
   using time_point = timing_wheel::time_point;
   virtual time_point now() const = 0;
-  virtual std::int64_t unix_ms() const = 0;
+  virtual std::int64_t unix_us() const = 0;  // the wall clock, Unix microseconds
+  std::int64_t unix_ms() const { return unix_us() / 1000; }
 
  protected:
   ~loop_clock() = default;
@@ -30,7 +31,7 @@ class loop_clock {
 class system_clocks final : public loop_clock {
  public:
   time_point now() const override;
-  std::int64_t unix_ms() const override;
+  std::int64_t unix_us() const override;
 };
 
 // Time that moves only when a test says so; the wall clock moves with the steady one unless a
@@ -42,9 +43,9 @@ class simulated_clock final : public loop_clock {
       : now_(start), wall_at_start_(unix_ms_at_start), start_(start) {}
 
   time_point now() const override { return now_; }
-  std::int64_t unix_ms() const override {
-    return wall_at_start_ +
-           std::chrono::duration_cast<std::chrono::milliseconds>(now_ - start_).count();
+  std::int64_t unix_us() const override {
+    return wall_at_start_ * 1000 +
+           std::chrono::duration_cast<std::chrono::microseconds>(now_ - start_).count();
   }
   // Both clocks move to `t` (never back).
   void set(time_point t) { now_ = t; }
@@ -84,7 +85,6 @@ class loop_timers {
 
   time_point now() const { return clock_.now(); }
   std::int64_t unix_ms() const { return clock_.unix_ms(); }
-  const loop_clock& clock() const { return clock_; }
 
   // Arms (or moves) a node; a node armed already is moved, nothing is allocated.
   void arm(timed& t, time_point deadline);

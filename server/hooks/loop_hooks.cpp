@@ -16,6 +16,7 @@ constexpr std::size_t max_answer_body = 64 * 1024;
 loop_hooks::loop_hooks(boost::asio::io_context& io, loop_timers& timers,
                        const hook_settings& settings, unsigned loop)
     : io_(io),
+      timers_(timers),
       settings_(settings),
       outbox_(timers, *this, settings.limits, retry_backoff(std::random_device{}())),
       writer_(outbox_, settings.node, loop, [&timers] { return timers.unix_ms(); }) {}
@@ -37,8 +38,7 @@ void loop_hooks::post(std::string body, std::function<void(bool)> done) {
         in_flight_.reset();
         const bool accepted = a.status >= 200 && a.status < 300;
         if (!accepted) {
-          failures_.warn(repeated_warning::clock::now(), "hook: POST {} {}; kept for a retry",
-                         settings_.url.text,
+          failures_.warn(timers_.now(), "hook: POST {} {}; kept for a retry", settings_.url.text,
                          a.status ? fmt::format("answered {}", a.status) : a.failure);
         }
         done(accepted);
@@ -48,9 +48,8 @@ void loop_hooks::post(std::string body, std::function<void(bool)> done) {
 void loop_hooks::abort() {
   ++attempt_;
   if (in_flight_) {
-    failures_.warn(repeated_warning::clock::now(),
-                   "hook: POST {} not answered within {} ms; kept for a retry", settings_.url.text,
-                   settings_.limits.timeout.count());
+    failures_.warn(timers_.now(), "hook: POST {} not answered within {} ms; kept for a retry",
+                   settings_.url.text, settings_.limits.timeout.count());
   }
   if (in_flight_) std::exchange(in_flight_, nullptr)->cancel();
 }

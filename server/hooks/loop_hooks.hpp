@@ -41,6 +41,7 @@ class loop_hooks final : private hook_sender {
   void abort() override;
 
   boost::asio::io_context& io_;
+  loop_timers& timers_;
   const hook_settings& settings_;
   std::shared_ptr<http_exchange> in_flight_;
   // A backend that is down fails every retry, back to back while draining: one line every few

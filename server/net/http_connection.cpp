@@ -334,15 +334,14 @@ std::optional<address_limits::slot> http_connection::hold_address(const http_req
     case address_limits::refusal::none:
       return std::move(outcome.held);
     case address_limits::refusal::too_many_connections:
-      refusals.warn(std::chrono::steady_clock::now(),
-                    "{}: refused 503 over --max-connections-per-ip", client.to_string());
+      refusals.warn(ctx_.now(), "{}: refused 503 over --max-connections-per-ip",
+                    client.to_string());
       reply(error_response(http_status::service_unavailable, "overloaded",
                            "too many connections from this address (--max-connections-per-ip)",
                            req));
       break;
     case address_limits::refusal::too_fast: {
-      refusals.warn(std::chrono::steady_clock::now(), "{}: refused 429 over --connect-rate-per-ip",
-                    client.to_string());
+      refusals.warn(ctx_.now(), "{}: refused 429 over --connect-rate-per-ip", client.to_string());
       auto res =
           error_response(http_status::too_many_requests, "too_many",
                          "connecting too often from this address (--connect-rate-per-ip)", req);

@@ -22,7 +22,7 @@ namespace {
 // Ids continue across restarts: a run starts from the Unix time in microseconds, so an id from
 // an earlier run is always below this run's floor and a resume from it reports a gap.
 std::uint64_t first_floor_id(const loop_clock& clock) {
-  return static_cast<std::uint64_t>(clock.unix_ms()) * 1000;
+  return static_cast<std::uint64_t>(clock.unix_us());
 }
 
 // Turns a done(total) into the done(count per loop) that for_each_loop calls.
@@ -309,8 +309,8 @@ void server::start_redis() {
     event_loop& home = loop_for(name->user, name->sid);
     asio::post(home.io(), [&home, key] { home.sessions().evict(key, home.now()); });
   };
-  bus_ = std::make_unique<redis_bus>(bus_loop().io(), *cfg_.redis, cfg_.history, cfg_.session_ttl,
-                                     std::move(hooks));
+  bus_ = std::make_unique<redis_bus>(bus_loop().io(), clock_, *cfg_.redis, cfg_.history,
+                                     cfg_.session_ttl, std::move(hooks));
   for (auto& loop : loops_) {
     loop->sessions().on_detached([this](const session& s) {
       asio::post(bus_loop().io(), [this, key = s.key()] { bus_->release_session(key); });

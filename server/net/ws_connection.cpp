@@ -81,8 +81,7 @@ bool ws_connection::within_rate() {
   const double rate = ctx.settings().client_message_rate;
   if (rate == 0 || rate_.take(ctx.now(), {rate, 2 * rate})) return true;
   ++ctx.stats().message_rate;
-  closed.warn(std::chrono::steady_clock::now(),
-              "WebSocket client closed 1008: over --client-message-rate {}", rate);
+  closed.warn(ctx.now(), "WebSocket client closed 1008: over --client-message-rate {}", rate);
   reader_done_ = true;
   finish(ws::close_frame(ws::policy_error, "message rate"));
   return false;
