@@ -482,6 +482,27 @@ TEST(Admission, TheHandOffCarriesTheAdmission) {
   EXPECT_EQ(read_response(c, buffer).body(), m->poll_body);
 }
 
+// A client token's `exp` is read on the loop's wall clock, simulated here with the steady one: a
+// held poll whose token expires 2 s from the simulated now is answered close/expired at that
+// time (at most a tick later), not before and not at its 3 s poll timeout.
+TEST(Admission, ATokensExpiryRunsOnTheLoopsSimulatedWallClock) {
+  test::test_loop loop(short_timeouts());
+  loop.set_tokens(std::make_shared<const token_verifier>(
+      std::move(*token_verifier::with_secret("right", false).value)));
+  const auto exp = loop.run([&] { return loop.timers().unix_ms(); }) / 1000 + 2;
+  auto c = loop.connect();
+  send(c, get("/poll?token=" + mint_hs256("right", "alice", exp)));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  loop.advance(2s - 10ms);
+  EXPECT_EQ(loop.run([&] { return loop.stats().expired; }), 0u);
+  loop.advance(20ms);
+  beast::flat_buffer buffer;
+  const auto res = read_response(c, buffer);
+  EXPECT_NE(res.body().find(R"("reason":"expired")"), std::string::npos) << res.body();
+  EXPECT_EQ(loop.run([&] { return loop.stats().expired; }), 1u);
+  EXPECT_EQ(loop.run([&] { return loop.stats().poll_timeout; }), 0u);
+}
+
 TEST(Admission, RefusedOnTheReadingLoop) {
   test::test_loop loop(short_timeouts());
   auto c = loop.connect();
