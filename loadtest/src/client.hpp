@@ -56,6 +56,9 @@ class client {
   void stop();   // end of run: drop and never come back
 
   bool connected() const { return connected_; }
+  // Adds what the connection open now has received on the wire (ws only) to `into`: the final
+  // count is taken before the clients stop.
+  virtual void add_wire(client_result& into) const { (void)into; }
   const client_state& state() const { return state_; }
   const client_identity& identity() const { return id_; }
 

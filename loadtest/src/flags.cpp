@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 
 #include "duration.hpp"
@@ -194,6 +196,11 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
        "connect with TLS (wss://, https://); the certificate is not verified without --tls-ca")  //
       ("tls-ca", value("FILE"),
        "PEM file to verify the server certificate with (implies --tls)")  //
+      ("ws-deflate",
+       "ws clients offer permessage-deflate (RFC 7692, no context takeover either way)")  //
+      ("payload", value("FILE"),
+       "a JSON object whose members every published message carries after its \"t\" and "
+       "\"seq\" (realistic sizes and content)")  //
       ("expect-zero-loss",
        "exit 1 when a message was lost or duplicated, or nothing was measured (no client "
        "connected, no publish acknowledged, a publish refused)");
@@ -290,8 +297,38 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
     o.tls = true;
     o.tls_ca = *v;
   }
+  o.ws_deflate = vm.count("ws-deflate") > 0;
+  if (auto v = text("payload")) {
+    std::ifstream in(*v);
+    if (!in)
+      throw flag_error(fmt::format("--payload: cannot read '{}': {}", *v, std::strerror(errno)));
+    std::ostringstream body;
+    body << in.rdbuf();
+    try {
+      o.payload_members = payload_members(body.str());
+    } catch (const flag_error& e) {
+      throw flag_error(fmt::format("--payload {}: {}", *v, e.what()));
+    }
+  }
   o.expect_zero_loss = vm.count("expect-zero-loss") > 0;
   return o;
+}
+
+std::string payload_members(std::string_view text) {
+  boost::system::error_code ec;
+  const auto v = boost::json::parse(text, ec);
+  if (ec || !v.is_object()) throw flag_error("not a JSON object");
+  if (v.as_object().contains("t") || v.as_object().contains("seq"))
+    throw flag_error("\"t\" and \"seq\" are the tool's own members");
+  // Kept as written (the bytes the benchmark means to send), without the outer braces.
+  const auto open = text.find('{');
+  const auto close = text.rfind('}');
+  std::string_view inner = text.substr(open + 1, close - open - 1);
+  while (!inner.empty() && std::isspace(static_cast<unsigned char>(inner.front())))
+    inner.remove_prefix(1);
+  while (!inner.empty() && std::isspace(static_cast<unsigned char>(inner.back())))
+    inner.remove_suffix(1);
+  return std::string(inner);
 }
 
 }  // namespace ringcast::load

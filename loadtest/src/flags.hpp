@@ -55,7 +55,10 @@ struct options {
   std::string channel = "broadcast";  // nchan: the one channel every client subscribes to
   std::vector<int> server_pids;       // sampled and summed (nginx: master and workers)
   bool tls = false;                   // every connection: wss://, https://
-  std::string tls_ca;                 // PEM to verify the server against; empty: not verified
+  bool ws_deflate = false;            // ws clients offer permessage-deflate (RFC 7692)
+  // --payload: members (`"k":v,...`, no braces) every publish carries after "t" and "seq".
+  std::string payload_members;
+  std::string tls_ca;  // PEM to verify the server against; empty: not verified
   bool expect_zero_loss = false;
 };
 
@@ -74,6 +77,10 @@ target parse_target(std::string_view text);
 std::vector<target> parse_targets(std::string_view text);
 // A duration flag in the server's syntax ("25", "500ms", "90s", "2m"); the error names the flag.
 std::chrono::milliseconds duration_flag(std::string_view text, std::string_view flag);
+
+// The members of the JSON object in `text` as written (no braces), for --payload; throws
+// flag_error when it is not a JSON object.
+std::string payload_members(std::string_view text);
 
 // From start to the final count: publishing stops at --duration, the last publish's deliveries
 // take up to --spread more, then --settle for late ones.

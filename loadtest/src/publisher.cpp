@@ -55,7 +55,9 @@ void publisher::send() {
   busy_ = true;
   const auto& t = opts_.targets.front();
   const bool nchan = opts_.kind == server_kind::nchan;
-  const auto stamp = fmt::format(R"({{"t":{},"seq":{}}})", realtime_us(), seq_);
+  const auto& extra = opts_.payload_members;
+  const auto stamp = fmt::format(R"({{"t":{},"seq":{}{}{}}})", realtime_us(), seq_,
+                                 extra.empty() ? "" : ",", extra);
   req_ = {http::verb::post, nchan ? "/pub/" + opts_.channel : "/admin/publish", 11};
   req_.set(http::field::host, t.text());
   if (!nchan) req_.set(http::field::authorization, "Bearer " + opts_.admin_token);

@@ -90,6 +90,7 @@ json::object make_report(const options& opts, const client_result& r, const run_
                    {"duration_s", opts.duration.count() / 1000.0},
                    {"procs", opts.procs},
                    {"targets", targets},
+                   {"ws_deflate", opts.ws_deflate},
                    {"tls", !opts.tls             ? "off"
                            : opts.tls_ca.empty() ? "unverified"
                                                  : "verified"}};
@@ -100,6 +101,14 @@ json::object make_report(const options& opts, const client_result& r, const run_
   out["broadcast_reach_ms"] = {
       {"messages", fanout.count()}, {"p50", ms(fanout.percentile(50))}, {"max", ms(fanout.max())}};
   out["arrivals"] = arrivals(r.arrivals, opts.spread);
+  // Egress as the clients' kernels saw it, per message read (docs/loadtest.md).
+  out["ws_wire"] = {
+      {"bytes", r.ws_socket_bytes},
+      {"messages", r.ws_socket_messages},
+      {"bytes_per_delivery", r.ws_socket_messages == 0
+                                 ? json::value(nullptr)
+                                 : json::value(static_cast<double>(r.ws_socket_bytes) /
+                                               static_cast<double>(r.ws_socket_messages))}};
   out["messages"] = {{"published", f.published}, {"publish_attempts", f.publish_attempts},
                      {"expected", r.expected},   {"received", r.received},
                      {"lost", r.lost},           {"duplicates", r.duplicates},
@@ -215,6 +224,11 @@ std::string human_summary(const json::object& rep) {
                    msgs.at("published").as_uint64(), msgs.at("expected").as_uint64(),
                    msgs.at("received").as_uint64(), msgs.at("lost").as_uint64(),
                    msgs.at("duplicates").as_uint64());
+  const auto& wire = rep.at("ws_wire").as_object();
+  s += fmt::format("  ws wire     {} bytes received for {} messages: {} per delivery{}\n",
+                   wire.at("bytes").as_uint64(), wire.at("messages").as_uint64(),
+                   plain_json(wire.at("bytes_per_delivery")),
+                   num("config", "ws_deflate").as_bool() ? " (permessage-deflate offered)" : "");
   s += fmt::format("  connections peak {}  reconnects {}  churned {}  sessions reused {}\n",
                    conns.at("peak_connected").as_uint64(), conns.at("reconnects").as_uint64(),
                    conns.at("churned").as_uint64(), json::serialize(conns.at("sessions_reused")));

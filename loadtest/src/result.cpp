@@ -33,12 +33,20 @@ std::map<std::string, std::uint64_t> counts_from_json(const json::value& v) {
 // The plain counters, listed once so that merge, to_json and from_json cannot drift apart.
 using counter = std::uint64_t client_result::*;
 constexpr std::pair<const char*, counter> counters[] = {
-    {"clients", &client_result::clients},       {"expected", &client_result::expected},
-    {"received", &client_result::received},     {"lost", &client_result::lost},
-    {"duplicates", &client_result::duplicates}, {"foreign", &client_result::foreign},
-    {"connects", &client_result::connects},     {"reconnects", &client_result::reconnects},
-    {"churned", &client_result::churned},       {"polls", &client_result::polls},
-    {"resumed", &client_result::resumed},       {"gaps", &client_result::gaps},
+    {"clients", &client_result::clients},
+    {"expected", &client_result::expected},
+    {"received", &client_result::received},
+    {"lost", &client_result::lost},
+    {"duplicates", &client_result::duplicates},
+    {"foreign", &client_result::foreign},
+    {"connects", &client_result::connects},
+    {"reconnects", &client_result::reconnects},
+    {"churned", &client_result::churned},
+    {"polls", &client_result::polls},
+    {"resumed", &client_result::resumed},
+    {"gaps", &client_result::gaps},
+    {"ws_socket_bytes", &client_result::ws_socket_bytes},
+    {"ws_socket_messages", &client_result::ws_socket_messages},
 };
 
 }  // namespace

@@ -35,6 +35,10 @@ struct client_result {
   std::uint64_t polls = 0;       // long-poll requests answered
   std::uint64_t resumed = 0;     // hellos with "resumed":true
   std::uint64_t gaps = 0;        // hellos or poll replies with "gap":true
+  // ws connections, from the hello (nchan: the handshake) to their end: the bytes their sockets
+  // received (the kernel's count, framing and compression included) and the messages read.
+  std::uint64_t ws_socket_bytes = 0;
+  std::uint64_t ws_socket_messages = 0;
   std::map<std::string, std::uint64_t> server_reconnects;  // "reconnect" by reason
   std::map<std::string, std::uint64_t> server_closes;      // "close" by reason
   std::map<std::string, std::uint64_t> errors;             // by kind

@@ -103,6 +103,7 @@ client_result worker::finish(std::span<const std::uint64_t> published) {
     r.received += n.received;
     r.lost += n.lost;
     r.duplicates += c->state().ids().duplicates();
+    c->add_wire(r);
   }
   return r;
 }

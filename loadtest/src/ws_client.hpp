@@ -11,6 +11,7 @@ namespace ringcast::load {
 class ws_client final : public client {
  public:
   using client::client;
+  void add_wire(client_result& into) const override;
 
  private:
   struct connection;

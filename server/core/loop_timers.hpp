@@ -85,6 +85,7 @@ class loop_timers {
 
   time_point now() const { return clock_.now(); }
   std::int64_t unix_ms() const { return clock_.unix_ms(); }
+  const loop_clock& clock() const { return clock_; }
 
   // Arms (or moves) a node; a node armed already is moved, nothing is allocated.
   void arm(timed& t, time_point deadline);

@@ -43,6 +43,25 @@ std::size_t presence_counts::user_sessions(std::string_view user) const {
   return it == users_.end() ? 0 : it->second;
 }
 
+presence_figures presence_counts::figures(const presence_query& q) const {
+  presence_figures f;
+  switch (q.what) {
+    case presence_query::kind::channel: {
+      const auto c = channel(q.name);
+      f.users = c.users;
+      f.sessions = c.sessions;
+      break;
+    }
+    case presence_query::kind::user:
+      f.sessions = user_sessions(q.name);
+      break;
+    case presence_query::kind::top:
+      f.top = top_channels(q.top);
+      break;
+  }
+  return f;
+}
+
 std::vector<std::pair<std::string, channel_presence>> presence_counts::top_channels(
     std::size_t n) const {
   std::vector<std::pair<std::string, channel_presence>> all;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "presence_query.hpp"
 #include "session_events.hpp"
 
 namespace ringcast {
@@ -36,6 +37,8 @@ class presence_counts final : public session_events {
   // The `n` channels with most online sessions, most first (ties by name): the admin page's list.
   // This one walks the channels (not the sessions); it is asked every few seconds at most.
   std::vector<std::pair<std::string, channel_presence>> top_channels(std::size_t n) const;
+  // What GET /admin/presence answers for this node alone.
+  presence_figures figures(const presence_query& q) const;
 
   // Every count, for writing them elsewhere at once (Redis after an outage), and the number of
   // changes they include. changes_seen() is the number of the calling thread's latest change:

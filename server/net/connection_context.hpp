@@ -2,7 +2,7 @@
 // loop's io_context, sessions, timer service (its clocks) and counters, the settings it reads, the
 // drain flag, the current TLS and token settings, the session's home loop, the Redis claim and the
 // routes. Connections never see the server; tests give them a context on a simulated clock
-// (tests/server/test_context.hpp).
+// (tests/server/test_loop.hpp).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -26,29 +26,13 @@ class route_table;
 class tls_context;
 class token_verifier;
 
-// The slice of the settings that connections read.
-struct connection_settings {
-  std::chrono::milliseconds handshake_timeout{10'000};  // accept to the first whole request
-  std::chrono::milliseconds keepalive_timeout{10'000};  // idle between requests; 0: no keep-alive
-  std::chrono::milliseconds drain{5'000};               // --drain: a request read then gets 503
-  // A reply or queued data not written this long after its write began closes the connection.
-  std::chrono::milliseconds write_timeout{30'000};
-  std::size_t max_body = 64 * 1024;
-  std::size_t max_queue = 1024;
-  std::chrono::milliseconds max_spread{600'000};  // of a paced publish
-  std::string web_root;                           // empty: the embedded pages
-  std::string admin_token;                        // Bearer token of /admin/*
+// The settings as connections read them: every flag's setting as the flag table puts it in
+// `config` (a new flag needs no line here), plus the few worked out from several of them.
+struct connection_settings : config {
   std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
-  bool connect_hook_fallback_allow = false;     // admit when the connect hook does not answer
   std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer
-  std::chrono::seconds hsts{0};   // Strict-Transport-Security max-age; 0: not sent (or no TLS)
-  origin_policy allowed_origins;  // --allowed-origins: who may open /ws /sse /poll
-  host_policy allowed_hosts;      // --allowed-hosts: names answered (empty: any)
-  std::vector<address_range> trusted_proxies;  // --trusted-proxy: whose X-Forwarded-For counts
-  std::uint32_t client_message_rate = 50;      // WebSocket frames a second; 0: no limit
-  // --compression: permessage-deflate for clients that offer it; --compress-min-bytes.
-  bool compression = true;
-  std::size_t compress_min_bytes = 100;
+  // Strict-Transport-Security max-age; 0: not sent (or no TLS).
+  std::chrono::seconds hsts_max_age{0};
 
   static connection_settings from(const config& cfg);
 };

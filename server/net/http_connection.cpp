@@ -122,7 +122,8 @@ void http_connection::refuse_plaintext() {
       error_response(http_status::bad_request, "bad_request",
                      "this port speaks TLS: use https:// or wss://", plain));
   http::async_write(stream_.socket(), *res,
-                    [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                    [self = shared_from_this(), res](beast::error_code ec, std::size_t n) {
+                      self->ctx_.stats().bytes_written += n;
                       if (ec || self->closing_) return self->close();
                       beast::error_code ignored;
                       self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -183,7 +184,7 @@ void http_connection::on_header(beast::error_code ec) {
   // A connect has nothing to say in a body: refused before a byte of it is buffered (a wrong
   // method as such, as admit() would).
   const auto route = ctx_.routes().find(path_of(header.target()));
-  if (route.found && route.found->client && has_body(header)) {
+  if (route.found && route.found->client() && has_body(header)) {
     if (header.method() != http::verb::get)
       return refuse_request(http_status::method_not_allowed, "method_not_allowed", "use GET",
                             "GET");
@@ -288,7 +289,7 @@ void http_connection::handle(http_request req) {
                          "this server does not answer to that Host (--allowed-hosts)", req));
     return;
   }
-  if (route.found && route.found->client) return connect(std::move(req), *route.found->client);
+  if (route.found && route.found->client()) return connect(std::move(req), *route.found->client());
   ctx_.routes().answer(
       route, {req, route.rest, ctx_,
               [self = shared_from_this()](http_response res) { self->reply(std::move(res)); }});
@@ -381,14 +382,15 @@ void http_connection::refuse_request(http_status status, std::string_view code,
 void http_connection::reply(http_response res) {
   if (ctx_.draining()) res.keep_alive(false);
   announce_keep_alive(res, ctx_.settings().keepalive_timeout);
-  announce_hsts(res, ctx_.settings().hsts);
+  announce_hsts(res, ctx_.settings().hsts_max_age);
   auto shared = std::make_shared<http_response>(std::move(res));
   // A client that does not read its reply is closed at the write deadline (the timer closes the
   // stream, which ends the write with an error).
   waiting_ = waiting::reply_written;
   arm_at(ctx_.now() + ctx_.settings().write_timeout);
   http::async_write(stream_, *shared,
-                    [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
+                    [self = shared_from_this(), shared](beast::error_code ec, std::size_t n) {
+                      self->ctx_.stats().bytes_written += n;
                       if (ec || self->closing_) return self->close();
                       if (self->refused_) return self->close_after_reply();
                       if (!shared->keep_alive()) return self->close();

@@ -1,8 +1,8 @@
 // One TCP connection speaking HTTP/1.1, over TLS with --tls-cert: reads requests (the TLS
 // handshake and the first request within --handshake-timeout, later ones within
-// --keepalive-timeout, each reply within --write-timeout), routes them, answers the admin API and
-// the pages, and gives admitted client connects to their transport (client_start). Nothing here
-// holds a client.
+// --keepalive-timeout, each reply within --write-timeout), looks each up once in the route table
+// (route_table.hpp), which answers the admin API and the pages, and gives admitted client
+// connects to their transport (client_start). Nothing here holds a client.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <vector>
 
 #include "event_loop.hpp"
@@ -44,6 +45,13 @@ void for_each_loop(const std::vector<std::unique_ptr<event_loop>>& loops,
       }
     });
   }
+}
+
+// Turns a done(total) into the done(count per loop) that for_each_loop calls.
+inline std::function<void(std::vector<std::size_t>)> summed(std::function<void(std::size_t)> done) {
+  return [done = std::move(done)](std::vector<std::size_t> counts) {
+    done(std::accumulate(counts.begin(), counts.end(), std::size_t{0}));
+  };
 }
 
 }  // namespace ringcast

@@ -13,16 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "backplane.hpp"
+
 namespace ringcast {
 
 class node_promotions {
  public:
-  enum class promotion_outcome { ok, not_found, too_many, unavailable };
-  struct scheduled_promotion {
-    std::string id;
-    std::int64_t at_ms;
-    std::string request_json;  // the request as posted
-  };
+  using promotion_outcome = ringcast::promotion_outcome;      // core/backplane.hpp
+  using scheduled_promotion = ringcast::scheduled_promotion;  // core/backplane.hpp
   // Waits `request_json` (a valid publish request) until `at_ms`; done(ok, id), or too_many when
   // --max-scheduled promotions already wait.
   virtual void schedule_publish(std::string request_json, std::int64_t at_ms,

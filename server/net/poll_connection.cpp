@@ -88,17 +88,7 @@ void poll_connection::deliver(const message_ptr& m) {
   if (m->spread.count() == 0 || m->id >= since_) {
     session* s = std::exchange(held_, nullptr);
     ctx_.sessions().detach(*s, *this, ctx_.now());
-    // A client that accepts gzip gets the message's prebuilt gzip reply, when it is shorter.
-    if (gzip_ && m->json.size() >= ctx_.settings().compress_min_bytes) {
-      loop_stats& stats = ctx_.stats();
-      if (const std::string& body = poll_gzip_body(*m, stats); !body.empty()) {
-        ++stats.compressed_sent;
-        stats.compression_saved += m->poll_body.size() - body.size();
-        reply(body, m, true);
-        return;
-      }
-    }
-    reply(m->poll_body, m);
+    reply_one(m);
     return;
   }
   deliver_many(std::span(&m, 1));
@@ -134,14 +124,15 @@ http_response poll_connection::begin_reply() {
   http_response head = json_response(http_status::ok, {}, request_);
   if (ctx_.draining()) head.keep_alive(false);
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
-  announce_hsts(head, ctx_.settings().hsts);
+  announce_hsts(head, ctx_.settings().hsts_max_age);
   keep_alive_while_held_.reset();
   arm_at(ctx_.now() + ctx_.settings().write_timeout);
   return head;
 }
 
-void poll_connection::after_reply(beast::error_code ec, bool keep_alive) {
+void poll_connection::after_reply(beast::error_code ec, std::size_t written, bool keep_alive) {
   disarm();
+  ctx_.stats().bytes_written += written;
   if (ec || !keep_alive) {
     parts_.stream.close();
     return;
@@ -164,14 +155,34 @@ void poll_connection::reply(std::string_view body, std::shared_ptr<const void> k
   res->prepare_payload();
   http::async_write(
       parts_.stream, *res,
-      [self = shared_from_this(), res, keep = std::move(keep)](beast::error_code ec, std::size_t) {
-        self->after_reply(ec, res->keep_alive());
-      });
+      [self = shared_from_this(), res, keep = std::move(keep)](
+          beast::error_code ec, std::size_t n) { self->after_reply(ec, n, res->keep_alive()); });
+}
+
+// A client that accepts gzip gets the message's prebuilt gzip reply, when it is shorter.
+void poll_connection::reply_one(const message_ptr& m) {
+  if (gzip_ && m->json.size() >= ctx_.settings().compress_min_bytes) {
+    loop_stats& stats = ctx_.stats();
+    if (const std::string& body = poll_gzip_body(*m, stats); !body.empty()) {
+      ++stats.compressed_sent;
+      stats.compression_saved += m->poll_body.size() - body.size();
+      reply(body, m, true);
+      return;
+    }
+  }
+  reply(m->poll_body, m);
 }
 
 void poll_connection::reply_messages(std::vector<message_ptr> messages, std::uint64_t last_id,
                                      bool gap, bool more) {
   if (replied_) return;
+  const std::string tail = messages_tail(last_id, gap, more);
+  // One message, and the reply a held poll would get: its prebuilt bytes (and gzip body).
+  if (messages.size() == 1 && messages[0]->poll_body.ends_with(tail)) {
+    reply_one(messages[0]);
+    return;
+  }
+  if (gzip_ && reply_gzipped(messages, tail)) return;
   struct gathered {
     std::vector<message_ptr> messages;  // hold the bytes the buffers point into
     std::string head, tail;
@@ -179,7 +190,7 @@ void poll_connection::reply_messages(std::vector<message_ptr> messages, std::uin
   };
   auto g = std::make_shared<gathered>();
   g->messages = std::move(messages);
-  g->tail = messages_tail(last_id, gap, more);
+  g->tail = tail;
   std::size_t length = messages_head.size() + g->tail.size();
   for (std::size_t i = 0; i < g->messages.size(); ++i)
     length += g->messages[i]->json.size() + (i ? messages_separator.size() : 0);
@@ -201,9 +212,35 @@ void poll_connection::reply_messages(std::vector<message_ptr> messages, std::uin
   g->buffers.push_back(boost::asio::buffer(g->tail));
   boost::asio::async_write(
       parts_.stream, g->buffers,
-      [self = shared_from_this(), g, keep_alive](beast::error_code ec, std::size_t) {
-        self->after_reply(ec, keep_alive);
+      [self = shared_from_this(), g, keep_alive](beast::error_code ec, std::size_t n) {
+        self->after_reply(ec, n, keep_alive);
       });
+}
+
+// Several messages are compressed for this reply alone (they are rarely the same set twice), when
+// the plain reply is at least --compress-min-bytes and the gzip body is shorter.
+bool poll_connection::reply_gzipped(const std::vector<message_ptr>& messages,
+                                    std::string_view tail) {
+  std::size_t length = messages_head.size() + tail.size();
+  for (const auto& m : messages)
+    length += m->json.size() + messages_separator.size();
+  if (length < ctx_.settings().compress_min_bytes) return false;
+  std::string plain;
+  plain.reserve(length);
+  plain += messages_head;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (i) plain += messages_separator;
+    plain += messages[i]->json;
+  }
+  plain += tail;
+  auto body = std::make_shared<const std::string>(gzip::whole(plain));
+  loop_stats& stats = ctx_.stats();
+  ++stats.messages_compressed;
+  if (body->size() >= plain.size()) return false;
+  stats.compressed_sent += messages.size();
+  stats.compression_saved += plain.size() - body->size();
+  reply(*body, body, true);
+  return true;
 }
 
 }  // namespace ringcast

@@ -39,12 +39,18 @@ class poll_connection final : public subscriber,
   // message, or a string of this reply's own).
   // `gzip`: the body is gzip (Content-Encoding says so).
   void reply(std::string_view body, std::shared_ptr<const void> keep, bool gzip = false);
+  // The one-message reply: the message's prebuilt `poll_body`, or its gzip form.
+  void reply_one(const message_ptr& m);
   // A `messages` reply gathered from the messages' shared bytes: nothing of them is copied.
   void reply_messages(std::vector<message_ptr> messages, std::uint64_t last_id, bool gap,
                       bool more);
+  // With gzip accepted: the reply of several messages gzipped, when that pays; false when it
+  // was not written (too short, or not shorter compressed).
+  bool reply_gzipped(const std::vector<message_ptr>& messages, std::string_view tail);
   // The head of a reply: status, keep-alive, and the connection's deadline for writing it.
   http_response begin_reply();
-  void after_reply(boost::system::error_code ec, bool keep_alive);
+  // `written`: the bytes of the reply written (all of them, unless `ec`).
+  void after_reply(boost::system::error_code ec, std::size_t written, bool keep_alive);
 
   connection_context& ctx_;
   connection_parts parts_;
@@ -55,7 +61,7 @@ class poll_connection final : public subscriber,
   std::shared_ptr<poll_connection> keep_alive_while_held_;  // nothing else owns a held poll
   bool watching_ = false;                                   // a hang-up watch is pending
   bool replied_ = false;
-  bool gzip_ = false;  // Accept-Encoding admits gzip: a one-message reply may go gzipped
+  bool gzip_ = false;  // Accept-Encoding admits gzip: a reply may go gzipped
 };
 
 }  // namespace ringcast

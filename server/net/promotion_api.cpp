@@ -4,7 +4,6 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <boost/beast/http/field.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

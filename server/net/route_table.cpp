@@ -61,7 +61,7 @@ route_table::route& route_table::add(std::string path) {
 
 route_table::route& route_table::add_client(std::string path, transport t) {
   auto& r = add(std::move(path));
-  r.client = t;
+  r.client_ = t;
   return r;
 }
 
@@ -79,7 +79,8 @@ route_table::match route_table::find(std::string_view path) const {
       return {&r, path.substr(p.size()), path.starts_with(admin_area)};
   }
   if (path.starts_with(admin_area)) return {nullptr, {}, true};
-  return {&otherwise_, {}, false};
+  // A table without pages (a test's) has nothing there: 404, not a 405 that allows nothing.
+  return {otherwise_.methods_.empty() ? nullptr : &otherwise_, {}, false};
 }
 
 void route_table::answer(const match& m, const route_call& call) const {

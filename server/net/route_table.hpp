@@ -50,7 +50,7 @@ class route_table {
 
     // /ws, /sse, /poll: admitted (admission.hpp, which checks the method) and given to the
     // transport; no handler.
-    std::optional<transport> client;
+    std::optional<transport> client() const { return client_; }
     bool answers_any_host() const { return any_host_; }
 
    private:
@@ -59,6 +59,7 @@ class route_table {
     std::vector<std::pair<boost::beast::http::verb, handler>> methods_;
     std::string allow_;  // the methods, "GET, DELETE", for a 405's Allow
     std::string wrong_method_;
+    std::optional<transport> client_;
     bool any_host_ = false;
   };
 
@@ -70,7 +71,7 @@ class route_table {
   route& otherwise();
 
   struct match {
-    const route* found = nullptr;  // null: no such path (under /admin/)
+    const route* found = nullptr;  // null: no such path
     std::string_view rest;
     bool admin = false;  // under /admin/: the admin token first
   };

@@ -4,13 +4,10 @@
 #include <boost/asio/signal_set.hpp>
 
 #include <algorithm>
-#include <numeric>
 
 #include "listener.hpp"
 #include "log.hpp"
 #include "loop_gather.hpp"
-#include "redis_bus.hpp"
-#include "redis_presence.hpp"
 #include "tls_context.hpp"
 
 namespace ringcast {
@@ -23,13 +20,6 @@ namespace {
 // an earlier run is always below this run's floor and a resume from it reports a gap.
 std::uint64_t first_floor_id(const loop_clock& clock) {
   return static_cast<std::uint64_t>(clock.unix_us());
-}
-
-// Turns a done(total) into the done(count per loop) that for_each_loop calls.
-std::function<void(std::vector<std::size_t>)> summed(std::function<void(std::size_t)> done) {
-  return [done = std::move(done)](std::vector<std::size_t> counts) {
-    done(std::accumulate(counts.begin(), counts.end(), std::size_t{0}));
-  };
 }
 
 }  // namespace
@@ -46,26 +36,21 @@ server::server(config cfg, node_credentials credentials)
     loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, clock_, epoch, last_id_));
     loops_.back()->sessions().share_budget(sessions_);
   }
-  promotions_ = std::make_unique<promotions>(
-      *loops_[0], cfg_.max_scheduled, [this](const publish_request& req) {
-        publish(req, loops_[0]->io().get_executor(), [](std::optional<publish_receipt> r) {
-          if (r && r->too_many)
-            log_warn("scheduled sticky publish not sent: --max-sticky messages are in force");
-        });
-      });
+  backplane_ = make_backplane();
+  promotions_ = std::make_unique<promotions>(home(), *backplane_);
   start_presence();
   if (cfg_.hook_url) start_hooks();
   if (cfg_.connect_hook) start_connect_hook();
 }
 
 // Connections still pending in the loops hold connection slots (counted here) and the listener
-// and the Redis bus live on loop 0: take them down before the loops, the loops before the rest.
+// and the backplane live on loop 0: take them down before the loops, the loops before the rest.
 server::~server() {
   listener_.reset();
-  stop_redis_presence();
-  bus_.reset();
-  drain_timer_.reset();
+  stop_presence();
   promotions_.reset();
+  backplane_.reset();
+  drain_timer_.reset();
   loops_.clear();
 }
 
@@ -77,21 +62,6 @@ connection_context& server::home_loop(std::string_view user, std::string_view si
 // (--max-sessions-per-user) without asking the other loops.
 event_loop& server::loop_for(std::string_view user, std::string_view) {
   return *loops_[std::hash<std::string_view>{}(user) % loops_.size()];
-}
-
-bool server::healthy() const {
-  return !bus_ || bus_->up();
-}
-
-std::string server::redis_problem() const {
-  return bus_ ? bus_->problem() : std::string();
-}
-
-void server::deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
-                                std::function<void(std::size_t)> done) {
-  for_each_loop<std::size_t>(
-      loops_, [m](event_loop& loop) { return loop.sessions().publish(m, loop.now()); },
-      std::move(origin), summed(std::move(done)));
 }
 
 void server::publish(const publish_request& req, boost::asio::any_io_executor origin,
@@ -107,36 +77,15 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
       return;
     }
   }
-  if (bus_) {
-    asio::post(bus_loop().io(), [this, req, origin, done = std::move(done)]() mutable {
-      bus_->publish(
-          req, [origin, done = std::move(done)](std::optional<redis_bus::receipt> r) mutable {
-            asio::post(origin, [r, done = std::move(done)] {
-              done(r ? std::optional<publish_receipt>({r->id, r->recipients}) : std::nullopt);
-            });
-          });
-    });
-    return;
-  }
-  std::lock_guard lock(sequencer_);
-  const std::uint64_t id = ++last_id_;
-  ++published_;
-  const std::int64_t now_ms = clock_.unix_ms();
-  const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
-  if (req.sticky) sticky_quota_.add(id, expires_ms);
-  // Posted to every loop under the lock: each loop sees the messages in id order.
-  deliver_everywhere(make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms,
-                                  req.spread, req.sticky),
-                     std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
-                       done(publish_receipt{id, recipients});
-                     });
+  backplane_->publish(
+      req, std::move(origin), [done = std::move(done)](std::optional<backplane::published> p) {
+        done(p ? std::optional<publish_receipt>({p->id, p->recipients}) : std::nullopt);
+      });
 }
 
 void server::kick(std::string user, boost::asio::any_io_executor origin,
                   std::function<void(std::size_t)> done) {
-  if (bus_) {
-    asio::post(bus_loop().io(), [this, user] { bus_->announce_kick(user, [](bool) {}); });
-  }
+  backplane_->announce_kick(user);
   for_each_loop<std::size_t>(
       loops_,
       [user = std::move(user)](event_loop& loop) { return loop.sessions().kick(user, loop.now()); },
@@ -154,18 +103,19 @@ void server::snapshot(boost::asio::any_io_executor origin,
   }
   base.tick = cfg_.tick;
   base.address = listener_ ? listener_->address() : std::string{};
-  if (bus_) base.node_id = bus_->node_id();
+  const backplane::status shared = backplane_->state();
+  base.node_id = shared.node_id;
   base.scheduled = promotions_->waiting();
   base.open_connections = connections_.open();
   const auto addresses = addresses_.snapshot();
   base.refused_per_ip_connections = addresses.refused_connections;
   base.refused_per_ip_rate = addresses.refused_rate;
   base.client_addresses = addresses.addresses;
-  base.clustered = bus_ != nullptr;
+  base.clustered = shared.shared;
   base.hooks = cfg_.hook_url.has_value();
   base.connect_hook = cfg_.connect_hook.has_value();
-  base.redis_up = bus_ && bus_->up();
-  base.redis_reconnects = bus_ ? bus_->reconnects() : 0;
+  base.redis_up = shared.shared && shared.reachable;
+  base.redis_reconnects = shared.reconnects;
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started_);
   for_each_loop<loop_snapshot>(
       loops_,
@@ -215,7 +165,7 @@ int server::run() {
     });
   };
   await_hangup();
-  if (cfg_.redis) start_redis();
+  asio::post(home().io(), [this] { backplane_->start(); });
   std::vector<connection_context*> loops;
   for (auto& loop : loops_)
     loops.push_back(loop.get());
@@ -255,85 +205,9 @@ void server::reload_tls() {
   log_info("SIGHUP: certificate reloaded from {}", cfg_.tls_cert_file);
 }
 
-void server::start_redis() {
-  redis_bus::node_hooks hooks;
-  hooks.seed_history = [this](std::vector<message_ptr> retained) {
-    {
-      std::lock_guard lock(sequencer_);
-      for (const auto& m : retained)
-        if (m->sticky && !m->expired.load(std::memory_order_relaxed))
-          sticky_quota_.add(m->id, m->expires_ms);
-    }
-    for (auto& loop : loops_) {
-      asio::post(loop->io(), [l = loop.get(), retained] {
-        l->sessions().seed_history(retained, l->now(), l->timers().unix_ms());
-      });
-    }
-  };
-  hooks.seed_in_force = [this](std::vector<message_ptr> in_force) {
-    {
-      std::lock_guard lock(sequencer_);
-      for (const auto& m : in_force)
-        sticky_quota_.add(m->id, m->expires_ms);
-    }
-    for (auto& loop : loops_) {
-      asio::post(loop->io(), [l = loop.get(), in_force] {
-        l->sessions().seed_in_force(in_force, l->now(), l->timers().unix_ms());
-      });
-    }
-  };
-  // The bus calls this from its one thread in stream order, so every loop sees id order.
-  hooks.deliver = [this](message_ptr m, std::function<void(std::size_t)> done) {
-    {
-      std::lock_guard lock(sequencer_);
-      last_id_ = std::max(last_id_, m->id);
-      ++published_;
-      if (m->sticky) sticky_quota_.add(m->id, m->expires_ms);
-    }
-    deliver_everywhere(std::move(m), bus_loop().io().get_executor(), std::move(done));
-  };
-  hooks.kick = [this](std::string user) {
-    for (auto& loop : loops_) {
-      asio::post(loop->io(), [l = loop.get(), user] { l->sessions().kick(user, l->now()); });
-    }
-  };
-  // Posted behind the deliveries already posted to loop 0, so that it finds the message there.
-  hooks.take_down = [this](std::uint64_t id) {
-    asio::post(bus_loop().io(), [this, id] {
-      if (const message_ptr m = bus_loop().sessions().find_held(id)) take_down_everywhere(m);
-    });
-  };
-  hooks.evict = [this](std::string key) {
-    const auto name = split_session_key(key);
-    if (!name) return;
-    event_loop& home = loop_for(name->user, name->sid);
-    asio::post(home.io(), [&home, key] { home.sessions().evict(key, home.now()); });
-  };
-  bus_ = std::make_unique<redis_bus>(bus_loop().io(), clock_, *cfg_.redis, cfg_.history,
-                                     cfg_.session_ttl, std::move(hooks));
-  for (auto& loop : loops_) {
-    loop->sessions().on_detached([this](const session& s) {
-      asio::post(bus_loop().io(), [this, key = s.key()] { bus_->release_session(key); });
-    });
-  }
-  start_redis_presence();
-  // The schedule and reach become the cluster's before the bus starts (and before any client).
-  asio::post(bus_loop().io(), [this] { promotions_->join_cluster(*bus_, cfg_.history); });
-  asio::post(bus_loop().io(), [this] { bus_->start(); });
-}
-
 void server::claim_session(const std::string& user, const std::string& sid,
                            connection_context& origin, std::function<void(bool)> done) {
-  if (!bus_) {
-    done(false);
-    return;
-  }
-  asio::post(bus_loop().io(),
-             [this, key = session_key(user, sid), &origin, done = std::move(done)]() mutable {
-               bus_->claim_session(key, [&origin, done = std::move(done)](bool known) mutable {
-                 asio::post(origin.io(), [known, done = std::move(done)] { done(known); });
-               });
-             });
+  backplane_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));
 }
 
 void server::apply_live(const config& settings) {

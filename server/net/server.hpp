@@ -1,5 +1,6 @@
-// The node: its event loops, the listener, the id sequencer, connection accounting, the Redis
-// bus with --redis, and the operations that span every loop (publish, kick, stats, drain).
+// The node: its event loops, the listener, connection accounting, its backplane
+// (core/backplane.hpp: alone, or shared through Redis with --redis), and the operations that span
+// every loop (publish, kick, stats, drain).
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "backplane.hpp"
 #include "config.hpp"
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
@@ -27,15 +29,14 @@
 namespace ringcast {
 
 class listener;
-class redis_bus;
-class redis_presence;
 
 class server final : public shared_by_loops,
                      public node_health,
                      public node_snapshots,
                      public node_messages,
                      public node_promotions,
-                     public node_presence {
+                     public node_presence,
+                     private backplane_node {
  public:
   server(config cfg, node_credentials credentials);
   ~server();
@@ -46,7 +47,7 @@ class server final : public shared_by_loops,
   // (config_reload.hpp's live_settings). Any thread.
   void apply_live(const config& settings);
 
-  // node
+  // shared_by_loops
   const route_table& routes() const override { return routes_; }
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
   std::shared_ptr<const tls_context> tls() const override;
@@ -89,15 +90,12 @@ class server final : public shared_by_loops,
                  std::function<void(promotion_outcome)> done) override;  // server_take_down.cpp
   void presence(const presence_query& q, boost::asio::any_io_executor origin,
                 std::function<void(std::optional<presence_figures>)> done) override;
-  bool healthy() const override;
-  std::string redis_problem() const override;
+  bool healthy() const override { return backplane_->state().reachable; }
+  std::string redis_problem() const override { return backplane_->state().problem; }
 
  private:
   event_loop& loop_for(std::string_view user, std::string_view sid);
-  void start_redis();
-  void deliver_everywhere(message_ptr m, boost::asio::any_io_executor origin,
-                          std::function<void(std::size_t)> done);
-  event_loop& bus_loop() { return *loops_[0]; }
+  event_loop& home() { return *loops_[0]; }  // where the backplane and promotions live
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void watch_drain_later(std::chrono::steady_clock::time_point deadline);
@@ -105,11 +103,20 @@ class server final : public shared_by_loops,
   void start_connect_hook();  // server_observers.cpp
   // server_observers.cpp
   void start_presence();
-  void start_redis_presence();
-  void stop_redis_presence();
+  void stop_presence();
   void reload_tls();
-  // server_take_down.cpp: on loop 0, once the message is known to be held and in force.
-  void take_down_everywhere(const message_ptr& m);
+
+  // server_backplane.cpp: the backplane for the settings, and what it asks of this node.
+  std::unique_ptr<backplane> make_backplane();
+  void seed_history(std::vector<message_ptr> retained) override;
+  void seed_in_force(std::vector<message_ptr> in_force) override;
+  void deliver(message_ptr m, boost::asio::any_io_executor where,
+               std::function<void(std::size_t)> done) override;
+  void close_user(std::string user) override;
+  void evict(std::string key) override;
+  void expire_message(std::uint64_t id) override;
+  void publish_scheduled(const std::string& request_json) override;
+  std::vector<message_ptr> retained() override;
 
   config cfg_;
   node_credentials credentials_;                 // tls is read under tls_mutex_: SIGHUP replaces it
@@ -123,17 +130,17 @@ class server final : public shared_by_loops,
   session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
+  std::unique_ptr<backplane> backplane_;    // on loop 0 (some calls from any loop)
   std::unique_ptr<promotions> promotions_;  // on loop 0
   route_table routes_ = node_routes({*this, *this, *this, *this, *this});
   std::unique_ptr<listener> listener_;
-  std::unique_ptr<redis_bus> bus_;                  // on loop 0, with --redis
-  std::unique_ptr<redis_presence> redis_presence_;  // with --redis
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;
   std::promise<void> drained_;
   mutable std::mutex tls_mutex_;
 
-  std::mutex sequencer_;  // ids are assigned and posted to every loop under it: order is id order
+  // What the node delivered, whoever numbered it (the backplane hands it over in id order).
+  std::mutex sequencer_;
   std::uint64_t last_id_;
   std::uint64_t published_ = 0;
   sticky_quota sticky_quota_{cfg_.max_sticky};  // under sequencer_

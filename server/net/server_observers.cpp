@@ -1,29 +1,24 @@
 // What watches the sessions of every loop for the server: presence (GET /admin/presence: this
-// node's counts, or with --redis every live node's summed in Redis) and the event hooks.
+// node's counts, answered by the backplane: with --redis every live node's summed in Redis), the
+// backplane itself, and the event hooks.
 #include <boost/asio/post.hpp>
 
 #include <random>
 
 #include "log.hpp"
-#include "redis_bus.hpp"
-#include "redis_presence.hpp"
 #include "server.hpp"
 
 namespace ringcast {
 
 namespace asio = boost::asio;
 
+// The backplane after presence_: a shared one copies presence_'s counts when it rewrites them.
 void server::start_presence() {
-  for (auto& loop : loops_)
+  for (auto& loop : loops_) {
     loop->sessions().observe(presence_);
-}
-
-void server::start_redis_presence() {
-  redis_presence_ =
-      std::make_unique<redis_presence>(bus_loop().io(), *bus_, presence_, cfg_.session_ttl);
-  for (auto& loop : loops_)
-    loop->sessions().observe(*redis_presence_);
-  asio::post(bus_loop().io(), [this] { redis_presence_->start(); });
+    loop->sessions().observe(*backplane_);
+    loop->sessions().on_detached([this](const session& s) { backplane_->release_session(s); });
+  }
 }
 
 void server::start_hooks() {
@@ -56,41 +51,22 @@ void server::start_connect_hook() {
            cfg_.connect_hook_concurrency, cfg_.hook_secret.empty() ? ", unsigned" : ", signed");
 }
 
-// Before the loops go: a connection they still hold may end and report to it.
-void server::stop_redis_presence() {
-  if (!redis_presence_) return;
-  for (auto& loop : loops_)
-    loop->sessions().unobserve(*redis_presence_);
-  redis_presence_.reset();
+// Before the backplane goes: a connection the loops still hold may end and report to it.
+void server::stop_presence() {
+  for (auto& loop : loops_) {
+    loop->sessions().unobserve(*backplane_);
+    loop->sessions().on_detached({});
+  }
 }
 
 void server::presence(const presence_query& q, boost::asio::any_io_executor origin,
                       std::function<void(std::optional<presence_figures>)> done) {
-  if (redis_presence_) {
-    asio::post(bus_loop().io(), [this, q, origin, done = std::move(done)]() mutable {
-      redis_presence_->query(
-          q, [origin, done = std::move(done)](std::optional<presence_figures> f) mutable {
-            asio::post(origin, [f = std::move(f), done = std::move(done)] { done(f); });
-          });
-    });
-    return;
-  }
-  presence_figures f;
-  switch (q.what) {
-    case presence_query::kind::channel: {
-      const auto c = presence_.channel(q.name);
-      f.users = c.users;
-      f.sessions = c.sessions;
-      break;
-    }
-    case presence_query::kind::user:
-      f.sessions = presence_.user_sessions(q.name);
-      break;
-    case presence_query::kind::top:
-      f.top = presence_.top_channels(q.top);
-      break;
-  }
-  done(std::move(f));
+  asio::post(home().io(), [this, q, origin, done = std::move(done)]() mutable {
+    backplane_->presence(
+        q, [origin, done = std::move(done)](std::optional<presence_figures> f) mutable {
+          asio::post(origin, [f = std::move(f), done = std::move(done)] { done(f); });
+        });
+  });
 }
 
 }  // namespace ringcast

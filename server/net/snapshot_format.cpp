@@ -223,13 +223,16 @@ std::string prometheus_text(const server_snapshot& s) {
          "Connects that found their session within its TTL.", t.sessions_reused);
   metric("ringcast_client_errors_total", "counter", "Malformed client messages.", t.client_errors);
   metric("ringcast_bytes_written_total", "counter",
-         "Bytes written to WebSocket and SSE clients (frames, as on the wire before TLS).",
+         "Bytes written to clients (WebSocket, SSE, long-poll and other HTTP replies), as on the "
+         "wire before TLS.",
          t.bytes_written);
   metric("ringcast_messages_compressed_total", "counter",
-         "Messages compressed, once per node for each form (WebSocket frame, SSE gzip piece).",
+         "Messages compressed, once per node for each form (WebSocket frame, SSE gzip piece, "
+         "long-poll reply).",
          t.messages_compressed);
   metric("ringcast_compressed_sent_total", "counter",
-         "Messages sent compressed (WebSocket permessage-deflate, SSE gzip).", t.compressed_sent);
+         "Messages sent compressed (WebSocket permessage-deflate, SSE and long-poll gzip).",
+         t.compressed_sent);
   metric("ringcast_compression_saved_bytes_total", "counter",
          "Bytes not written thanks to compression (plain frame minus compressed frame, per "
          "delivery).",

@@ -36,7 +36,7 @@ void sse_connection::start(connection_context& ctx, connection_parts parts,
   const auto accept = admitted.request.find(http::field::accept_encoding);
   c->gzip_ = ctx.settings().compression && accept != admitted.request.end() &&
              gzip::accepted(accept->value());
-  std::string head = response_head(admitted.request, ctx.settings().hsts, c->gzip_);
+  std::string head = response_head(admitted.request, ctx.settings().hsts_max_age, c->gzip_);
   if (c->gzip_) head += gzip::header();
   c->send_framed(std::move(head));
   c->attach(admitted.params, known_elsewhere);

@@ -413,6 +413,79 @@ describe('long-poll over gzip', () => {
     assert.equal(after.compression.messages_compressed - before.compression.messages_compressed, 1);
   });
 
+  // A poll answered at once: { status, headers, body } (the body as sent).
+  async function pollNow(params, headers = { 'Accept-Encoding': 'gzip' }) {
+    const r = await new Promise((resolve, reject) => {
+      const req = http.get({ host: srv.host, port: srv.port, path: `/poll${query(params)}`, agent: false, headers },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+      req.on('error', reject);
+    });
+    assert.equal(r.status, 200);
+    return r;
+  }
+
+  test('a reply of several retained messages is gzip when it pays, plain when not accepted', async () => {
+    const hello = await srv.poll({ user: uid('lm') });
+    const since = hello.json.last_id;
+    const sent = [];
+    for (let i = 0; i < 3; i++) {
+      const data = catalog(400);
+      sent.push({ id: (await srv.publish({ data })).id, data });
+    }
+    const before = await srv.stats();
+    const zipped = await pollNow({ user: uid('lmz'), since });
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    const reply = JSON.parse(zlib.gunzipSync(zipped.body).toString());
+    assert.deepEqual(reply.messages.map((m) => [m.id, m.data]), sent.map((m) => [m.id, m.data]));
+    assert.equal(reply.last_id, sent[2].id);
+    const plain = await pollNow({ user: uid('lmp'), since }, {});
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.deepEqual(JSON.parse(plain.body.toString()), reply, 'the same reply, plain');
+    assert.ok(zipped.body.length < plain.body.length / 2,
+      `gzip ${zipped.body.length} bytes against ${plain.body.length} plain`);
+    const after = await srv.stats();
+    assert.equal(after.compression.compressed_sent - before.compression.compressed_sent, 3);
+    assert.equal(after.compression.bytes_saved - before.compression.bytes_saved,
+      plain.body.length - zipped.body.length);
+  });
+
+  test('a one-message reply given at once is the same prebuilt gzip body as a held poll gets', async () => {
+    const hello = await srv.poll({ user: uid('l1') });
+    const since = hello.json.last_id;
+    const held = heldPoll({ user: uid('l1h'), since });
+    await srv.statsUntil((st) => st.connections.poll >= 1);
+    const before = await srv.stats();
+    const { id } = await srv.publish({ data: catalog(2000) });
+    const a = await held;
+    const b = await pollNow({ user: uid('l1n'), since });
+    assert.equal(b.headers['content-encoding'], 'gzip');
+    assert.equal(JSON.parse(zlib.gunzipSync(b.body).toString()).messages[0].id, id);
+    assert.ok(a.body.equals(b.body), 'the held poll and the poll answered at once get the same bytes');
+    const after = await srv.stats();
+    assert.equal(after.compression.messages_compressed - before.compression.messages_compressed, 1);
+  });
+
+  test('curl --compressed reads a reply of several messages', async () => {
+    requireCommand('curl');
+    const hello = await srv.poll({ user: uid('cm') });
+    const ids = [];
+    for (let i = 0; i < 2; i++) ids.push((await srv.publish({ data: catalog(400) })).id);
+    const out = await new Promise((resolve, reject) => {
+      const curl = spawn('curl', ['-s', '--compressed', '-D', '-', '--max-time', '5',
+        `http://${srv.host}:${srv.port}/poll${query({ user: uid('cmq'), since: hello.json.last_id })}`]);
+      let text = '';
+      curl.stdout.on('data', (d) => { text += d; });
+      curl.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`curl exited ${code}`))));
+    });
+    assert.match(out, /\r\nContent-Encoding: gzip\r\n/iu);
+    const reply = JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4));
+    assert.deepEqual(reply.messages.map((m) => m.id), ids);
+  });
+
   test('curl --compressed reads a held poll', async () => {
     requireCommand('curl');
     const hello = await srv.poll({ user: uid('cp') });
@@ -427,5 +500,54 @@ describe('long-poll over gzip', () => {
     assert.match(out, /\r\nContent-Encoding: gzip\r\n/iu);
     const reply = JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4));
     assert.equal(reply.messages[0].id, id);
+  });
+});
+
+// docs/operations.md, /metrics: bytes written count every reply, long-poll and plain HTTP too.
+describe('bytes written', () => {
+  let srv;
+  // A poll with nothing to return is held this long, then answered `reconnect`/`timeout`.
+  before(async () => { srv = await startServer(['--poll-timeout', '1']); });
+  after(async () => { await srv?.stop(); });
+
+  // Sends `request` on a raw socket and resolves to every byte the server wrote until it closed.
+  async function exchange(request) {
+    const socket = await rawConnect(srv);
+    const chunks = [];
+    socket.on('data', (c) => chunks.push(c));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.write(request);
+    await closed;
+    return Buffer.concat(chunks);
+  }
+
+  const get = (path) => `GET ${path} HTTP/1.1\r\nHost: ${srv.host}:${srv.port}\r\nConnection: close\r\n\r\n`;
+
+  test('long-poll and plain HTTP replies are counted, in /admin/stats and /metrics', async () => {
+    const written = async () => {
+      const r = await srv.admin('GET', '/admin/stats');
+      // This reply is written after its count was taken: it shows in the next one.
+      return { count: r.json.compression.bytes_written, own: Buffer.byteLength(r.text) };
+    };
+    const hello = await srv.poll({ user: uid('bw') });
+    await srv.publish({ data: catalog(400) });
+    const before = await written();
+    const replies = [
+      await exchange(get(`/poll${query({ user: uid('bwp') })}`)),  // hello, answered at once
+      await exchange(get(`/poll${query({ user: uid('bwp'), since: hello.json.last_id })}`)),  // a message
+      await exchange(get('/healthz')),
+      await exchange(get('/no-such-path')),
+    ];
+    for (const r of replies) assert.match(r.toString(), /^HTTP\/1\.1 \d{3} /u);
+    const sum = replies.reduce((n, r) => n + r.length, 0);
+    const after = await written();
+    const delta = after.count - before.count;
+    // The replies above, and the first stats reply (its body, and a head of a few hundred bytes).
+    assert.ok(delta >= sum + before.own && delta <= sum + before.own + 1024,
+      `bytes_written grew ${delta}; the replies were ${sum} bytes, the stats reply ${before.own} of body`);
+    const metrics = await srv.get('/metrics');
+    const m = /^ringcast_bytes_written_total (\d+)$/mu.exec(metrics.text);
+    assert.ok(m, 'ringcast_bytes_written_total in /metrics');
+    assert.ok(Number(m[1]) >= after.count + after.own, `/metrics says ${m[1]}`);
   });
 });

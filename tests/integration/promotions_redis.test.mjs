@@ -9,7 +9,7 @@ import net from 'node:net';
 import { arrivedAt, startServer, uid, sleep, waitFor, latestMs, EARLY_MARGIN_MS, freePort, requireCommand } from './harness.mjs';
 
 const REDIS = requireCommand('redis-server');
-// A node asks Redis for due promotions at least this often (cluster_promotions.hpp): the most a
+// A node asks Redis for due promotions at least this often (redis_promotions.hpp): the most a
 // promotion is late when no live node expected it.
 const POLL_PERIOD_MS = 250;
 const LIMIT = 10;

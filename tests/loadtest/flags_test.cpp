@@ -32,6 +32,23 @@ TEST(Flags, Defaults) {
   EXPECT_FALSE(o->expect_zero_loss);
   EXPECT_FALSE(o->tls);
   EXPECT_TRUE(o->tls_ca.empty());
+  EXPECT_FALSE(o->ws_deflate);
+  EXPECT_TRUE(o->payload_members.empty());
+}
+
+TEST(Flags, WsDeflateOffers) {
+  const auto o = parse({"--ws-deflate"});
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->ws_deflate);
+}
+
+TEST(Flags, PayloadMembersAreKeptAsWritten) {
+  EXPECT_EQ(payload_members(R"( { "kind":"promo", "url" : "https://x/y?a=1" } )"
+                            "\n"),
+            R"("kind":"promo", "url" : "https://x/y?a=1")");
+  EXPECT_EQ(payload_members("{}"), "");
+  for (const char* bad : {"", "[1]", "{\"a\":", "7", R"({"t":1})", R"({"seq":2})"})
+    EXPECT_THROW(payload_members(bad), flag_error) << bad;
 }
 
 TEST(Flags, FullCommandLine) {
@@ -228,6 +245,21 @@ MAoGCCqGSM49BAMCA0gAMEUCIQDL/ecgP0z8i9p9MIa0AZ70s90loPlQDxuHj6Gl
 
   std::filesystem::path dir_;
 };
+
+TEST_F(TlsFlags, PayloadFileIsReadAndChecked) {
+  write("promo.json", R"({"title":"-20 %","price_cents":1999})");
+  const auto o = parse({"--payload", file("promo.json")});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->payload_members, R"("title":"-20 %","price_cents":1999)");
+  for (const auto& name : {file("missing.json"), file("junk.pem")}) {
+    try {
+      parse({"--payload", name});
+      FAIL() << name;
+    } catch (const flag_error& e) {
+      EXPECT_TRUE(std::string_view(e.what()).starts_with("--payload")) << e.what();
+    }
+  }
+}
 
 TEST_F(TlsFlags, TlsAloneDoesNotVerify) {
   const auto o = parse({"--tls"});

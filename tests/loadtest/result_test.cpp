@@ -14,6 +14,7 @@ client_result worker(std::uint64_t base_latency, std::vector<std::int64_t> fanou
   r.clients = 10;
   r.expected = 100, r.received = 99, r.lost = 1, r.duplicates = 2;
   r.reconnects = 3;
+  r.ws_socket_bytes = base_latency * 7, r.ws_socket_messages = 90;
   for (std::uint64_t i = 0; i < 100; ++i)
     r.latency_us.record(base_latency + i);
   r.connect_us.record(base_latency * 10);
@@ -40,6 +41,8 @@ TEST(ClientResult, MergeAddsCountersAndMergesHistograms) {
   EXPECT_EQ(a.lost, 2u);
   EXPECT_EQ(a.duplicates, 4u);
   EXPECT_EQ(a.reconnects, 6u);
+  EXPECT_EQ(a.ws_socket_bytes, 42000u);
+  EXPECT_EQ(a.ws_socket_messages, 180u);
   EXPECT_EQ(a.latency_us.count(), 200u);
   EXPECT_EQ(a.latency_us.min(), 1000u);
   EXPECT_GE(a.latency_us.max(), 5099u);
@@ -91,6 +94,28 @@ TEST(HumanSummary, ArrivalsOfAnUnpacedRunAreNotARate) {
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("mean 239999"), std::string::npos) << text;
+}
+
+// Bytes per delivery: what the ws sockets received over the messages read; null when none was.
+TEST(Report, WsWireBytesPerDelivery) {
+  options opts;
+  opts.ws_deflate = true;
+  client_result r;
+  r.ws_socket_bytes = 1500, r.ws_socket_messages = 12;
+  const auto rep = make_report(opts, r, run_facts{});
+  const auto& wire = rep.at("ws_wire").as_object();
+  EXPECT_EQ(wire.at("bytes").as_uint64(), 1500u);
+  EXPECT_DOUBLE_EQ(wire.at("bytes_per_delivery").as_double(), 125.0);
+  EXPECT_TRUE(rep.at("config").as_object().at("ws_deflate").as_bool());
+  EXPECT_NE(human_summary(rep).find("ws wire     1500 bytes received for 12 messages: 125 per "
+                                    "delivery (permessage-deflate offered)"),
+            std::string::npos)
+      << human_summary(rep);
+  EXPECT_TRUE(make_report(options{}, client_result{}, run_facts{})
+                  .at("ws_wire")
+                  .as_object()
+                  .at("bytes_per_delivery")
+                  .is_null());
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// --config FILE, --admin-token-file, --client-secret-file (server/protocol/config_file.cpp and the
-// merge in config.cpp): the file's settings, the command line over them, and errors that name the
-// file and the line.
+// --config FILE, --admin-token-file, --client-secret-file (server/config/config_file.cpp and the
+// merge in parse_config.cpp): the file's settings, the command line over them, and errors that name
+// the file and the line.
 #include "config_file.hpp"
 
 #include <unistd.h>
@@ -22,23 +22,7 @@ namespace {
 using std::chrono::milliseconds;
 using test::run;
 
-// A file in a fresh directory, removed with it.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ringcast-conf.XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~temp_dir() { std::filesystem::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto file = (path_ / name).string();
-    std::ofstream(file, std::ios::binary) << text;
-    return file;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using test::temp_dir;
 
 setting_kind kinds(std::string_view name) {
   if (name == "heartbeat" || name == "listen") return setting_kind::value;
@@ -342,7 +326,8 @@ TEST(Reload, WithLiveSettingsTakesEveryLiveSettingAndNothingElse) {
   ASSERT_TRUE(running.outcome.cfg && fresh.outcome.cfg) << fresh.err;
   auto changed = settings_changed(running.cfg(), fresh.cfg());
   std::sort(changed.begin(), changed.end());
-  std::vector<std::string> expected(live_settings.begin(), live_settings.end());
+  const auto live = live_settings();
+  std::vector<std::string> expected(live.begin(), live.end());
   expected.insert(expected.end(), {"heartbeat", "history"});
   std::sort(expected.begin(), expected.end());
   ASSERT_EQ(changed, expected);

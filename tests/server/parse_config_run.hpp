@@ -1,6 +1,11 @@
-// For the flag tests: parse_config on "ringcast <args...>" with a fake environment.
+// For the flag tests: parse_config on "ringcast <args...>" with a fake environment, and files in a
+// directory of their own.
 #pragma once
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -31,6 +36,25 @@ struct run {
   }
 
   const config& cfg() const { return outcome.cfg.value(); }
+};
+
+// A file in a fresh directory, removed with it.
+class temp_dir {
+ public:
+  temp_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ringcast-conf.XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~temp_dir() { std::filesystem::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto file = (path_ / name).string();
+    std::ofstream(file, std::ios::binary) << text;
+    return file;
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
 };
 
 }  // namespace ringcast::test

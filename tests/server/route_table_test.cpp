@@ -87,10 +87,21 @@ TEST_F(RouteTable, EveryOtherPathOutsideAdminIsThePages) {
 TEST_F(RouteTable, FindsTheClientTransportAndWhoAnswersAnyHost) {
   const auto sse = routes_.find("/sse");
   ASSERT_TRUE(sse.found);
-  EXPECT_EQ(sse.found->client, transport::sse);
+  EXPECT_EQ(sse.found->client(), transport::sse);
   EXPECT_TRUE(routes_.find("/open").found->answers_any_host());
   EXPECT_FALSE(routes_.find("/").found->answers_any_host());
-  EXPECT_FALSE(routes_.find("/").found->client);
+  EXPECT_FALSE(routes_.find("/").found->client());
+}
+
+TEST(RouteTableWithoutPages, AnyOtherPathIsNotFound) {
+  test::test_loop loop(config{});
+  route_table routes;
+  routes.add("/only").on(http::verb::get, [](const route_call&) {});
+  http_request req{http::verb::get, "/elsewhere", 11};
+  std::optional<http_response> got;
+  routes.answer(routes.find("/elsewhere"), {req, {}, loop, [&](http_response r) { got = r; }});
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->result(), http::status::not_found);
 }
 
 }  // namespace

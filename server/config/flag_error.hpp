@@ -1,4 +1,5 @@
-// How the config parser reports a bad flag; shared by parse_config.cpp and config_secrets.cpp.
+// How the config parser reports a bad flag; shared by the flag table's readers, parse_config.cpp
+// and config_secrets.cpp.
 #pragma once
 
 #include <stdexcept>

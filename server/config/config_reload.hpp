@@ -1,10 +1,10 @@
 // SIGHUP with --config: the command line and the file are read again and compared with the running
-// settings. The live ones (log level, limits, the connection timeouts, the admin token) are
-// applied; the TLS certificate and key are re-read by the server itself from the same paths;
-// every other change is reported as needing a restart. docs/operations.md#config-file.
+// settings, flag by flag of the flag table (flag_table.hpp). The live ones (log level, limits, the
+// connection timeouts, the admin token: those with `apply_live`) are applied; the TLS certificate
+// and key are re-read by the server itself from the same paths; every other change is reported as
+// needing a restart. docs/operations.md#config-file.
 #pragma once
 
-#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -15,16 +15,12 @@
 
 namespace ringcast {
 
-// The names (as flags, without dashes) of the settings that differ between two configs. A
-// generated admin token counts as unchanged when both were generated.
+// The names (as flags, without dashes) of the settings that differ between two configs, in the
+// table's order. A generated admin token counts as unchanged when both were generated.
 std::vector<std::string> settings_changed(const config& running, const config& fresh);
 
-// The settings a running server takes on SIGHUP, by flag name.
-inline constexpr std::array<std::string_view, 12> live_settings{
-    "log-level", "max-connections", "max-body", "max-queue", "handshake-timeout",
-    "keepalive-timeout", "write-timeout", "admin-token",
-    // Per-address and per-client limits: for connects and frames from then on.
-    "max-connections-per-ip", "connect-rate-per-ip", "trusted-proxy", "client-message-rate"};
+// The settings a running server takes on SIGHUP, by flag name, in the table's order.
+std::vector<std::string_view> live_settings();
 
 // `running` with the live settings of `fresh` (a generated admin token is not replaced).
 config with_live_settings(const config& running, const config& fresh);

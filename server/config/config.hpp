@@ -1,5 +1,5 @@
-// Every setting of the ringcast server (the flags, or --config FILE), as parse_config.hpp reads
-// them.
+// Every setting of the ringcast server (the flags, or --config FILE), each filled by its entry in
+// the flag table (flag_table.hpp).
 #pragma once
 
 #include <chrono>

@@ -1,0 +1,66 @@
+#include "flag_values.hpp"
+
+#include <dirent.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+#include <boost/url/ipv4_address.hpp>
+#include <boost/url/ipv6_address.hpp>
+
+#include "duration.hpp"
+#include "flag_error.hpp"
+
+namespace ringcast {
+
+std::uint64_t number_value(std::string_view flag, const std::string& text, std::uint64_t lo,
+                           std::uint64_t hi) {
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec == std::errc{} && end == text.data() + text.size() && n >= lo && n <= hi) return n;
+  if (hi == std::numeric_limits<std::uint64_t>::max())
+    bad_flag(flag, fmt::format("expected a whole number of at least {}, got '{}'", lo, text));
+  bad_flag(flag, fmt::format("expected a whole number from {} to {}, got '{}'", lo, hi, text));
+}
+
+config::ms duration_value(std::string_view flag, const std::string& text) {
+  auto d = parse_duration(text);
+  if (!d) bad_flag(flag, d.error);
+  return *d.value;
+}
+
+void read_listen(const std::string& text, config& cfg) {
+  auto fail = [&] {
+    bad_flag("listen", fmt::format("expected IPv4:PORT or [IPv6]:PORT, got '{}'", text));
+  };
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos) fail();
+  std::string_view host = std::string_view{text}.substr(0, colon);
+  const std::string_view port = std::string_view{text}.substr(colon + 1);
+
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+    if (!boost::urls::parse_ipv6_address(host)) fail();
+  } else if (!boost::urls::parse_ipv4_address(host)) {
+    fail();
+  }
+  std::uint16_t port_number = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), port_number);
+  if (port.empty() || ec != std::errc{} || end != port.data() + port.size()) fail();
+
+  cfg.listen_host = host;
+  cfg.listen_port = port_number;
+}
+
+void check_web_root(const std::string& dir) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing)
+    bad_flag("web-root",
+             fmt::format("'{}' is not a readable directory: {}", dir, std::strerror(errno)));
+  ::closedir(listing);
+}
+
+}  // namespace ringcast

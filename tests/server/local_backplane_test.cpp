@@ -1,0 +1,151 @@
+#include "local_backplane.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace ringcast {
+namespace {
+
+using namespace std::chrono_literals;
+using time_point = timing_wheel::time_point;
+
+// What the backplane asks of the node, recorded.
+struct recording_node final : backplane_node {
+  void seed_history(std::vector<message_ptr>) override {}
+  void seed_in_force(std::vector<message_ptr>) override {}
+  void deliver(message_ptr m, boost::asio::any_io_executor,
+               std::function<void(std::size_t)> done) override {
+    delivered.push_back(std::move(m));
+    done(3);
+  }
+  void close_user(std::string user) override { closed.push_back(std::move(user)); }
+  void evict(std::string) override {}
+  void expire_message(std::uint64_t id) override { expired.push_back(id); }
+  void publish_scheduled(const std::string& request_json) override { due.push_back(request_json); }
+  std::vector<message_ptr> retained() override { return delivered; }
+
+  std::vector<message_ptr> delivered;
+  std::vector<std::string> closed;
+  std::vector<std::uint64_t> expired;
+  std::vector<std::string> due;
+};
+
+// A local backplane whose schedule waits on a wheel of 10 ms ticks, with the steady and the wall
+// clock simulated together.
+class LocalBackplaneTest : public ::testing::Test {
+ protected:
+  LocalBackplaneTest() : shared(node, timers, counts, floor_id, 2) {}
+
+  void advance(std::chrono::milliseconds by) {
+    const time_point until = clock.now() + by;
+    while (clock.now() < until) {
+      clock.advance(1ms);
+      timers.advance();
+    }
+  }
+  std::int64_t wall_ms() const { return clock.unix_ms(); }
+  std::optional<backplane::published> publish(const std::string& body) {
+    auto req = parse_publish_request(body, 1h);
+    EXPECT_TRUE(req) << req.error;
+    std::optional<backplane::published> answer;
+    shared.publish(*req.value, io.get_executor(),
+                   [&](std::optional<backplane::published> p) { answer = p; });
+    return answer;
+  }
+
+  static constexpr std::uint64_t floor_id = 1'000'000;
+  const time_point epoch = time_point{} + 1h;
+  simulated_clock clock{epoch, 1'700'000'000'000};
+  loop_timers timers{clock, epoch, 10ms, 64};
+  boost::asio::io_context io;
+  presence_counts counts;
+  recording_node node;
+  local_backplane shared;
+};
+
+TEST_F(LocalBackplaneTest, NumbersPublishesAboveTheFloorInOrderAndHandsThemToTheNode) {
+  const auto first = publish(R"({"data":{"n":1}})");
+  const auto second = publish(R"({"channel":"news","data":{"n":2},"ttl":"5s"})");
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->id, floor_id + 1);
+  EXPECT_EQ(second->id, floor_id + 2);
+  EXPECT_EQ(first->recipients, 3u);  // as the node counted them
+  ASSERT_EQ(node.delivered.size(), 2u);
+  EXPECT_EQ(node.delivered[0]->id, floor_id + 1);
+  EXPECT_EQ(node.delivered[1]->target, "news");
+  EXPECT_EQ(node.delivered[1]->ts_ms, wall_ms());
+  EXPECT_EQ(node.delivered[1]->expires_ms, wall_ms() + 5'000);  // on the wall clock it was given
+}
+
+TEST_F(LocalBackplaneTest, SchedulePublishesThroughTheNodeWhenDueOnItsWheel) {
+  std::string id;
+  shared.schedule_add(R"({"data":1})", wall_ms() + 500, [&](promotion_outcome o, std::string i) {
+    EXPECT_EQ(o, promotion_outcome::ok);
+    id = std::move(i);
+  });
+  EXPECT_EQ(shared.scheduled(), 1u);
+  std::optional<std::vector<scheduled_promotion>> listed;
+  shared.schedule_list([&](auto l) { listed = std::move(l); });
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].id, id);
+  EXPECT_EQ((*listed)[0].at_ms, wall_ms() + 500);
+  advance(490ms);
+  EXPECT_TRUE(node.due.empty());
+  advance(30ms);
+  ASSERT_EQ(node.due.size(), 1u);
+  EXPECT_EQ(node.due[0], R"({"data":1})");
+  EXPECT_EQ(shared.scheduled(), 0u);
+}
+
+TEST_F(LocalBackplaneTest, ScheduleHoldsItsLimitAndCancelsOnce) {
+  std::vector<promotion_outcome> added;
+  std::string id;
+  for (int i = 0; i < 3; ++i) {
+    shared.schedule_add(R"({"data":1})", wall_ms() + 60'000,
+                        [&](promotion_outcome o, std::string s) {
+                          added.push_back(o);
+                          if (!s.empty()) id = s;
+                        });
+  }
+  EXPECT_EQ(added, (std::vector{promotion_outcome::ok, promotion_outcome::ok,
+                                promotion_outcome::too_many}));
+  std::vector<promotion_outcome> cancelled;
+  shared.schedule_cancel(id, [&](promotion_outcome o) { cancelled.push_back(o); });
+  shared.schedule_cancel(id, [&](promotion_outcome o) { cancelled.push_back(o); });
+  EXPECT_EQ(cancelled, (std::vector{promotion_outcome::ok, promotion_outcome::not_found}));
+  EXPECT_EQ(shared.scheduled(), 1u);
+}
+
+TEST_F(LocalBackplaneTest, ReachIsTheMessagesOwnCountsAndNothingWaitsOnOtherNodes) {
+  publish(R"({"data":1})");
+  const message_ptr m = node.delivered.at(0);
+  m->recipients = 4;
+  m->delivered = 3;
+  m->acked = 1;
+  std::optional<backplane::reach_counts> counted;
+  shared.reach(m, [&](auto c) { counted = c; });
+  ASSERT_TRUE(counted);
+  EXPECT_EQ(counted->recipients, 4u);
+  EXPECT_EQ(counted->delivered, 3u);
+  EXPECT_EQ(counted->acked, 1u);
+
+  // A take-down is this node's alone; a claim finds no other node, and answers at once.
+  std::optional<bool> taken, known;
+  shared.take_down(m->id, [&](bool ok) { taken = ok; });
+  EXPECT_EQ(taken, true);
+  EXPECT_EQ(node.expired, std::vector<std::uint64_t>{m->id});
+  shared.claim_session("ann/s1", io.get_executor(), [&](bool k) { known = k; });
+  EXPECT_EQ(known, false);
+  EXPECT_FALSE(shared.state().shared);
+  EXPECT_TRUE(shared.state().reachable);
+}
+
+}  // namespace
+}  // namespace ringcast
