@@ -40,12 +40,11 @@ void BM_WaitingMemory(benchmark::State& state) {
   const auto epoch = timing_wheel::clock::now();
   double per_promotion = 0;
   for (auto _ : state) {
-    timing_wheel wheel(epoch, 100ms, 512);
+    const simulated_clock clock(epoch);
+    loop_timers timers(clock, epoch, 100ms, 512);
     const bench::heap_meter meter;
     {
-      schedule s(
-          count, [&](timed& t, timing_wheel::time_point due) { wheel.schedule(t, due); },
-          [&](timed& t) { wheel.cancel(t); }, [](const std::string&) {});
+      schedule s(count, timers, [](const std::string&) {});
       for (std::size_t i = 0; i < count; ++i)
         s.add(0, epoch + 1h + std::chrono::milliseconds(i * 7 % 3'600'000), request);
       per_promotion = static_cast<double>(meter.live_bytes()) / static_cast<double>(count);
@@ -69,7 +68,10 @@ void BM_Delivery(benchmark::State& state) {
   cfg.heartbeat = 1h;
   cfg.idle_timeout = 1h;
   auto now = timing_wheel::clock::now();
-  hub h(cfg, now, 0, [](timing_wheel::time_point) {});
+  simulated_clock clock(now);
+  loop_timers timers(clock, now, cfg.tick, cfg.wheel_slots);
+  loop_stats stats;
+  hub h(cfg, timers, stats, 0);
   std::vector<std::unique_ptr<null_subscriber>> conns;
   for (std::size_t i = 0; i < sessions; ++i) {
     conns.push_back(std::make_unique<null_subscriber>());
@@ -78,15 +80,14 @@ void BM_Delivery(benchmark::State& state) {
     p.sid = "0";
     h.attach(p, *conns.back(), now);
   }
-  schedule s(
-      waiting, [&](timed& t, timing_wheel::time_point due) { h.arm(t, due); },
-      [&](timed& t) { h.disarm(t); }, [](const std::string&) {});
+  schedule s(waiting, timers, [](const std::string&) {});
   for (std::size_t i = 0; i < waiting; ++i)
     s.add(0, now + 10h + std::chrono::seconds(i * 7 % 86'400), short_request);
   std::uint64_t id = 0;
   for (auto _ : state) {
     now += cfg.tick;
-    h.advance(now);
+    clock.set(now);
+    timers.advance(now);
     h.publish(make_message(++id, 0, {}, "1"), now);
   }
   if (s.size() != waiting) state.SkipWithError("the run was too long: promotions came due");

@@ -62,14 +62,6 @@ class backplane_node {
   ~backplane_node() = default;
 };
 
-// Loop 0's clocks and wheel, as the backplane's timers use them.
-struct backplane_timers {
-  std::function<timing_wheel::time_point()> now;
-  std::function<std::int64_t()> unix_ms;
-  std::function<void(timed&, timing_wheel::time_point)> arm;
-  std::function<void(timed&)> disarm;
-};
-
 // Every backplane hears this node's session events (any loop): a shared one mirrors presence.
 class backplane : public session_events {
  public:
@@ -135,10 +127,8 @@ class backplane : public session_events {
   // Runs `f` with numbering held: every message numbered before has been handed to the node
   // (backplane_node::deliver), none is numbered until `f` returns. Any thread.
   virtual void hold_numbering(const std::function<void()>& f) { f(); }
-  // With every loop stopped: the last id and the waiting promotions into `state` (`due_of`: a
-  // promotion's deadline on loop 0's wheel).
-  virtual void capture(upgrade::handover_state& /*state*/, timing_wheel::time_point /*now*/,
-                       const std::function<timing_wheel::time_point(const timed&)>& /*due_of*/) {}
+  // With every loop stopped: the last id and the waiting promotions into `state`.
+  virtual void capture(upgrade::handover_state& /*state*/, timing_wheel::time_point /*now*/) {}
   // Before the loops run: ids go on above state.last_id, the promotions wait again.
   virtual void restore(const upgrade::handover_state& /*state*/, timing_wheel::time_point /*now*/) {
   }

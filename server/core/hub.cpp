@@ -16,41 +16,22 @@ void session::on_timer(time_point now) {
   hub_.on_session_timer(*this, now);
 }
 
-hub::hub(const config& cfg, time_point epoch, std::uint64_t floor_id,
-         std::function<void(time_point)> on_earlier_wake)
+hub::hub(const config& cfg, loop_timers& timers, loop_stats& stats, std::uint64_t floor_id)
     : cfg_(cfg),
-      wheel_(epoch, cfg.tick, cfg.wheel_slots),
+      timers_(timers),
       history_(cfg.history, floor_id),
-      on_earlier_wake_(std::move(on_earlier_wake)),
+      stats_(stats),
       rng_(std::random_device{}()),
       own_budget_(cfg.session_limit()) {}
 
 hub::~hub() {
-  wheel_.cancel(pacing_timer_);
   pacing_index_.clear();
   for (auto& [user, list] : by_user_) {
     list.live.clear();
     list.idle.clear();
   }
   for (auto& [key, s] : sessions_)
-    wheel_.cancel(*s);
-  for (auto& [id, e] : expiring_)
-    wheel_.cancel(*e);
-}
-
-void hub::arm(timed& t, time_point deadline) {
-  wheel_.schedule(t, deadline);
-  const time_point due = wheel_.due_time(t);
-  if (due < wake_at_) {
-    wake_at_ = due;
-    if (on_earlier_wake_) on_earlier_wake_(due);
-  }
-}
-
-hub::time_point hub::advance(time_point now) {
-  wheel_.advance(now, [now](timer_node& node) { static_cast<timed&>(node).on_timer(now); });
-  wake_at_ = wheel_.next_due().value_or(time_point::max());
-  return wake_at_;
+    timers_.disarm(*s);  // sessions keep the bare node: the hub disarms them
 }
 
 hub::attach_result hub::attach(const client_params& params, subscriber& conn, time_point now,
@@ -124,7 +105,7 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
     m->delivered.fetch_add(1, std::memory_order_relaxed);
     s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
   }
-  arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
+  timers_.arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
   if (!s.online_) go_online(s, r.resumed);
   return r;
 }
@@ -190,7 +171,7 @@ void hub::detach_now(session& s, time_point now) {
   pacing_index_.erase(s);
   s.paced_until_ = paced_.walked_to();  // turns after this come while it is away
   s.detached_at_ = now;
-  arm(s, next_deadline(s));
+  timers_.arm(s, next_deadline(s));
   if (on_detached_) on_detached_(s);
 }
 
@@ -246,7 +227,7 @@ void hub::evict(std::string_view key, time_point now) {
 
 void hub::drop(session& s, std::string_view reason) {
   if (s.online_) go_offline(s, reason);  // first: leaving every channel is part of going away
-  wheel_.cancel(s);
+  timers_.disarm(s);
   set_channels(s, {}, 0);
   auto same_user = by_user_.find(s.user());
   auto& list = s.conn_ ? same_user->second.live : same_user->second.idle;

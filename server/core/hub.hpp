@@ -1,7 +1,9 @@
 // One event loop's sessions, their timers and the fan-out of published messages.
 //
-// No networking here: connections reach the hub through `subscriber`, and time is passed in, so
-// the whole session life cycle is unit-tested with a simulated clock (tests/server/hub_test.cpp).
+// No networking here: connections reach the hub through `subscriber`, time is passed in, and the
+// nodes live in the loop's timer service (loop_timers.hpp), so the whole session life cycle is
+// unit-tested with a simulated clock (tests/server/hub_test.cpp). The hub counts into the loop's
+// `loop_stats`; it has no timer or counter API of its own.
 // Every timeout of docs/protocol.md, "Timeouts and keep-alive" except the handshake is this hub's
 // session node:
 //   detached session      -> session TTL
@@ -29,9 +31,9 @@
 #include "handover_messages.hpp"
 #include "history.hpp"
 #include "loop_stats.hpp"
+#include "loop_timers.hpp"
 #include "pacing.hpp"
 #include "ring_index.hpp"
-#include "ringcast/wheel/timing_wheel.hpp"
 #include "session.hpp"
 #include "session_budget.hpp"
 #include "session_events.hpp"
@@ -43,11 +45,9 @@ class hub {
  public:
   using time_point = timing_wheel::time_point;
 
-  // `floor_id`: ids at or below it were issued before this run (see history).
-  // `on_earlier_wake` is called when a timer is armed before the instant returned by the last
-  // advance(): the event loop re-arms its one timer then.
-  hub(const config& cfg, time_point epoch, std::uint64_t floor_id,
-      std::function<void(time_point)> on_earlier_wake);
+  // `timers`: the loop's timer service, which holds the hub's nodes; `stats`: the loop's
+  // counters. `floor_id`: ids at or below it were issued before this run (see history).
+  hub(const config& cfg, loop_timers& timers, loop_stats& stats, std::uint64_t floor_id);
   ~hub();
 
   struct attach_result {
@@ -149,20 +149,11 @@ class hub {
   void end_adoption(time_point now);
   void tell_online(session_events& o) const;
 
-  // Arms (or moves) any timed object of this loop, e.g. a connection's handshake timeout.
-  void arm(timed& t, time_point deadline);
-  void disarm(timed& t) { wheel_.cancel(t); }
-  // Runs every timer due by `now`; returns when the loop's timer should fire next.
-  time_point advance(time_point now);
-
   std::uint64_t newest_id() const { return history_.newest_id(); }
   std::size_t session_count() const { return sessions_.size(); }
   std::size_t connected_count() const { return attached_.size(); }
   std::size_t paced_in_flight() const { return paced_.in_flight(); }
   std::size_t sticky_in_force() const { return sticky_.size(); }
-  const loop_stats& stats() const { return stats_; }
-  loop_stats& stats() { return stats_; }
-  const timing_wheel& wheel() const { return wheel_; }
   const config& settings() const { return cfg_; }
 
  private:
@@ -176,9 +167,10 @@ class hub {
   void for_each_live_addressee(const message& m, Visit&& visit);
 
   // A message's ttl on this loop's wheel.
-  class expiry final : public timed {
+  class expiry final : public loop_timer {
    public:
-    expiry(hub& owner, message_ptr m) : owner_(owner), m_(std::move(m)) {}
+    expiry(hub& owner, message_ptr m)
+        : loop_timer(owner.timers_), owner_(owner), m_(std::move(m)) {}
     void on_timer(time_point now) override;
 
    private:
@@ -222,9 +214,9 @@ class hub {
   bool bound_poll_batch(std::vector<message_ptr>& backlog, std::uint64_t since,
                         std::uint64_t& last_id) const;
 
-  class pacing_timer final : public timed {
+  class pacing_timer final : public loop_timer {
    public:
-    explicit pacing_timer(hub& h) : hub_(h) {}
+    explicit pacing_timer(hub& h) : loop_timer(h.timers_), hub_(h) {}
     void on_timer(time_point now) override { hub_.walk_pacing(now); }
 
    private:
@@ -234,13 +226,11 @@ class hub {
   using pacing_index = pacing::ring_index<session, &session::place_, &session::pacing_link_>;
 
   const config& cfg_;
-  timing_wheel wheel_;
+  loop_timers& timers_;
   history history_;
-  std::function<void(time_point)> on_earlier_wake_;
+  loop_stats& stats_;
   std::function<void(const session&)> on_detached_;
   std::vector<session_events*> observers_;
-  time_point wake_at_ = time_point::max();
-  loop_stats stats_;
   std::minstd_rand rng_;
 
   std::unordered_map<std::string, std::unique_ptr<session>> sessions_;  // key "user/sid"

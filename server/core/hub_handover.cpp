@@ -23,7 +23,7 @@ upgrade::loop_state hub::capture(time_point now, handover_messages& messages) co
   for (const auto& m : sticky_.in_force())
     out.sticky.push_back(keep(m));
   for (const auto& [id, e] : expiring_)
-    out.expiring.push_back({keep(e->m_), rel(wheel_.due_time(*e))});
+    out.expiring.push_back({keep(e->m_), rel(timers_.wheel().due_time(*e))});
   std::sort(out.expiring.begin(), out.expiring.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
   out.paced_walked_to = rel(paced_.walked_to());
@@ -58,7 +58,7 @@ upgrade::loop_state hub::capture(time_point now, handover_messages& messages) co
         st.last_sent = rel(s.last_sent_);
         st.detached_at = rel(s.detached_at_);
         st.paced_until = rel(s.paced_until_);
-        st.timer_due = rel(s.armed() ? wheel_.due_time(s) : next_deadline(s));
+        st.timer_due = rel(s.armed() ? timers_.wheel().due_time(s) : next_deadline(s));
         out.sessions.push_back(std::move(st));
       }
     }
@@ -94,7 +94,7 @@ void hub::restore(const upgrade::loop_state& state, const handover_messages& mes
   paced_.restore(std::move(paced), at(state.paced_walked_to));
   // The first tick after the restore walks: early is harmless (a walk hands over only the turns
   // that came), and the old loop's timer was never more than a tick ahead.
-  if (paced_.any_in_flight()) arm(pacing_timer_, now);
+  if (paced_.any_in_flight()) pacing_timer_.arm_at(now);
 
   for (const auto& st : state.sessions) {
     const std::string key = session_key(st.user, st.sid);
@@ -125,7 +125,7 @@ void hub::restore(const upgrade::loop_state& state, const handover_messages& mes
     s.paced_until_ = at(st.paced_until);
     by_user_[s.user()].idle.push_back(s);
     budget_->take();
-    arm(s, at(st.timer_due));
+    timers_.arm(s, at(st.timer_due));
   }
 }
 
@@ -165,7 +165,7 @@ void hub::end_adoption(time_point now) {
     s->paced_until_ = paced_.walked_to();
     // As detach does: a long-poll between two polls stays online until its TTL.
     if (s->transport_ != transport::poll) go_offline(*s, "closed");
-    arm(*s, next_deadline(*s));
+    timers_.arm(*s, next_deadline(*s));
     if (on_detached_) on_detached_(*s);
   }
 }

@@ -85,7 +85,7 @@ void hub::walk_pacing(time_point now) {
   batch_.clear();
   // A session away for longer than its TTL is gone, and with it any claim on a settled message.
   paced_.forget_settled_before(now - cfg_.session_ttl);
-  if (paced_.any_in_flight()) arm(pacing_timer_, now + cfg_.tick);
+  if (paced_.any_in_flight()) pacing_timer_.arm_at(now + cfg_.tick);
 }
 
 // What a session that resumes after `since` is sent before live messages, in id order:

@@ -92,7 +92,7 @@ void hub::expire_at(const message_ptr& m, time_point due) {
   auto [it, fresh] = expiring_.try_emplace(m->id, nullptr);
   if (!fresh) return;
   it->second = std::make_unique<expiry>(*this, m);
-  arm(*it->second, due);
+  it->second->arm_at(due);
 }
 
 void hub::seed_history(const std::vector<message_ptr>& retained, time_point now,

@@ -82,10 +82,7 @@ bool hub::claim_take_down(const message_ptr& m) {
 
 void hub::take_down(const message_ptr& m, time_point now) {
   m->expired.store(true, std::memory_order_relaxed);
-  if (auto it = expiring_.find(m->id); it != expiring_.end()) {
-    wheel_.cancel(*it->second);
-    expiring_.erase(it);
-  }
+  expiring_.erase(m->id);  // its ttl timer disarms itself
   expire_now(m, now);
 }
 

@@ -40,7 +40,7 @@ void hub::on_session_timer(session& s, time_point now) {
       ++stats_.session_ttl;
       drop(s, "session_ttl");
     } else {
-      arm(s, next_deadline(s));
+      timers_.arm(s, next_deadline(s));
     }
     return;
   }
@@ -71,7 +71,7 @@ void hub::on_session_timer(session& s, time_point now) {
   } else {
     ++stats_.moves_activity;  // nothing due: activity or traffic pushed the deadline later
   }
-  arm(s, next_deadline(s));
+  timers_.arm(s, next_deadline(s));
 }
 
 }  // namespace ringcast

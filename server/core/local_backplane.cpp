@@ -4,17 +4,14 @@
 
 namespace ringcast {
 
-local_backplane::local_backplane(backplane_node& node, backplane_timers timers,
+local_backplane::local_backplane(backplane_node& node, loop_timers& timers,
                                  const presence_counts& counts, std::uint64_t floor_id,
                                  std::size_t limit)
-    : node_(node), timers_(std::move(timers)), counts_(counts), last_id_(floor_id) {
-  schedule_ = std::make_unique<schedule>(
-      limit, timers_.arm, timers_.disarm,
-      [this](const std::string& request_json) {
-        waiting_.store(schedule_->size(), std::memory_order_relaxed);
-        node_.publish_scheduled(request_json);
-      },
-      [this](std::int64_t at_ms) { return std::chrono::milliseconds(at_ms - timers_.unix_ms()); });
+    : node_(node), timers_(timers), counts_(counts), last_id_(floor_id) {
+  schedule_ = std::make_unique<schedule>(limit, timers_, [this](const std::string& request_json) {
+    waiting_.store(schedule_->size(), std::memory_order_relaxed);
+    node_.publish_scheduled(request_json);
+  });
 }
 
 void local_backplane::publish(const publish_request& req, boost::asio::any_io_executor origin,

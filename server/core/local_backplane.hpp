@@ -16,7 +16,7 @@ namespace ringcast {
 class local_backplane final : public backplane {
  public:
   // `floor_id`: ids of this run start above it. `limit`: --max-scheduled.
-  local_backplane(backplane_node& node, backplane_timers timers, const presence_counts& counts,
+  local_backplane(backplane_node& node, loop_timers& timers, const presence_counts& counts,
                   std::uint64_t floor_id, std::size_t limit);
 
   void start() override {}
@@ -51,13 +51,12 @@ class local_backplane final : public backplane {
 
   // local_backplane_handover.cpp: the sequencer's last id and the schedule.
   void hold_numbering(const std::function<void()>& f) override;
-  void capture(upgrade::handover_state& state, timing_wheel::time_point now,
-               const std::function<timing_wheel::time_point(const timed&)>& due_of) override;
+  void capture(upgrade::handover_state& state, timing_wheel::time_point now) override;
   void restore(const upgrade::handover_state& state, timing_wheel::time_point now) override;
 
  private:
   backplane_node& node_;
-  backplane_timers timers_;
+  loop_timers& timers_;  // loop 0's
   const presence_counts& counts_;
   std::mutex sequencer_;  // ids are assigned and handed to the node under it: order is id order
   std::uint64_t last_id_;

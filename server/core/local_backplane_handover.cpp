@@ -11,13 +11,12 @@ void local_backplane::hold_numbering(const std::function<void()>& f) {
   f();
 }
 
-void local_backplane::capture(upgrade::handover_state& state, timing_wheel::time_point now,
-                              const std::function<timing_wheel::time_point(const timed&)>& due_of) {
+void local_backplane::capture(upgrade::handover_state& state, timing_wheel::time_point now) {
   {
     std::lock_guard lock(sequencer_);
     state.last_id = last_id_;
   }
-  state.schedule = schedule_->capture(now, due_of);
+  state.schedule = schedule_->capture(now);
 }
 
 void local_backplane::restore(const upgrade::handover_state& state, timing_wheel::time_point now) {

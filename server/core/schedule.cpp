@@ -7,17 +7,12 @@
 
 namespace ringcast {
 
-schedule::schedule(std::size_t limit, arm_fn arm, disarm_fn disarm, publish_fn publish,
-                   wall_wait_fn wall_wait)
-    : limit_(limit),
-      arm_(std::move(arm)),
-      disarm_(std::move(disarm)),
-      publish_(std::move(publish)),
-      wall_wait_(std::move(wall_wait)) {}
+schedule::schedule(std::size_t limit, loop_timers& timers, publish_fn publish)
+    : limit_(limit), timers_(timers), publish_(std::move(publish)) {}
 
 schedule::~schedule() {
   for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
-    if (at(slot).armed()) disarm_(at(slot));
+    timers_.disarm(at(slot));  // entries keep the bare node: the schedule disarms them
   }
 }
 
@@ -43,7 +38,7 @@ std::optional<std::string> schedule::add(std::int64_t at_ms, time_point due,
   e.at_ms = at_ms;
   e.request_json = std::move(request_json);
   ++size_;
-  arm_(e, due);
+  timers_.arm(e, due);
   return id_of(slot, e.generation);
 }
 
@@ -66,7 +61,7 @@ schedule::entry* schedule::find(std::string_view id) {
 bool schedule::cancel(std::string_view id) {
   entry* e = find(id);
   if (!e) return false;
-  disarm_(*e);
+  timers_.disarm(*e);
   release(*e);
   return true;
 }
@@ -83,11 +78,9 @@ void schedule::entry::on_timer(time_point now) {
 }
 
 void schedule::fire(entry& e, time_point now) {
-  if (wall_wait_) {
-    if (const auto left = wall_wait_(e.at_ms); left.count() > 0) {
-      arm_(e, now + left);  // the wall clock was set back while it waited
-      return;
-    }
+  if (const auto left = std::chrono::milliseconds(e.at_ms - timers_.unix_ms()); left.count() > 0) {
+    timers_.arm(e, now + left);  // the wall clock was set back while it waited
+    return;
   }
   std::string request = std::move(e.request_json);
   release(e);

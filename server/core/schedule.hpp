@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "handover_state.hpp"
-#include "session.hpp"
+#include "loop_timers.hpp"
 
 namespace ringcast {
 
@@ -28,17 +28,11 @@ class schedule {
   using time_point = timing_wheel::time_point;
   // Called with the posted request when a promotion comes due (it has left the schedule by then).
   using publish_fn = std::function<void(const std::string& request_json)>;
-  // Arms or disarms a node on the owning loop's wheel (hub::arm / hub::disarm).
-  using arm_fn = std::function<void(timed&, time_point)>;
-  using disarm_fn = std::function<void(timed&)>;
-  // How long the wall clock still has to go until `at_ms` (zero or less: it is there). The wheel
-  // runs on the steady clock, so a promotion that comes due on it checks the wall clock too: one
-  // set back while it waited waits the difference again, and is never published early. Without
-  // it (tests, benchmarks) the steady clock alone decides.
-  using wall_wait_fn = std::function<std::chrono::milliseconds(std::int64_t at_ms)>;
 
-  schedule(std::size_t limit, arm_fn arm, disarm_fn disarm, publish_fn publish,
-           wall_wait_fn wall_wait = {});
+  // `timers`: the owning loop's. Its wheel runs on the steady clock, so a promotion that comes due
+  // there checks the wall clock (timers.unix_ms()) too: one set back while it waited waits the
+  // difference again, and is never published early.
+  schedule(std::size_t limit, loop_timers& timers, publish_fn publish);
   ~schedule();
   schedule(const schedule&) = delete;
   schedule& operator=(const schedule&) = delete;
@@ -60,11 +54,10 @@ class schedule {
   std::size_t limit() const { return limit_; }
 
   // The handover to a new binary (schedule_handover.cpp): every slot's generation and the
-  // promotions waiting, each due as far after `now` as it was (`due_of`: when the wheel will fire
-  // a node, hub::wheel().due_time). restore: into a schedule that never held anything; the ids
+  // promotions waiting, each due as far after `now` as it was on the timers' wheel. restore: into
+  // a schedule that never held anything; the ids
   // issued before mean the same promotions (or none) after.
-  upgrade::schedule_state capture(time_point now,
-                                  const std::function<time_point(const timed&)>& due_of) const;
+  upgrade::schedule_state capture(time_point now) const;
   void restore(const upgrade::schedule_state& state, time_point now);
 
  private:
@@ -85,10 +78,8 @@ class schedule {
   void fire(entry& e, time_point now);
 
   std::size_t limit_;
-  arm_fn arm_;
-  disarm_fn disarm_;
+  loop_timers& timers_;
   publish_fn publish_;
-  wall_wait_fn wall_wait_;
   // One allocation per 1,024 entries: a deque's 512-byte blocks would add ~4 bytes per entry.
   static constexpr std::uint32_t chunk_size = 1024;
   std::vector<std::unique_ptr<entry[]>> chunks_;

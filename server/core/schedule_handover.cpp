@@ -4,15 +4,15 @@
 
 namespace ringcast {
 
-upgrade::schedule_state schedule::capture(
-    time_point now, const std::function<time_point(const timed&)>& due_of) const {
+upgrade::schedule_state schedule::capture(time_point now) const {
   upgrade::schedule_state out;
   out.generations.reserve(slots_used_);
   for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
     const entry& e = at(slot);
     out.generations.push_back(e.generation);
     if (e.armed())
-      out.waiting.push_back({slot, e.at_ms, relative_to(due_of(e), now), e.request_json});
+      out.waiting.push_back(
+          {slot, e.at_ms, relative_to(timers_.wheel().due_time(e), now), e.request_json});
   }
   return out;
 }
@@ -33,7 +33,7 @@ void schedule::restore(const upgrade::schedule_state& state, time_point now) {
     e.at_ms = p.at_ms;
     e.request_json = p.request_json;
     ++size_;
-    arm_(e, absolute_from(p.due, now));
+    timers_.arm(e, absolute_from(p.due, now));
   }
   // Free slots are reused last-freed first: the lowest slot is handed out next.
   for (std::uint32_t slot = slots_used_; slot-- > 0;) {

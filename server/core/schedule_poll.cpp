@@ -2,26 +2,20 @@
 
 namespace ringcast {
 
-schedule_poll::schedule_poll(std::chrono::milliseconds period, clock_fn clock, arm_fn arm,
-                             disarm_fn disarm, claim_fn claim)
-    : period_(period),
-      clock_(std::move(clock)),
-      arm_(std::move(arm)),
-      disarm_(std::move(disarm)),
-      claim_(std::move(claim)) {}
+schedule_poll::schedule_poll(std::chrono::milliseconds period, loop_timers& timers, claim_fn claim)
+    : loop_timer(timers), period_(period), claim_(std::move(claim)) {}
 
 schedule_poll::~schedule_poll() {
   *self_ = nullptr;
-  if (armed()) disarm_(*this);
 }
 
 void schedule_poll::start() {
-  arm_at(clock_());
+  arm_at(timers().now());
 }
 
 void schedule_poll::arm_at(time_point when) {
   deadline_ = when;
-  arm_(*this, when);
+  loop_timer::arm_at(when);
 }
 
 void schedule_poll::expect(time_point due) {
@@ -41,7 +35,7 @@ void schedule_poll::on_timer(time_point) {
 
 void schedule_poll::answered(const answer& a) {
   in_flight_ = false;
-  const time_point now = clock_();
+  const time_point now = timers().now();
   time_point next = now + period_;
   if (a.ok && a.more) next = now;
   if (a.ok && a.next_due) next = std::min(next, now + *a.next_due);

@@ -17,11 +17,11 @@
 #include <memory>
 #include <optional>
 
-#include "session.hpp"
+#include "loop_timers.hpp"
 
 namespace ringcast {
 
-class schedule_poll final : public timed {
+class schedule_poll final : public loop_timer {
  public:
   using time_point = timing_wheel::time_point;
 
@@ -32,12 +32,9 @@ class schedule_poll final : public timed {
     std::optional<std::chrono::milliseconds> next_due;  // until the earliest still waiting
   };
   using claim_fn = std::function<void(std::function<void(answer)> done)>;
-  using arm_fn = std::function<void(timed&, time_point)>;
-  using disarm_fn = std::function<void(timed&)>;
-  using clock_fn = std::function<time_point()>;
 
-  schedule_poll(std::chrono::milliseconds period, clock_fn clock, arm_fn arm, disarm_fn disarm,
-                claim_fn claim);
+  // `timers`: the loop's, holding the poll's one node.
+  schedule_poll(std::chrono::milliseconds period, loop_timers& timers, claim_fn claim);
   ~schedule_poll();
   schedule_poll(const schedule_poll&) = delete;
   schedule_poll& operator=(const schedule_poll&) = delete;
@@ -55,9 +52,6 @@ class schedule_poll final : public timed {
   void arm_at(time_point when);
 
   std::chrono::milliseconds period_;
-  clock_fn clock_;
-  arm_fn arm_;
-  disarm_fn disarm_;
   claim_fn claim_;
   bool in_flight_ = false;
   time_point deadline_{};               // of the armed node

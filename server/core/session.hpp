@@ -10,22 +10,11 @@
 
 #include <boost/intrusive/list_hook.hpp>
 
+#include "loop_timers.hpp"
 #include "ring_index.hpp"
-#include "ringcast/wheel/timing_wheel.hpp"
 #include "subscriber.hpp"
 
 namespace ringcast {
-
-// Anything with a timeout in a loop's wheel: the wheel hands back the node, this gives it a
-// behaviour without growing the node itself.
-class timed : public timer_node {
- public:
-  using time_point = timing_wheel::time_point;
-  virtual void on_timer(time_point now) = 0;
-
- protected:
-  ~timed() = default;
-};
 
 // Session (user, sid) as one string, for maps and Redis: "user/sid". Neither part can contain
 // '/' (docs/protocol.md, "Sessions": identifiers are [A-Za-z0-9_.:@-]).

@@ -32,10 +32,10 @@ std::string body_of(const connect_question& q) {
 
 }  // namespace
 
-class connect_gate::pending final : public timed {
+class connect_gate::pending final : public loop_timer {
  public:
   pending(connect_gate& gate, std::function<void(connect_verdict)> done)
-      : gate_(gate), done_(std::move(done)) {}
+      : loop_timer(gate.timers_), gate_(gate), done_(std::move(done)) {}
   void on_timer(time_point) override {
     log_warn("connect hook: POST {} not answered within {} ms", gate_.settings_.url.text,
              gate_.settings_.timeout.count());
@@ -50,17 +50,15 @@ class connect_gate::pending final : public timed {
   std::function<void(connect_verdict)> done_;
 };
 
-connect_gate::connect_gate(boost::asio::io_context& io, hub& timers,
-                           const connect_hook_settings& settings, clock_fn now)
+connect_gate::connect_gate(boost::asio::io_context& io, loop_timers& timers,
+                           const connect_hook_settings& settings)
     : io_(io),
       timers_(timers),
       settings_(settings),
-      now_(std::move(now)),
       pool_(std::make_shared<backend_pool>(settings.max_idle)) {}
 
 connect_gate::~connect_gate() {
   for (auto& p : pending_) {
-    timers_.disarm(*p);
     if (p->exchange) p->exchange->cancel();
     if (settings_.cap) settings_.cap->release();
   }
@@ -81,7 +79,7 @@ void connect_gate::ask(const connect_question& q, std::function<void(connect_ver
   pending_.push_back(std::make_shared<pending>(*this, std::move(done)));
   pending& p = *pending_.back();
   p.self = std::prev(pending_.end());
-  timers_.arm(p, now_() + settings_.timeout);
+  p.arm_in(settings_.timeout);
   // The answer counts only while `p` still waits (not timed out, the gate not destroyed).
   p.exchange = http_exchange::post(
       io_, settings_.url, settings_.tls, std::move(body), std::move(headers), max_answer_body,
@@ -115,7 +113,7 @@ void connect_gate::ask(const connect_question& q, std::function<void(connect_ver
 }
 
 void connect_gate::settle(pending& p, connect_verdict v) {
-  timers_.disarm(p);
+  p.disarm();  // `p` may outlive this: an answer being read holds it
   switch (v.what) {
     case connect_verdict::kind::admit:
       ++counters_.admitted;

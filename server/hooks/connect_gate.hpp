@@ -21,7 +21,7 @@
 #include "concurrency_cap.hpp"
 #include "connect_answer.hpp"
 #include "http_exchange.hpp"
-#include "hub.hpp"
+#include "loop_timers.hpp"
 
 namespace ringcast {
 
@@ -59,9 +59,9 @@ struct connect_hook_settings {
 
 class connect_gate {
  public:
-  using clock_fn = std::function<hub::time_point()>;
-  connect_gate(boost::asio::io_context& io, hub& timers, const connect_hook_settings& settings,
-               clock_fn now);
+  // `timers`: the loop's, holding a node per connect being asked about.
+  connect_gate(boost::asio::io_context& io, loop_timers& timers,
+               const connect_hook_settings& settings);
   ~connect_gate();
 
   // `done` runs later on this loop, exactly once (not at all if the gate is destroyed first).
@@ -73,9 +73,8 @@ class connect_gate {
   void settle(pending& p, connect_verdict v);
 
   boost::asio::io_context& io_;
-  hub& timers_;
+  loop_timers& timers_;
   const connect_hook_settings& settings_;
-  clock_fn now_;
   std::list<std::shared_ptr<pending>> pending_;
   std::shared_ptr<backend_pool> pool_;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // a refusal posted outlives no gate

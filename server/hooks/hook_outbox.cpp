@@ -4,12 +4,11 @@
 
 namespace ringcast {
 
-hook_outbox::hook_outbox(hub& timers, hook_sender& sender, limits lim, retry_backoff backoff,
-                         clock_fn now)
-    : timers_(timers), sender_(sender), limits_(lim), backoff_(backoff), now_(std::move(now)) {}
+hook_outbox::hook_outbox(loop_timers& timers, hook_sender& sender, limits lim,
+                         retry_backoff backoff)
+    : loop_timer(timers), sender_(sender), limits_(lim), backoff_(backoff) {}
 
 hook_outbox::~hook_outbox() {
-  timers_.disarm(*this);
   if (state_ == state::sending) sender_.abort();
 }
 
@@ -31,24 +30,24 @@ void hook_outbox::enqueue(std::string event_json, time_point now) {
 }
 
 void hook_outbox::push(std::string event_json) {
-  const time_point now = now_();
+  const time_point now = timers().now();
   enqueue(std::move(event_json), now);
   if (state_ != state::idle) return;
   if (flushing_ || queue_.size() >= limits_.batch) {
     send(now);
   } else if (!armed()) {
-    timers_.arm(*this, *oldest() + limits_.flush);
+    arm_at(*oldest() + limits_.flush);
   }
 }
 
 void hook_outbox::pending_added() {
-  const time_point now = now_();
+  const time_point now = timers().now();
   if (!pending_since_) pending_since_ = now;
   if (state_ != state::idle) return;
   if (flushing_) {
     send(now);
   } else if (!armed()) {
-    timers_.arm(*this, *oldest() + limits_.flush);
+    arm_at(*oldest() + limits_.flush);
   }
 }
 
@@ -71,7 +70,7 @@ void hook_outbox::collect_pending(time_point now) {
 void hook_outbox::flush_all() {
   flushing_ = true;
   if (state_ == state::sending || empty()) return;
-  send(now_());
+  send(timers().now());
 }
 
 void hook_outbox::send(time_point now) {
@@ -79,7 +78,7 @@ void hook_outbox::send(time_point now) {
   if (queue_.empty()) {  // what was pending came to nothing (every change undone)
     state_ = state::idle;
     retrying_ = false;
-    timers_.disarm(*this);
+    disarm();
     return;
   }
   in_flight_ = std::min(limits_.batch, queue_.size());
@@ -91,7 +90,7 @@ void hook_outbox::send(time_point now) {
   body += "]}";
   if (retrying_) ++counters_.retried;
   state_ = state::sending;
-  timers_.arm(*this, now + limits_.timeout);
+  arm_at(now + limits_.timeout);
   sender_.post(std::move(body), [this, alive = std::weak_ptr<int>(alive_)](bool accepted) {
     if (!alive.expired()) on_answer(accepted);
   });
@@ -99,14 +98,14 @@ void hook_outbox::send(time_point now) {
 
 void hook_outbox::on_answer(bool accepted) {
   if (state_ != state::sending) return;  // timed out before the answer came
-  const time_point now = now_();
+  const time_point now = timers().now();
   if (accepted) return after_success(now);
   ++counters_.failed;
   counters_.backend_up = false;
   in_flight_ = 0;
   retrying_ = true;
   state_ = state::backing_off;
-  timers_.arm(*this, flushing_ ? now : now + backoff_.next());
+  arm_at(flushing_ ? now : now + backoff_.next());
 }
 
 void hook_outbox::after_success(time_point now) {
@@ -120,13 +119,13 @@ void hook_outbox::after_success(time_point now) {
   retrying_ = false;
   backoff_.reset();
   state_ = state::idle;
-  timers_.disarm(*this);
+  disarm();
   if (empty()) return;
   const time_point due = *oldest() + limits_.flush;
   if (flushing_ || queue_.size() >= limits_.batch || due <= now) {
     send(now);
   } else {
-    timers_.arm(*this, due);
+    arm_at(due);
   }
 }
 

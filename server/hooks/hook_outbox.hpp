@@ -13,8 +13,8 @@
 // dropped from a batch in flight may still arrive. Nothing here waits: push() only queues, so a
 // dead backend costs memory up to the bound and nothing else.
 //
-// No sockets: a hook_sender does the POST, and time comes from the caller, so the whole schedule
-// is unit-tested on a simulated clock (tests/server/hooks_test.cpp).
+// No sockets: a hook_sender does the POST, and time comes from the loop's timers, so the whole
+// schedule is unit-tested on a simulated clock (tests/server/hooks_test.cpp).
 #pragma once
 
 #include <chrono>
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "hub.hpp"
+#include "loop_timers.hpp"
 #include "retry_backoff.hpp"
 
 namespace ringcast {
@@ -62,7 +62,7 @@ struct hook_counters {
   bool backend_up = true;     // the last POST was accepted (true before the first)
 };
 
-class hook_outbox final : private timed {
+class hook_outbox final : private loop_timer {
  public:
   struct limits {
     std::size_t batch = 100;
@@ -70,10 +70,8 @@ class hook_outbox final : private timed {
     std::chrono::milliseconds timeout{2'000};
     std::size_t queue = 100'000;
   };
-  using clock_fn = std::function<time_point()>;
-
-  // `timers`: the loop's hub, whose wheel holds the outbox's node.
-  hook_outbox(hub& timers, hook_sender& sender, limits lim, retry_backoff backoff, clock_fn now);
+  // `timers`: the loop's, holding the outbox's node and telling the time.
+  hook_outbox(loop_timers& timers, hook_sender& sender, limits lim, retry_backoff backoff);
   ~hook_outbox();
 
   // Queues one event (a JSON object). Never waits, never sends inside the call's caller's work
@@ -101,11 +99,9 @@ class hook_outbox final : private timed {
   // When the oldest waiting event (queued or pending) came; none if nothing waits.
   std::optional<time_point> oldest() const;
 
-  hub& timers_;
   hook_sender& sender_;
   limits limits_;
   retry_backoff backoff_;
-  clock_fn now_;
   std::deque<std::string> queue_;
   std::deque<time_point> queued_at_;  // beside queue_: when each event was pushed
   std::size_t in_flight_ = 0;         // events at the head of queue_ in the POST under way

@@ -1,6 +1,5 @@
 #include "loop_hooks.hpp"
 
-#include <chrono>
 #include <random>
 
 #include "hook_signature.hpp"
@@ -9,30 +8,20 @@
 namespace ringcast {
 namespace {
 
-std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // The backend's answer to an event batch is not read: only its status counts.
 constexpr std::size_t max_answer_body = 64 * 1024;
 
 }  // namespace
 
-loop_hooks::loop_hooks(boost::asio::io_context& io, hub& sessions, const hook_settings& settings,
-                       unsigned loop, hook_outbox::clock_fn now)
+loop_hooks::loop_hooks(boost::asio::io_context& io, loop_timers& timers,
+                       const hook_settings& settings, unsigned loop)
     : io_(io),
-      sessions_(sessions),
+      timers_(timers),
       settings_(settings),
-      outbox_(sessions, *this, settings.limits, retry_backoff(std::random_device{}()),
-              std::move(now)),
-      writer_(outbox_, settings.node, loop, unix_ms) {
-  sessions_.observe(writer_);
-}
+      outbox_(timers, *this, settings.limits, retry_backoff(std::random_device{}())),
+      writer_(outbox_, settings.node, loop, [&timers] { return timers.unix_ms(); }) {}
 
 loop_hooks::~loop_hooks() {
-  sessions_.unobserve(writer_);
   if (in_flight_) in_flight_->cancel();
 }
 
@@ -49,8 +38,7 @@ void loop_hooks::post(std::string body, std::function<void(bool)> done) {
         in_flight_.reset();
         const bool accepted = a.status >= 200 && a.status < 300;
         if (!accepted) {
-          failures_.warn(repeated_warning::clock::now(), "hook: POST {} {}; kept for a retry",
-                         settings_.url.text,
+          failures_.warn(timers_.now(), "hook: POST {} {}; kept for a retry", settings_.url.text,
                          a.status ? fmt::format("answered {}", a.status) : a.failure);
         }
         done(accepted);
@@ -60,9 +48,8 @@ void loop_hooks::post(std::string body, std::function<void(bool)> done) {
 void loop_hooks::abort() {
   ++attempt_;
   if (in_flight_) {
-    failures_.warn(repeated_warning::clock::now(),
-                   "hook: POST {} not answered within {} ms; kept for a retry", settings_.url.text,
-                   settings_.limits.timeout.count());
+    failures_.warn(timers_.now(), "hook: POST {} not answered within {} ms; kept for a retry",
+                   settings_.url.text, settings_.limits.timeout.count());
   }
   if (in_flight_) std::exchange(in_flight_, nullptr)->cancel();
 }

@@ -1,5 +1,6 @@
-// Event hooks of one event loop, wired: the hub's session events are written as JSON, queued in
-// the outbox and POSTed to --hook-url over HTTP(S) on this loop, signed with --hook-secret.
+// Event hooks of one event loop, wired: the session events it is told (events(), which the loop
+// registers with its hub) are written as JSON, queued in the outbox and POSTed to --hook-url over
+// HTTP(S) on this loop, signed with --hook-secret. Time comes from the loop's timers.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -24,9 +25,12 @@ struct hook_settings {
 
 class loop_hooks final : private hook_sender {
  public:
-  loop_hooks(boost::asio::io_context& io, hub& sessions, const hook_settings& settings,
-             unsigned loop, hook_outbox::clock_fn now);
+  loop_hooks(boost::asio::io_context& io, loop_timers& timers, const hook_settings& settings,
+             unsigned loop);
   ~loop_hooks();
+
+  // The observer to register with the loop's hub (and to remove before this is destroyed).
+  session_events& events() { return writer_; }
 
   hook_counters counters() const { return outbox_.counters(); }
   void flush_all() { outbox_.flush_all(); }
@@ -37,7 +41,7 @@ class loop_hooks final : private hook_sender {
   void abort() override;
 
   boost::asio::io_context& io_;
-  hub& sessions_;
+  loop_timers& timers_;
   const hook_settings& settings_;
   std::shared_ptr<http_exchange> in_flight_;
   // A backend that is down fails every retry, back to back while draining: one line every few

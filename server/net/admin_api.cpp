@@ -41,7 +41,9 @@ void add_message_routes(route_table& routes, node_messages& messages, node_promo
         auto body = parse_publish_request(req.body(), call.connection.settings().max_spread);
         if (!body)
           return reply(error_response(http_status::bad_request, "bad_request", body.error, req));
-        if (schedule_if_later(promotions, health, call.origin(), *body.value, req, reply)) return;
+        const std::int64_t now_ms = call.connection.timers().unix_ms();
+        if (schedule_if_later(promotions, health, call.origin(), *body.value, now_ms, req, reply))
+          return;
         messages.publish(
             *body.value, call.origin(),
             [&health, req, reply](std::optional<node_messages::publish_receipt> r) {

@@ -6,7 +6,6 @@
 
 #include "client_token_http.hpp"
 #include "duration.hpp"
-#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -25,7 +24,7 @@ std::variant<admission, http_response> admit(http_request req, transport which,
           ctx.settings().allowed_origins,
           origin == req.end() ? std::nullopt : std::optional<std::string_view>(origin->value()),
           req[http::field::host])) {
-    ++ctx.sessions().stats().refused_origin;
+    ++ctx.stats().refused_origin;
     return error_response(http_status::forbidden, "origin",
                           "a page of another site may not connect here (--allowed-origins)", req);
   }
@@ -33,7 +32,7 @@ std::variant<admission, http_response> admit(http_request req, transport which,
   auto params = parse_client_params(req.target(), /*user_required=*/!tokens);
   if (!params) return error_response(http_status::bad_request, "bad_request", params.error, req);
   if (tokens) {
-    if (auto refusal = check_client_token(*tokens, req, *params.value, ctx.now())) {
+    if (auto refusal = check_client_token(*tokens, req, *params.value, ctx.timers())) {
       return std::move(*refusal);
     }
   }
@@ -54,7 +53,7 @@ std::variant<admission, http_response> admit(http_request req, transport which,
           http_status::bad_request, "bad_request",
           fmt::format("rewind: at most {} (--session-ttl)", format_duration(most)), req);
     }
-    p.rewind_after_ms = unix_ms() - p.rewind_for->count();
+    p.rewind_after_ms = ctx.timers().unix_ms() - p.rewind_for->count();
   }
   if (which == transport::ws && !boost::beast::websocket::is_upgrade(req)) {
     return error_response(http_status::upgrade_required, "bad_request",

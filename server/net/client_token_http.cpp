@@ -15,7 +15,7 @@ namespace http = boost::beast::http;
 
 std::optional<http_response> check_client_token(const token_verifier& tokens,
                                                 const http_request& req, client_params& params,
-                                                std::chrono::steady_clock::time_point now) {
+                                                const loop_timers& timers) {
   std::string_view token = params.token;
   if (token.empty()) {
     if (auto header = req.find(http::field::authorization); header != req.end()) {
@@ -26,19 +26,20 @@ std::optional<http_response> check_client_token(const token_verifier& tokens,
   }
   if (token.empty())
     return unauthorized_response("token: required (token= or Authorization: Bearer)", req);
-  const auto wall_now = std::chrono::system_clock::now();
+  const std::chrono::system_clock::time_point wall_now{std::chrono::milliseconds(timers.unix_ms())};
   const auto now_s =
       std::chrono::duration_cast<std::chrono::seconds>(wall_now.time_since_epoch()).count();
   auto claims = tokens.verify(token, now_s);
   if (!claims) return unauthorized_response(claims.error, req);
   if (auto why = apply_claims(*claims.value, params))
     return error_response(http_status::forbidden, "forbidden", *why, req);
-  if (claims.value->exp) params.expires = token_deadline(*claims.value->exp, wall_now, now);
+  if (claims.value->exp)
+    params.expires = token_deadline(*claims.value->exp, wall_now, timers.now());
   return std::nullopt;
 }
 
 http_response demo_token_response(const http_request& req, bool tokens_required,
-                                  std::string_view secret) {
+                                  std::string_view secret, std::int64_t now_ms) {
   constexpr std::chrono::minutes lifetime{5};
   if (req.method() == http::verb::get) {
     return json_response(
@@ -54,8 +55,8 @@ http_response demo_token_response(const http_request& req, bool tokens_required,
     return error_response(http_status::bad_request, "bad_request",
                           "expected {\"user\": \"1-64 characters of [A-Za-z0-9_.:@-]\"}", req);
   }
-  const auto exp = std::chrono::system_clock::now() + lifetime;
-  const auto exp_s = std::chrono::duration_cast<std::chrono::seconds>(exp.time_since_epoch());
+  const auto exp_s = std::chrono::duration_cast<std::chrono::seconds>(
+      std::chrono::milliseconds(now_ms) + lifetime);
   const std::string token = mint_hs256(secret, user->as_string(), exp_s.count());
   return json_response(http_status::ok,
                        fmt::format(R"({{"token":"{}","expires_in":{}}})", token,

@@ -2,8 +2,6 @@
 
 #include <memory>
 
-#include "wall_clock.hpp"
-
 namespace ringcast {
 namespace {
 
@@ -30,7 +28,7 @@ void check_with_backend(connection_context& ctx, connect_gate& gate, admission a
                      .user_agent = std::string(req[http::field::user_agent]),
                      .origin = std::nullopt,
                      .host = std::string(req[http::field::host]),
-                     .ts = unix_ms()};
+                     .ts = ctx.timers().unix_ms()};
   if (const auto origin = req.find(http::field::origin); origin != req.end())
     q.origin = std::string(origin->value());
   // Shared: the verdict's callback is a std::function, which must be copyable.

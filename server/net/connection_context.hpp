@@ -1,7 +1,8 @@
 // What a connection sees of its event loop and its node, through one narrow interface: its
-// loop's io_context and sessions, a clock, the settings it reads, the drain flag, the current TLS
-// and token settings, the session's home loop, the Redis claim and the routes. Connections never
-// see the server; tests give them a context on a simulated clock (tests/server/test_loop.hpp).
+// loop's io_context, sessions, timer service (its clocks) and counters, the settings it reads, the
+// drain flag, the current TLS and token settings, the session's home loop, the Redis claim and the
+// routes. Connections never see the server; tests give them a context on a simulated clock
+// (tests/server/test_loop.hpp).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -53,7 +54,10 @@ class connection_context {
 
   virtual boost::asio::io_context& io() = 0;
   virtual hub& sessions() = 0;
-  virtual time_point now() const = 0;
+  // The loop's wheel and clocks: a connection's deadlines are loop_timer nodes armed there.
+  virtual loop_timers& timers() = 0;
+  virtual time_point now() const = 0;  // the timers' steady clock
+  virtual loop_stats& stats() = 0;     // the loop's counters
   virtual const connection_settings& settings() const = 0;
   virtual bool draining() const = 0;
   // What a new connection speaks: TLS settings, or null for plaintext. SIGHUP may replace them;

@@ -2,21 +2,27 @@
 
 namespace ringcast {
 
-event_loop::event_loop(shared_by_loops& shared, const config& cfg, unsigned index, time_point epoch,
-                       std::uint64_t floor_id)
+event_loop::event_loop(shared_by_loops& shared, const config& cfg, unsigned index,
+                       const loop_clock& clock, time_point epoch, std::uint64_t floor_id)
     : node_(shared),
       index_(index),
       settings_(connection_settings::from(cfg)),
-      hub_(cfg, epoch, floor_id, [this](time_point when) { wake_at(when); }),
+      timers_(clock, epoch, cfg.tick, cfg.wheel_slots, [this](time_point when) { wake_at(when); }),
+      hub_(cfg, timers_, stats_, floor_id),
       work_(ctx_.get_executor()),
       timer_(ctx_) {}
 
+event_loop::~event_loop() {
+  if (hooks_) hub_.unobserve(hooks_->events());
+}
+
 void event_loop::start_hooks(const hook_settings& settings) {
-  hooks_ = std::make_unique<loop_hooks>(ctx_, hub_, settings, index_, [this] { return now(); });
+  hooks_ = std::make_unique<loop_hooks>(ctx_, timers_, settings, index_);
+  hub_.observe(hooks_->events());
 }
 
 void event_loop::start_connect_hook(const connect_hook_settings& settings) {
-  gate_ = std::make_unique<connect_gate>(ctx_, hub_, settings, [this] { return now(); });
+  gate_ = std::make_unique<connect_gate>(ctx_, timers_, settings);
 }
 
 void event_loop::start() {
@@ -43,7 +49,7 @@ void event_loop::wake_at(time_point when) {
 }
 
 void event_loop::on_wake() {
-  const time_point next = hub_.advance(now());
+  const time_point next = timers_.advance();
   if (next != time_point::max()) wake_at(next);
 }
 

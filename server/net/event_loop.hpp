@@ -17,15 +17,19 @@ namespace ringcast {
 
 class event_loop final : public connection_context {
  public:
-  event_loop(shared_by_loops& shared, const config& cfg, unsigned index, time_point epoch,
-             std::uint64_t floor_id);
+  // `clock`: the node's (it outlives the loop); `epoch`: tick 0 of every loop's wheel.
+  event_loop(shared_by_loops& shared, const config& cfg, unsigned index, const loop_clock& clock,
+             time_point epoch, std::uint64_t floor_id);
+  ~event_loop();
   event_loop(const event_loop&) = delete;
   event_loop& operator=(const event_loop&) = delete;
 
   // connection_context
   boost::asio::io_context& io() override { return ctx_; }
   hub& sessions() override { return hub_; }
-  time_point now() const override { return std::chrono::steady_clock::now(); }
+  loop_timers& timers() override { return timers_; }
+  time_point now() const override { return timers_.now(); }
+  loop_stats& stats() override { return stats_; }
   const connection_settings& settings() const override { return settings_; }
   bool draining() const override { return node_.draining(); }
   std::shared_ptr<const tls_context> tls() const override { return node_.tls(); }
@@ -70,6 +74,8 @@ class event_loop final : public connection_context {
   connection_settings settings_;
   // Declared before the io_context, so they outlive it: destroying the io_context destroys the
   // handlers still pending, and with them connections that detach from the hub and leave idle_.
+  loop_stats stats_;
+  loop_timers timers_;
   hub hub_;
   std::unordered_set<idle_connection*> idle_;
   // No concurrency hint of 1: with it Asio queues a post from the loop's own thread apart from

@@ -68,10 +68,13 @@ void http_connection::answer(connection_context& ctx, connection_parts parts, ht
 
 http_connection::http_connection(connection_context& ctx, net_stream stream, slot_type slot,
                                  beast::flat_buffer buffer)
-    : ctx_(ctx), stream_(std::move(stream)), buffer_(std::move(buffer)), slot_(std::move(slot)) {}
+    : loop_timer(ctx.timers()),
+      ctx_(ctx),
+      stream_(std::move(stream)),
+      buffer_(std::move(buffer)),
+      slot_(std::move(slot)) {}
 
 http_connection::~http_connection() {
-  ctx_.sessions().disarm(*this);
   ctx_.remove_idle(*this);
 }
 
@@ -80,8 +83,7 @@ http_connection::~http_connection() {
 void http_connection::arm_deadline(waiting what) {
   waiting_ = what;
   const auto& s = ctx_.settings();
-  ctx_.sessions().arm(*this, ctx_.now() + (what == waiting::first_request ? s.handshake_timeout
-                                                                          : s.keepalive_timeout));
+  arm_at(ctx_.now() + (what == waiting::first_request ? s.handshake_timeout : s.keepalive_timeout));
   ctx_.add_idle(*this);
 }
 
@@ -101,7 +103,7 @@ void http_connection::on_handshake(beast::error_code ec) {
   }
   if (ec) {
     const bool hung_up_silent = ec == asio::error::eof && !stream_.handshake_started();
-    ++(hung_up_silent ? ctx_.sessions().stats().unused : ctx_.sessions().stats().tls_failed);
+    ++(hung_up_silent ? ctx_.stats().unused : ctx_.stats().tls_failed);
     close();
     return;
   }
@@ -111,7 +113,7 @@ void http_connection::on_handshake(beast::error_code ec) {
 // A browser or curl pointed at http:// on the TLS port gets a readable answer (as nginx gives
 // one) instead of a reset: the request is still unread, so the reply goes out in plaintext.
 void http_connection::refuse_plaintext() {
-  ++ctx_.sessions().stats().tls_failed;
+  ++ctx_.stats().tls_failed;
   ctx_.remove_idle(*this);
   http_request plain;
   plain.version(11);
@@ -121,7 +123,7 @@ void http_connection::refuse_plaintext() {
                      "this port speaks TLS: use https:// or wss://", plain));
   http::async_write(stream_.socket(), *res,
                     [self = shared_from_this(), res](beast::error_code ec, std::size_t n) {
-                      self->ctx_.sessions().stats().bytes_written += n;
+                      self->ctx_.stats().bytes_written += n;
                       if (ec || self->closing_) return self->close();
                       beast::error_code ignored;
                       self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -202,10 +204,10 @@ void http_connection::on_timer(time_point) {
   // one that sent nothing as `unused`; one that simply did not reuse its keep-alive connection
   // is not an expiration.
   if (waiting_ == waiting::reply_written) {
-    ++ctx_.sessions().stats().write_timeout;
+    ++ctx_.stats().write_timeout;
   } else if (waiting_ == waiting::first_request) {
     const bool started = handshaking_ ? stream_.handshake_started() : request_started();
-    ++(started ? ctx_.sessions().stats().handshake : ctx_.sessions().stats().unused);
+    ++(started ? ctx_.stats().handshake : ctx_.stats().unused);
   }
   close();
 }
@@ -229,7 +231,7 @@ void http_connection::close_after_reply() {
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
   waiting_ = waiting::linger;
-  ctx_.sessions().arm(*this, ctx_.now() + linger);
+  arm_at(ctx_.now() + linger);
   ctx_.add_idle(*this);
   discard_until_eof();
 }
@@ -242,7 +244,7 @@ void http_connection::close() {
 
 void http_connection::on_read(beast::error_code ec) {
   ctx_.remove_idle(*this);
-  ctx_.sessions().disarm(*this);
+  disarm();
   if (closing_) return;
   if (ec) {
     const bool malformed =
@@ -250,8 +252,7 @@ void http_connection::on_read(beast::error_code ec) {
         ec != http::error::end_of_stream && ec != http::error::partial_message;
     if (!malformed) {
       // The peer went away, or the socket failed.
-      if (waiting_ == waiting::first_request && !request_started())
-        ++ctx_.sessions().stats().unused;
+      if (waiting_ == waiting::first_request && !request_started()) ++ctx_.stats().unused;
       close();
       return;
     }
@@ -283,7 +284,7 @@ void http_connection::handle(http_request req) {
   // A name this server does not have: a page whose DNS name was rebound to our address.
   if (!(route.found && route.found->answers_any_host()) &&
       !host_allowed(ctx_.settings().allowed_hosts, req[http::field::host])) {
-    ++ctx_.sessions().stats().refused_host;
+    ++ctx_.stats().refused_host;
     reply(error_response(http_status::misdirected_request, "host",
                          "this server does not answer to that Host (--allowed-hosts)", req));
     return;
@@ -334,15 +335,14 @@ std::optional<address_limits::slot> http_connection::hold_address(const http_req
     case address_limits::refusal::none:
       return std::move(outcome.held);
     case address_limits::refusal::too_many_connections:
-      refusals.warn(std::chrono::steady_clock::now(),
-                    "{}: refused 503 over --max-connections-per-ip", client.to_string());
+      refusals.warn(ctx_.now(), "{}: refused 503 over --max-connections-per-ip",
+                    client.to_string());
       reply(error_response(http_status::service_unavailable, "overloaded",
                            "too many connections from this address (--max-connections-per-ip)",
                            req));
       break;
     case address_limits::refusal::too_fast: {
-      refusals.warn(std::chrono::steady_clock::now(), "{}: refused 429 over --connect-rate-per-ip",
-                    client.to_string());
+      refusals.warn(ctx_.now(), "{}: refused 429 over --connect-rate-per-ip", client.to_string());
       auto res =
           error_response(http_status::too_many_requests, "too_many",
                          "connecting too often from this address (--connect-rate-per-ip)", req);
@@ -369,7 +369,7 @@ void http_connection::proceed(std::variant<admission, http_response> outcome,
 void http_connection::refuse_request(http_status status, std::string_view code,
                                      std::string_view message, std::string_view allow) {
   ctx_.remove_idle(*this);
-  ctx_.sessions().disarm(*this);
+  disarm();
   refused_ = true;
   http_request bad;  // no request to echo: answer HTTP/1.1 and close
   bad.version(11);
@@ -387,10 +387,10 @@ void http_connection::reply(http_response res) {
   // A client that does not read its reply is closed at the write deadline (the timer closes the
   // stream, which ends the write with an error).
   waiting_ = waiting::reply_written;
-  ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
+  arm_at(ctx_.now() + ctx_.settings().write_timeout);
   http::async_write(stream_, *shared,
                     [self = shared_from_this(), shared](beast::error_code ec, std::size_t n) {
-                      self->ctx_.sessions().stats().bytes_written += n;
+                      self->ctx_.stats().bytes_written += n;
                       if (ec || self->closing_) return self->close();
                       if (self->refused_) return self->close_after_reply();
                       if (!shared->keep_alive()) return self->close();

@@ -18,7 +18,7 @@
 
 namespace ringcast {
 
-class http_connection final : public timed,
+class http_connection final : public loop_timer,
                               public idle_connection,
                               public std::enable_shared_from_this<http_connection> {
  public:

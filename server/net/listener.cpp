@@ -78,8 +78,7 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket,
   if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
       ec.value() == ENFILE) {
     // Retrying at once would spin a core until a descriptor frees up.
-    out_of_descriptors_.warn(std::chrono::steady_clock::now(),
-                             "accept: {}; pausing accepts for 100 ms", ec.message());
+    out_of_descriptors_.warn(loop.now(), "accept: {}; pausing accepts for 100 ms", ec.message());
     backoff_.expires_after(std::chrono::milliseconds(100));
     backoff_.async_wait([this](boost::system::error_code wait_ec) {
       if (!wait_ec) accept();

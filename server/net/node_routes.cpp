@@ -21,7 +21,7 @@ void add_page_routes(route_table& routes) {
   const auto demo_token = [](const route_call& call) {
     const auto& ctx = call.connection;
     call.reply(demo_token_response(call.request, ctx.client_tokens() != nullptr,
-                                   ctx.settings().demo_secret));
+                                   ctx.settings().demo_secret, call.connection.timers().unix_ms()));
   };
   routes.add("/demo/token")
       .on(http::verb::get, demo_token)

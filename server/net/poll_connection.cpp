@@ -35,10 +35,13 @@ void poll_connection::start(connection_context& ctx, connection_parts parts, adm
 
 poll_connection::poll_connection(connection_context& ctx, connection_parts parts,
                                  http_request request, http_resume resume)
-    : ctx_(ctx), parts_(std::move(parts)), request_(std::move(request)), resume_(resume) {}
+    : loop_timer(ctx.timers()),
+      ctx_(ctx),
+      parts_(std::move(parts)),
+      request_(std::move(request)),
+      resume_(resume) {}
 
 poll_connection::~poll_connection() {
-  ctx_.sessions().disarm(*this);
   if (held_) ctx_.sessions().detach(*held_, *this, ctx_.now());
 }
 
@@ -112,7 +115,7 @@ void poll_connection::end(const ending_notice& notice) {
 
 // The client does not take its reply: closing the stream ends the write with an error.
 void poll_connection::on_timer(time_point) {
-  ++ctx_.sessions().stats().write_timeout;
+  ++ctx_.stats().write_timeout;
   parts_.stream.close();
 }
 
@@ -123,13 +126,13 @@ http_response poll_connection::begin_reply() {
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
   announce_hsts(head, ctx_.settings().hsts_max_age);
   keep_alive_while_held_.reset();
-  ctx_.sessions().arm(*this, ctx_.now() + ctx_.settings().write_timeout);
+  arm_at(ctx_.now() + ctx_.settings().write_timeout);
   return head;
 }
 
 void poll_connection::after_reply(beast::error_code ec, std::size_t written, bool keep_alive) {
-  ctx_.sessions().disarm(*this);
-  ctx_.sessions().stats().bytes_written += written;
+  disarm();
+  ctx_.stats().bytes_written += written;
   if (ec || !keep_alive) {
     parts_.stream.close();
     return;
@@ -159,7 +162,7 @@ void poll_connection::reply(std::string_view body, std::shared_ptr<const void> k
 // A client that accepts gzip gets the message's prebuilt gzip reply, when it is shorter.
 void poll_connection::reply_one(const message_ptr& m) {
   if (gzip_ && m->json.size() >= ctx_.settings().compress_min_bytes) {
-    loop_stats& stats = ctx_.sessions().stats();
+    loop_stats& stats = ctx_.stats();
     if (const std::string& body = poll_gzip_body(*m, stats); !body.empty()) {
       ++stats.compressed_sent;
       stats.compression_saved += m->poll_body.size() - body.size();
@@ -231,7 +234,7 @@ bool poll_connection::reply_gzipped(const std::vector<message_ptr>& messages,
   }
   plain += tail;
   auto body = std::make_shared<const std::string>(gzip::whole(plain));
-  loop_stats& stats = ctx_.sessions().stats();
+  loop_stats& stats = ctx_.stats();
   ++stats.messages_compressed;
   if (body->size() >= plain.size()) return false;
   stats.compressed_sent += messages.size();

@@ -11,7 +11,7 @@
 namespace ringcast {
 
 class poll_connection final : public subscriber,
-                              public timed,
+                              public loop_timer,
                               public std::enable_shared_from_this<poll_connection> {
  public:
   // Answers at once when `since` finds retained messages (or a gap); otherwise holds the poll.

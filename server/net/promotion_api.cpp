@@ -10,7 +10,6 @@
 
 #include "duration.hpp"
 #include "messages_query.hpp"
-#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -163,9 +162,9 @@ void add_promotion_routes(route_table& routes, node_promotions& promotions, node
 
 bool schedule_if_later(node_promotions& promotions, node_health& health,
                        boost::asio::any_io_executor origin, const publish_request& body,
-                       const http_request& req, const std::function<void(http_response)>& reply) {
+                       std::int64_t now_ms, const http_request& req,
+                       const std::function<void(http_response)>& reply) {
   if (!body.at_ms && !body.delay) return false;
-  const std::int64_t now_ms = unix_ms();
   auto when = publish_time(body, now_ms);
   if (!when) {
     reply(error_response(http_status::bad_request, "bad_request", when.error, req));

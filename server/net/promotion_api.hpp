@@ -17,10 +17,12 @@ namespace ringcast {
 
 void add_promotion_routes(route_table& routes, node_promotions& promotions, node_health& health);
 
-// A POST /admin/publish whose "at"/"delay" lies in the future is scheduled (202) or refused
-// (400, 429), and true is returned; false: it is to be published at once.
+// A POST /admin/publish whose "at"/"delay" lies in the future of `now_ms` (Unix ms, the loop's
+// wall clock) is scheduled (202) or refused (400, 429), and true is returned; false: it is to be
+// published at once.
 bool schedule_if_later(node_promotions& promotions, node_health& health,
                        boost::asio::any_io_executor origin, const publish_request& body,
-                       const http_request& req, const std::function<void(http_response)>& reply);
+                       std::int64_t now_ms, const http_request& req,
+                       const std::function<void(http_response)>& reply);
 
 }  // namespace ringcast

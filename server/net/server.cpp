@@ -9,7 +9,6 @@
 #include "log.hpp"
 #include "loop_gather.hpp"
 #include "tls_context.hpp"
-#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -19,10 +18,8 @@ namespace {
 
 // Ids continue across restarts: a run starts from the Unix time in microseconds, so an id from
 // an earlier run is always below this run's floor and a resume from it reports a gap.
-std::uint64_t first_floor_id() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count());
+std::uint64_t first_floor_id(const loop_clock& clock) {
+  return static_cast<std::uint64_t>(clock.unix_us());
 }
 
 }  // namespace
@@ -33,10 +30,10 @@ server::server(config cfg, node_credentials credentials)
       connections_(cfg_.max_connections),
       addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip}),
       sessions_(cfg_.session_limit()),
-      last_id_(first_floor_id()) {
-  const auto epoch = std::chrono::steady_clock::now();
+      last_id_(first_floor_id(clock_)) {
+  const auto epoch = clock_.now();
   for (unsigned i = 0; i < cfg_.threads; ++i) {
-    loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, epoch, last_id_));
+    loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, clock_, epoch, last_id_));
     loops_.back()->sessions().share_budget(sessions_);
   }
   backplane_ = make_backplane();
@@ -72,7 +69,7 @@ void server::publish(const publish_request& req, boost::asio::any_io_executor or
   if (req.sticky) {
     // Refused before it gets an id (with --redis: as far as this node has read the stream).
     std::lock_guard lock(sequencer_);
-    if (!sticky_quota_.has_room(unix_ms())) {
+    if (!sticky_quota_.has_room(clock_.unix_ms())) {
       ++sticky_refused_;
       asio::post(origin, [done = std::move(done)] {
         done(publish_receipt{.id = 0, .recipients = 0, .too_many = true});
@@ -121,16 +118,15 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.redis_reconnects = shared.reconnects;
   base.upgrades = upgrade_.count;
   base.upgrade_reconnects = upgrade_.reconnected;
-  base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - started_);
+  base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started_);
   for_each_loop<loop_snapshot>(
       loops_,
       [](event_loop& loop) {
         loop.catch_up();
         const hub& h = loop.sessions();
-        const timing_wheel& w = h.wheel();
+        const timing_wheel& w = loop.timers().wheel();
         loop_snapshot s;
-        s.stats = h.stats();
+        s.stats = loop.stats();
         s.sessions = h.session_count();
         s.connected = h.connected_count();
         s.paced_in_flight = h.paced_in_flight();

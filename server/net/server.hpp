@@ -141,7 +141,8 @@ class server final : public shared_by_loops,
   hook_settings hook_settings_;                  // with --hook-url; the loops' hooks refer to it
   connect_hook_settings connect_hook_settings_;  // with --connect-hook; the loops' gates too
   std::unique_ptr<concurrency_cap> connect_hook_cap_;  // shared by the loops' gates
-  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  system_clocks clock_;  // the node's clocks, read through the loops' timers and here
+  const loop_clock::time_point started_ = clock_.now();
   connection_limit connections_;
   address_limits addresses_;  // before the loops: their connections hold its slots
   session_budget sessions_;   // --max-sessions, over every loop

@@ -8,7 +8,6 @@
 #include "loop_gather.hpp"
 #include "redis_backplane.hpp"
 #include "server.hpp"
-#include "wall_clock.hpp"
 
 namespace ringcast {
 
@@ -18,17 +17,12 @@ namespace asio = boost::asio;
 std::unique_ptr<backplane> server::make_backplane() {
   backplane_node& self = *this;  // a private base: converted here, where it is accessible
   event_loop& loop = home();
-  hub& h = loop.sessions();
-  backplane_timers timers{.now = [&loop] { return loop.now(); },
-                          .unix_ms = [] { return unix_ms(); },
-                          .arm = [&h](timed& t, timing_wheel::time_point due) { h.arm(t, due); },
-                          .disarm = [&h](timed& t) { h.disarm(t); }};
+  loop_timers& timers = loop.timers();
   if (!cfg_.redis) {
-    return std::make_unique<local_backplane>(self, std::move(timers), presence_, last_id_,
-                                             cfg_.max_scheduled);
+    return std::make_unique<local_backplane>(self, timers, presence_, last_id_, cfg_.max_scheduled);
   }
   return std::make_unique<redis_backplane>(
-      loop.io(), self, std::move(timers), presence_,
+      loop.io(), self, timers, presence_,
       redis_backplane::settings{.url = *cfg_.redis,
                                 .history = cfg_.history,
                                 .session_ttl = cfg_.session_ttl,
@@ -44,7 +38,7 @@ void server::seed_history(std::vector<message_ptr> retained) {
   }
   for (auto& loop : loops_) {
     asio::post(loop->io(), [l = loop.get(), retained] {
-      l->sessions().seed_history(retained, l->now(), unix_ms());
+      l->sessions().seed_history(retained, l->now(), l->timers().unix_ms());
     });
   }
 }
@@ -57,7 +51,7 @@ void server::seed_in_force(std::vector<message_ptr> in_force) {
   }
   for (auto& loop : loops_) {
     asio::post(loop->io(), [l = loop.get(), in_force] {
-      l->sessions().seed_in_force(in_force, l->now(), unix_ms());
+      l->sessions().seed_in_force(in_force, l->now(), l->timers().unix_ms());
     });
   }
 }

@@ -23,13 +23,13 @@ void server::begin_drain() {
     });
   }
   drain_timer_ = std::make_unique<asio::steady_timer>(loops_[0]->io());
-  watch_drain(std::chrono::steady_clock::now() + cfg_.drain);
+  watch_drain(clock_.now() + cfg_.drain);
 }
 
 // Connections end as soon as their reconnect/shutdown notice is written: stop when they have all
 // gone and every hook event is delivered, and never later than the drain window.
 void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
-  if (std::chrono::steady_clock::now() >= deadline) {
+  if (clock_.now() >= deadline) {
     drained_.set_value();
     return;
   }

@@ -161,8 +161,7 @@ upgrade::handover_state server::capture_node() {
   for (auto& loop : loops_)
     node.loops.push_back(loop->sessions().capture(loop->now(), messages));
   node.messages = capture_messages(messages);
-  const hub& h = home().sessions();
-  backplane_->capture(node, home().now(), [&h](const timed& t) { return h.wheel().due_time(t); });
+  backplane_->capture(node, home().now());
   return node;
 }
 

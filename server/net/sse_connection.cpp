@@ -81,7 +81,7 @@ void sse_connection::watch_for_close() {
 
 void sse_connection::queued(const message& m) {
   if (!gzip_) return;
-  loop_stats& stats = context().sessions().stats();
+  loop_stats& stats = context().stats();
   const std::string& piece = sse_gzip_piece(m, stats);
   ++stats.compressed_sent;
   const std::size_t plain = m.sse_prefix.size() + m.json.size() + end_of_event.size();

@@ -5,8 +5,6 @@
 #include <span>
 #include <unordered_set>
 
-#include "wall_clock.hpp"
-
 namespace ringcast {
 namespace {
 
@@ -26,7 +24,8 @@ constexpr std::size_t max_gather_bytes = 256 * 1024;
 }  // namespace
 
 stream_connection::stream_connection(connection_context& ctx, connection_parts parts)
-    : ctx_(ctx),
+    : loop_timer(ctx.timers()),
+      ctx_(ctx),
       slot_(std::move(parts.slot)),
       address_(std::move(parts.address)),
       stream_(std::move(parts.stream)) {
@@ -35,7 +34,6 @@ stream_connection::stream_connection(connection_context& ctx, connection_parts p
 
 stream_connection::~stream_connection() {
   loop_streams.erase(this);
-  ctx_.sessions().disarm(*this);
   if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
 }
 
@@ -92,7 +90,7 @@ bool stream_connection::capture(moved_stream& out) {
   out.allowed_channels = grant_;
   if (expires_) {
     out.token_expires_ms =
-        unix_ms() +
+        ctx_.timers().unix_ms() +
         std::chrono::duration_cast<std::chrono::milliseconds>(*expires_ - ctx_.now()).count();
   }
   out.highest_id = highest_id_;
@@ -117,7 +115,8 @@ bool stream_connection::capture(moved_stream& out) {
 void stream_connection::resume_moved(const moved_stream& m) {
   grant_ = m.allowed_channels;
   if (m.token_expires_ms)
-    expires_ = ctx_.now() + std::chrono::milliseconds(*m.token_expires_ms - unix_ms());
+    expires_ =
+        ctx_.now() + std::chrono::milliseconds(*m.token_expires_ms - ctx_.timers().unix_ms());
   highest_id_ = m.highest_id;
   if (!m.unwritten.empty()) push({nullptr, m.unwritten});
   // The session came with the node's state, waiting for this connection: it goes on as it was.
@@ -145,7 +144,7 @@ void stream_connection::activity() {
 
 bool stream_connection::falling_behind() {
   if (!session_ || queue_.size() < ctx_.settings().max_queue) return false;
-  ++ctx_.sessions().stats().slow;
+  ++ctx_.stats().slow;
   ctx_.sessions().end_connection(*session_, ending::close_slow, ctx_.now());  // calls end()
   return true;
 }
@@ -227,7 +226,7 @@ void stream_connection::on_timer(time_point now) {
     return;
   }
   if (write_due() <= now) {
-    ++ctx_.sessions().stats().write_timeout;
+    ++ctx_.stats().write_timeout;
     peer_gone();
     return;
   }
@@ -242,7 +241,7 @@ stream_connection::time_point stream_connection::write_due() const {
 
 void stream_connection::arm_deadline() {
   const time_point due = std::min(grace_until_, write_due());
-  if (due != time_point::max()) ctx_.sessions().arm(*this, due);
+  if (due != time_point::max()) arm_at(due);
 }
 
 void stream_connection::peer_gone() {
@@ -290,7 +289,7 @@ void stream_connection::flush() {
       peer_gone();
       return;
     }
-    ctx_.sessions().stats().bytes_written += n;
+    ctx_.stats().bytes_written += n;
     // Pop the items written whole; remember how far into the next one the write got.
     std::size_t left = written_ + n, done = 0;
     for (const outbound& item : queue_.items()) {

@@ -25,7 +25,7 @@
 namespace ringcast {
 
 class stream_connection : public subscriber,
-                          public timed,
+                          public loop_timer,
                           public std::enable_shared_from_this<stream_connection> {
  public:
   void deliver(const message_ptr& m) final;

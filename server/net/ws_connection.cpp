@@ -96,9 +96,8 @@ bool ws_connection::within_rate() {
   connection_context& ctx = context();
   const double rate = ctx.settings().client_message_rate;
   if (rate == 0 || rate_.take(ctx.now(), {rate, 2 * rate})) return true;
-  ++ctx.sessions().stats().message_rate;
-  closed.warn(std::chrono::steady_clock::now(),
-              "WebSocket client closed 1008: over --client-message-rate {}", rate);
+  ++ctx.stats().message_rate;
+  closed.warn(ctx.now(), "WebSocket client closed 1008: over --client-message-rate {}", rate);
   reader_done_ = true;
   finish(ws::close_frame(ws::policy_error, "message rate"));
   return false;
@@ -174,7 +173,7 @@ void ws_connection::on_message(std::string_view text) {
   hub& h = context().sessions();
   auto parsed_message = parse_client_message(text);
   if (!parsed_message) {
-    ++h.stats().client_errors;
+    ++context().stats().client_errors;
     send_framed(frame("error", error_json("bad_request", parsed_message.error), std::nullopt));
     return;
   }
@@ -187,12 +186,12 @@ void ws_connection::on_message(std::string_view text) {
           h.acknowledge(*s, m.id);
         } else if constexpr (std::is_same_v<T, subscribe_message>) {
           if (!h.may_subscribe(*s, m.channels)) {
-            ++h.stats().client_errors;
+            ++context().stats().client_errors;
             send_framed(frame(
                 "error", error_json("unauthorized", "a channel is outside this session's grant"),
                 std::nullopt));
           } else if (!h.subscribe(*s, m.channels)) {
-            ++h.stats().client_errors;
+            ++context().stats().client_errors;
             send_framed(frame(
                 "error",
                 error_json("bad_request",
@@ -219,7 +218,7 @@ bool ws_connection::sends_compressed(const message& m) const {
 
 void ws_connection::queued(const message& m) {
   if (!deflate_ || m.json.size() < compress_min_) return;
-  loop_stats& stats = context().sessions().stats();
+  loop_stats& stats = context().stats();
   const std::string& frame = ws_deflated_frame(m, stats);
   if (frame.empty()) return;
   ++stats.compressed_sent;

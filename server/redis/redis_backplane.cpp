@@ -10,8 +10,8 @@ namespace ringcast {
 
 namespace asio = boost::asio;
 
-redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node,
-                                 backplane_timers timers, const presence_counts& counts, settings s)
+redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node, loop_timers& timers,
+                                 const presence_counts& counts, settings s)
     : home_(home), node_(node) {
   redis_bus::node_hooks hooks;
   hooks.seed_history = [this](std::vector<message_ptr> retained) {
@@ -30,10 +30,10 @@ redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node,
   hooks.take_down = [this](std::uint64_t id) {
     asio::post(home_, [this, id] { node_.expire_message(id); });
   };
-  bus_ = std::make_unique<redis_bus>(home_, std::move(s.url), s.history, s.session_ttl,
-                                     std::move(hooks));
-  promotions_ = std::make_unique<redis_promotions>(home_, *bus_, std::move(timers), s.max_scheduled,
-                                                   s.history, [&node] { return node.retained(); });
+  bus_ = std::make_unique<redis_bus>(home_, timers.clock(), std::move(s.url), s.history,
+                                     s.session_ttl, std::move(hooks));
+  promotions_ = std::make_unique<redis_promotions>(home_, *bus_, timers, s.max_scheduled, s.history,
+                                                   [&node] { return node.retained(); });
   presence_ = std::make_unique<redis_presence>(home_, *bus_, counts, s.session_ttl);
 }
 

@@ -29,7 +29,7 @@ class redis_backplane final : public backplane {
     std::size_t max_scheduled;              // --max-scheduled, over the cluster
   };
   // `home`: loop 0's io_context; `counts`: this node's presence, mirrored into Redis.
-  redis_backplane(boost::asio::io_context& home, backplane_node& node, backplane_timers timers,
+  redis_backplane(boost::asio::io_context& home, backplane_node& node, loop_timers& timers,
                   const presence_counts& counts, settings s);
   ~redis_backplane() override;
 

@@ -56,9 +56,10 @@ std::string random_node_id() {
 
 }  // namespace
 
-redis_bus::redis_bus(asio::io_context& ctx, redis_url url, std::size_t history,
-                     std::chrono::milliseconds session_ttl, node_hooks hooks)
+redis_bus::redis_bus(asio::io_context& ctx, const loop_clock& clock, redis_url url,
+                     std::size_t history, std::chrono::milliseconds session_ttl, node_hooks hooks)
     : ctx_(ctx),
+      clock_(clock),
       url_(std::move(url)),
       history_(history),
       session_ttl_(session_ttl),
@@ -167,7 +168,7 @@ std::string redis_bus::problem() const {
 void redis_bus::log_failure(const std::string& why) {
   constexpr std::chrono::milliseconds repeat_same_cause{5000};
   ++failed_attempts_;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_.now();
   if (why == last_logged_ && now - last_logged_at_ < repeat_same_cause) {
     ++unlogged_failures_;
     return;
@@ -199,7 +200,7 @@ void redis_bus::on_lost(std::string why) {
   if (up_.exchange(false, std::memory_order_relaxed)) {
     log_warn("{}; reconnecting", why);
     last_logged_ = why;
-    last_logged_at_ = std::chrono::steady_clock::now();
+    last_logged_at_ = clock_.now();
     reconnects_.fetch_add(1, std::memory_order_relaxed);
   } else {
     log_failure(why);
@@ -363,9 +364,7 @@ void redis_bus::publish(const publish_request& req,
     return;
   }
   const addressee to = addressee_of(req);
-  const std::int64_t ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count();
+  const std::int64_t ts_ms = clock_.unix_ms();
   const std::string ts = std::to_string(ts_ms);
   const std::string expires = std::to_string(req.ttl ? ts_ms + req.ttl->count() : 0);
   // The reply goes out when this node has read the entry back and delivered it, so that
@@ -373,9 +372,9 @@ void redis_bus::publish(const publish_request& req,
   std::string token = fmt::format("{}:{}", node_id_, ++publish_seq_);
   awaiting_delivery_[token] = std::move(done);
   commands_->command(
-      {"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(), std::to_string(history_),
-       ts, std::string(name_of(to.to)), to.target, req.data_json, token, expires,
-       std::to_string(req.spread.count()), req.sticky ? "1" : "0"},
+      {"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(clock_),
+       std::to_string(history_), ts, std::string(name_of(to.to)), to.target, req.data_json, token,
+       expires, std::to_string(req.spread.count()), req.sticky ? "1" : "0"},
       [this, token](const redisReply* r) {
         if (r && r->type != REDIS_REPLY_ERROR) return;
         if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", reply_text(r));

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "admin_request.hpp"
+#include "loop_timers.hpp"
 #include "message.hpp"
 #include "redis_connection.hpp"
 #include "redis_sentinel.hpp"
@@ -55,8 +56,9 @@ class redis_bus {
     std::function<void(std::uint64_t id)> take_down;
   };
 
-  redis_bus(boost::asio::io_context& ctx, redis_url url, std::size_t history,
-            std::chrono::milliseconds session_ttl, node_hooks hooks);
+  // `clock`: the node's (it outlives the bus): publish times, ids' floor, log pacing.
+  redis_bus(boost::asio::io_context& ctx, const loop_clock& clock, redis_url url,
+            std::size_t history, std::chrono::milliseconds session_ttl, node_hooks hooks);
 
   void start();
   // `f` runs on the bus's io_context each time the bus connects (at start-up and after every
@@ -69,6 +71,7 @@ class redis_bus {
   // Times the connection to Redis was lost.
   std::uint64_t reconnects() const { return reconnects_.load(std::memory_order_relaxed); }
   const std::string& node_id() const { return node_id_; }
+  const loop_clock& clock() const { return clock_; }
 
   struct receipt {
     std::uint64_t id;
@@ -107,6 +110,7 @@ class redis_bus {
   void on_control(const struct redisReply* reply);
 
   boost::asio::io_context& ctx_;
+  const loop_clock& clock_;
   redis_url url_;
   std::size_t history_;
   std::chrono::milliseconds session_ttl_;
@@ -124,7 +128,7 @@ class redis_bus {
   mutable std::mutex problem_mutex_;
   std::string problem_;  // guarded by problem_mutex_
   std::string last_logged_;
-  std::chrono::steady_clock::time_point last_logged_at_;
+  loop_clock::time_point last_logged_at_;
   std::uint64_t unlogged_failures_ = 0;  // same cause as last logged, not logged again
   std::uint64_t failed_attempts_ = 0;    // since the bus was last up
   std::vector<std::function<void()>> connected_listeners_;

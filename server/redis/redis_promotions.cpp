@@ -5,13 +5,11 @@
 namespace ringcast {
 
 redis_promotions::redis_promotions(boost::asio::io_context& home, redis_bus& bus,
-                                   backplane_timers timers, std::size_t limit, std::size_t history,
+                                   loop_timers& timers, std::size_t limit, std::size_t history,
                                    redis_reach::retained_fn retained)
-    : timers_(std::move(timers)),
-      store_(bus, limit, history),
-      reach_(home, bus, std::move(retained)) {
+    : timers_(timers), store_(bus, limit, history), reach_(home, bus, std::move(retained)) {
   poll_ = std::make_unique<schedule_poll>(
-      poll_period, timers_.now, timers_.arm, timers_.disarm,
+      poll_period, timers_,
       [this](std::function<void(schedule_poll::answer)> done) { claim(std::move(done)); });
 }
 

@@ -31,7 +31,7 @@ class redis_promotions {
   static constexpr std::chrono::milliseconds poll_period{250};
 
   // `limit`: --max-scheduled; `history`: the stream's length (--history).
-  redis_promotions(boost::asio::io_context& home, redis_bus& bus, backplane_timers timers,
+  redis_promotions(boost::asio::io_context& home, redis_bus& bus, loop_timers& timers,
                    std::size_t limit, std::size_t history, redis_reach::retained_fn retained);
   ~redis_promotions();
 
@@ -51,7 +51,7 @@ class redis_promotions {
  private:
   void claim(std::function<void(schedule_poll::answer)> done);
 
-  backplane_timers timers_;
+  loop_timers& timers_;  // loop 0's
   std::atomic<std::size_t> waiting_{0};
   redis_schedule store_;
   redis_reach reach_;

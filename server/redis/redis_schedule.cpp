@@ -139,7 +139,7 @@ void redis_schedule::cancel(const std::string& id, std::function<void(std::optio
 
 void redis_schedule::claim(std::function<void(std::optional<claimed>)> done) {
   bus_.command(
-      {"EVAL", claim_script, "3", waiting_key, last_id_key, stream_key, now_micros(),
+      {"EVAL", claim_script, "3", waiting_key, last_id_key, stream_key, now_micros(bus_.clock()),
        std::to_string(history_), std::to_string(claim_batch)},
       [done = std::move(done)](const redisReply* r) {
         const auto integers = [](const redisReply* a) {

@@ -47,10 +47,8 @@ std::optional<std::uint64_t> to_u64(std::string_view s) {
 
 }  // namespace
 
-std::string now_micros() {
-  return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count());
+std::string now_micros(const loop_clock& clock) {
+  return std::to_string(clock.unix_us());
 }
 
 std::optional<std::string> entry_id_of(const redisReply* e) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "loop_timers.hpp"
 #include "message.hpp"
 
 struct redisReply;
@@ -49,6 +50,6 @@ std::optional<stream_entry> parse_entry(const redisReply* e);
 std::optional<std::string> entry_id_of(const redisReply* e);
 
 // The node's clock in µs since the Unix epoch, as the append script's `node_us`.
-std::string now_micros();
+std::string now_micros(const loop_clock& clock);
 
 }  // namespace ringcast

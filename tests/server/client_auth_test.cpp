@@ -26,7 +26,7 @@
 #include <openssl/pem.h>
 
 #include "config.hpp"
-#include "hub.hpp"
+#include "hub_fixture.hpp"
 #include "node_credentials.hpp"
 
 namespace ringcast {
@@ -509,7 +509,7 @@ class recorder final : public subscriber {
   transport kind_;
 };
 
-struct HubTokens : ::testing::Test {
+struct HubTokens : test::hub_fixture {
   HubTokens() {
     cfg.tick = 10ms;
     cfg.heartbeat = 1s;
@@ -522,52 +522,44 @@ struct HubTokens : ::testing::Test {
     p.expires = expires;
     return p;
   }
-  // Advances the hub in ticks up to `until`.
-  void run_until(hub& h, hub::time_point until) {
-    for (auto t = epoch; t <= until; t += cfg.tick)
-      h.advance(t);
-  }
-
-  config cfg;
-  hub::time_point epoch{};
 };
 
 TEST_F(HubTokens, WebSocketGetsCloseExpiredAtExp) {
-  hub h(cfg, epoch, 0, nullptr);
+  hub& h = the_hub();
   recorder ws(transport::ws);
   h.attach(params(epoch + 2500ms), ws, epoch);
-  run_until(h, epoch + 2490ms);
+  advance_to(epoch + 2490ms);
   EXPECT_TRUE(ws.endings.empty());
   EXPECT_EQ(ws.heartbeats, 2);  // heartbeats still run before the expiry
-  run_until(h, epoch + 2520ms);
+  advance_to(epoch + 2520ms);
   EXPECT_EQ(ws.endings, std::vector<ending>{ending::close_expired});
-  EXPECT_EQ(h.stats().expired, 1u);
+  EXPECT_EQ(stats.expired, 1u);
   EXPECT_EQ(h.session_count(), 1u);  // the session waits out its TTL for a reconnect
   EXPECT_EQ(h.connected_count(), 0u);
 }
 
 TEST_F(HubTokens, HeldPollAnsweredCloseExpiredBeforeItsTimeout) {
-  hub h(cfg, epoch, 0, nullptr);
+  hub& h = the_hub();
   recorder poll(transport::poll);
   h.attach(params(epoch + 1s), poll, epoch);
-  run_until(h, epoch + 1020ms);
+  advance_to(epoch + 1020ms);
   EXPECT_EQ(poll.endings, std::vector<ending>{ending::close_expired});
-  EXPECT_EQ(h.stats().poll_timeout, 0u);
+  EXPECT_EQ(stats.poll_timeout, 0u);
 }
 
 TEST_F(HubTokens, ReconnectWithAFreshTokenMovesTheDeadline) {
-  hub h(cfg, epoch, 0, nullptr);
+  hub& h = the_hub();
   recorder first(transport::sse), second(transport::sse);
   h.attach(params(epoch + 1s), first, epoch);
   h.attach(params(std::nullopt), second, epoch + 500ms);  // replaces: no expiry now
-  run_until(h, epoch + 3s);
+  advance_to(epoch + 3s);
   EXPECT_EQ(first.endings, std::vector<ending>{ending::close_replaced});
   EXPECT_TRUE(second.endings.empty());
-  EXPECT_EQ(h.stats().expired, 0u);
+  EXPECT_EQ(stats.expired, 0u);
 }
 
 TEST_F(HubTokens, ChannelsOutsideTheTokenCannotBeSubscribed) {
-  hub h(cfg, epoch, 0, nullptr);
+  hub& h = the_hub();
   recorder ws(transport::ws), open_ws(transport::ws);
   auto p = params(std::nullopt);
   p.allowed_channels = std::vector<std::string>{"news", "deals"};

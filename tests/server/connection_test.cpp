@@ -138,7 +138,7 @@ TEST(HttpConnection, KeepAliveIsAnnouncedAndEndsAtItsTimeout) {
   loop.advance(2s + 10ms);  // the keep-alive timeout since that reply, and at most one tick
   EXPECT_TRUE(closed_by_server(c));
   // Not reusing a keep-alive connection is no expiration.
-  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().handshake; }), 0u);
+  EXPECT_EQ(loop.run([&] { return loop.stats().handshake; }), 0u);
 }
 
 TEST(HttpConnection, NoKeepAliveUnderOneSecond) {
@@ -170,8 +170,8 @@ TEST(HttpConnection, HandshakeDeadlineClosesSilentAndHalfSentConnectionsAndCount
   EXPECT_TRUE(closed_by_server(silent));
   EXPECT_TRUE(closed_by_server(half));
   // Half a request is a failed handshake; a connection that sent nothing is only unused.
-  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().handshake; }), 1u);
-  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().unused; }), 1u);
+  EXPECT_EQ(loop.run([&] { return loop.stats().handshake; }), 1u);
+  EXPECT_EQ(loop.run([&] { return loop.stats().unused; }), 1u);
 }
 
 TEST(HttpConnection, AClientThatHangsUpBeforeSendingAByteCountsAsUnused) {
@@ -179,8 +179,8 @@ TEST(HttpConnection, AClientThatHangsUpBeforeSendingAByteCountsAsUnused) {
   auto c = loop.connect();
   ASSERT_TRUE(eventually(loop, [&] { return loop.open_connections() == 1; }));
   c.close();
-  EXPECT_TRUE(eventually(loop, [&] { return loop.sessions().stats().unused == 1; }));
-  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().handshake; }), 0u);
+  EXPECT_TRUE(eventually(loop, [&] { return loop.stats().unused == 1; }));
+  EXPECT_EQ(loop.run([&] { return loop.stats().handshake; }), 0u);
 }
 
 TEST(HttpConnection, DrainClosesWaitingConnectionsAndAnswersAHalfSentRequest503) {
@@ -266,7 +266,7 @@ TEST(PollConnection, HeldUntilAMessageThenTheConnectionServesTheNextPoll) {
   res = read_response(c, buffer);
   EXPECT_NE(res.body().find(R"("type":"reconnect","reason":"timeout")"), std::string::npos)
       << res.body();
-  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().poll_timeout; }), 1u);
+  EXPECT_EQ(loop.run([&] { return loop.stats().poll_timeout; }), 1u);
 }
 
 TEST(PollConnection, AHangUpFreesTheSessionAtOnce) {
@@ -301,13 +301,13 @@ void publish_large(test::test_loop& loop, std::uint64_t first_id, int count) {
 }
 
 std::uint64_t write_timeouts(test::test_loop& loop) {
-  return loop.run([&] { return loop.sessions().stats().write_timeout; });
+  return loop.run([&] { return loop.stats().write_timeout; });
 }
 
 // The server has a write that the socket would not take: its deadline is the loop's next timer.
 bool write_pending(test::test_loop& loop) {
-  return eventually(
-      loop, [&] { return loop.sessions().wheel().next_due() == loop.now() + write_timeout; });
+  return eventually(loop,
+                    [&] { return loop.timers().wheel().next_due() == loop.now() + write_timeout; });
 }
 
 // Not closed one tick before the deadline; closed and counted at it (at most one tick late).
@@ -391,7 +391,7 @@ TEST(SessionRoom, AFullUserIsAnswered429AndTheConnectionReadsOn) {
   // The same connection reads on: another user's poll is held.
   send(c, get("/poll?user=v"));
   EXPECT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 2; }));
-  EXPECT_EQ(loop.run([&] { return loop.sessions().stats().sessions_refused_user; }), 1u);
+  EXPECT_EQ(loop.run([&] { return loop.stats().sessions_refused_user; }), 1u);
 }
 
 TEST(SessionRoom, BeyondMaxSessionsIsAnswered503) {
@@ -469,10 +469,7 @@ TEST(Admission, TheHandOffCarriesTheAdmission) {
       std::move(*token_verifier::with_secret("other", false).value)));
   reader.set_home([&](std::string_view, std::string_view) -> connection_context& { return home; });
 
-  const auto exp = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count() +
-                   300;
+  const auto exp = reader.run([&] { return reader.timers().unix_ms(); }) / 1000 + 300;
   auto c = reader.connect();
   send(c, get("/poll?token=" + mint_hs256("right", "alice", exp)));
   ASSERT_TRUE(eventually(home, [&] { return home.sessions().connected_count() == 1; }));
@@ -483,6 +480,27 @@ TEST(Admission, TheHandOffCarriesTheAdmission) {
   const auto m = publish(home, 9);
   beast::flat_buffer buffer;
   EXPECT_EQ(read_response(c, buffer).body(), m->poll_body);
+}
+
+// A client token's `exp` is read on the loop's wall clock, simulated here with the steady one: a
+// held poll whose token expires 2 s from the simulated now is answered close/expired at that
+// time (at most a tick later), not before and not at its 3 s poll timeout.
+TEST(Admission, ATokensExpiryRunsOnTheLoopsSimulatedWallClock) {
+  test::test_loop loop(short_timeouts());
+  loop.set_tokens(std::make_shared<const token_verifier>(
+      std::move(*token_verifier::with_secret("right", false).value)));
+  const auto exp = loop.run([&] { return loop.timers().unix_ms(); }) / 1000 + 2;
+  auto c = loop.connect();
+  send(c, get("/poll?token=" + mint_hs256("right", "alice", exp)));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  loop.advance(2s - 10ms);
+  EXPECT_EQ(loop.run([&] { return loop.stats().expired; }), 0u);
+  loop.advance(20ms);
+  beast::flat_buffer buffer;
+  const auto res = read_response(c, buffer);
+  EXPECT_NE(res.body().find(R"("reason":"expired")"), std::string::npos) << res.body();
+  EXPECT_EQ(loop.run([&] { return loop.stats().expired; }), 1u);
+  EXPECT_EQ(loop.run([&] { return loop.stats().poll_timeout; }), 0u);
 }
 
 TEST(Admission, RefusedOnTheReadingLoop) {

@@ -15,12 +15,13 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include "concurrency_cap.hpp"
+#include "config.hpp"
 #include "connect_answer.hpp"
 #include "connect_gate.hpp"
 #include "hook_outbox.hpp"
 #include "hook_signature.hpp"
 #include "http_url.hpp"
-#include "hub.hpp"
+#include "loop_timers.hpp"
 #include "retry_backoff.hpp"
 
 namespace ringcast {
@@ -28,7 +29,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using std::chrono::milliseconds;
-using time_point = hub::time_point;
+using time_point = loop_timers::time_point;
 
 TEST(RetryBackoff, DoublesFromOneSecondToSixtyWithAtMostTwentyPercentMore) {
   for (std::uint32_t seed : {1u, 2u, 99u, 123456u}) {
@@ -143,10 +144,9 @@ class OutboxTest : public ::testing::Test {
     sender.clock = &now;
   }
   hook_outbox& outbox() {
-    if (!hub_) hub_ = std::make_unique<hub>(cfg, epoch, 0, [](time_point) {});
     if (!outbox_) {
-      outbox_ = std::make_unique<hook_outbox>(*hub_, sender, limits, retry_backoff(seed),
-                                              [this] { return now; });
+      timers = std::make_unique<loop_timers>(clock, epoch, cfg.tick, cfg.wheel_slots);
+      outbox_ = std::make_unique<hook_outbox>(*timers, sender, limits, retry_backoff(seed));
     }
     return *outbox_;
   }
@@ -158,7 +158,8 @@ class OutboxTest : public ::testing::Test {
   void advance_to(time_point t) {
     while (now < t) {
       now = std::min(t, now + cfg.tick);
-      hub_->advance(now);
+      clock.set(now);
+      timers->advance(now);
     }
   }
   void advance_by(milliseconds d) { advance_to(now + d); }
@@ -177,7 +178,8 @@ class OutboxTest : public ::testing::Test {
   const time_point epoch = time_point{} + 1h;
   time_point now = epoch;
   fake_sender sender;
-  std::unique_ptr<hub> hub_;
+  simulated_clock clock{epoch};
+  std::unique_ptr<loop_timers> timers;
   std::unique_ptr<hook_outbox> outbox_;
 };
 
@@ -335,8 +337,8 @@ TEST(ConnectGate, BeyondTheCapAConnectIsRefusedUnaskedAndPlacesComeBack) {
   config cfg;
   cfg.tick = 10ms;
   const time_point epoch = time_point{} + 1h;
-  time_point now = epoch;
-  hub timers(cfg, epoch, 0, [](time_point) {});
+  simulated_clock clock{epoch};
+  loop_timers timers(clock, epoch, cfg.tick, cfg.wheel_slots);
   concurrency_cap cap(2);
   connect_hook_settings settings{
       .url = *parse_http_url("http://127.0.0.1:" + std::to_string(backend.local_endpoint().port()) +
@@ -359,8 +361,8 @@ TEST(ConnectGate, BeyondTheCapAConnectIsRefusedUnaskedAndPlacesComeBack) {
       io.run_for(5ms);
   };
   {
-    connect_gate one(io, timers, settings, [&] { return now; });
-    connect_gate other(io, timers, settings, [&] { return now; });  // another loop's
+    connect_gate one(io, timers, settings);
+    connect_gate other(io, timers, settings);  // another loop's
     one.ask(asking("a"), record);
     other.ask(asking("b"), record);
     one.ask(asking("c"), record);
@@ -371,8 +373,8 @@ TEST(ConnectGate, BeyondTheCapAConnectIsRefusedUnaskedAndPlacesComeBack) {
     EXPECT_EQ(one.counters().overloaded, 1u);
 
     // The two time out: their places are free for the next.
-    for (now = epoch; now < epoch + 1100ms; now += cfg.tick)
-      timers.advance(now);
+    for (; clock.now() < epoch + 1100ms; clock.advance(cfg.tick))
+      timers.advance();
     EXPECT_EQ(verdicts.size(), 3u);
     EXPECT_EQ(cap.in_flight(), 0u);
     one.ask(asking("d"), record);

@@ -50,13 +50,14 @@ struct node_side {
       : cfg(settings),
         epoch(start),
         now(start),
-        h(std::make_unique<hub>(cfg, start, 0, nullptr)),
-        sched(
-            10, [this](timed& t, time_point due) { h->arm(t, due); },
-            [this](timed& t) { h->disarm(t); },
-            [this](const std::string& request) {
-              published.push_back(fmt::format("{} {}", since_capture(), request));
-            }) {}
+        // The wall clock is past every promotion's `at` here, so the steady deadlines alone decide
+        // when one is published (schedule::fire's wall-clock check passes).
+        clock(start, 1'700'001'000'000),
+        timers(clock, start, cfg.tick, cfg.wheel_slots),
+        h(std::make_unique<hub>(cfg, timers, stats, 0)),
+        sched(10, timers, [this](const std::string& request) {
+          published.push_back(fmt::format("{} {}", since_capture(), request));
+        }) {}
   ~node_side() {
     h->drain(now);  // the recorders go first
   }
@@ -68,7 +69,8 @@ struct node_side {
   }
   void tick() {
     now += cfg.tick;
-    h->advance(now);
+    clock.set(now);
+    timers.advance(now);
   }
   void advance_by(std::chrono::milliseconds d) {
     for (const time_point until = now + d; now < until;)
@@ -93,6 +95,9 @@ struct node_side {
   const time_point epoch;
   time_point now;
   std::optional<time_point> captured_at;
+  simulated_clock clock;
+  loop_timers timers;
+  loop_stats stats;
   std::unique_ptr<hub> h;
   schedule sched;
   std::map<std::string, std::unique_ptr<recorder>> clients;  // by user (one session each)
@@ -155,6 +160,7 @@ class HubHandoverTest : public ::testing::Test {
     cancelled_id = *b;
     ASSERT_TRUE(o.sched.add(1'700'000'990'000, o.now + 6s, R"({"data":"c"})"));
     o.now += 5ms;  // between two ticks
+    o.clock.set(o.now);
   }
 
   static upgrade::handover_state capture(node_side& side) {
@@ -164,8 +170,7 @@ class HubHandoverTest : public ::testing::Test {
     s.loops.push_back(side.h->capture(side.now, messages));
     s.messages = capture_messages(messages);
     s.last_id = side.h->newest_id();
-    s.schedule =
-        side.sched.capture(side.now, [&](const timed& t) { return side.h->wheel().due_time(t); });
+    s.schedule = side.sched.capture(side.now);
     auto& sessions = s.loops[0].sessions;  // a hash map's order: sorted, to compare
     std::sort(sessions.begin(), sessions.end(),
               [](const auto& a, const auto& b) { return a.user < b.user; });
@@ -179,6 +184,7 @@ class HubHandoverTest : public ::testing::Test {
     ASSERT_TRUE(read.state) << read.error;
     node_side& f = *fresh;
     f.now += *old->captured_at - old->epoch;
+    f.clock.set(f.now);
     f.captured_at = f.now;
     const auto messages = restore_messages(read.state->messages);
     f.h->restore(read.state->loops[0], messages, f.now);

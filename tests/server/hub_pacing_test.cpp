@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "hub.hpp"
+#include "hub_fixture.hpp"
 
 namespace ringcast {
 namespace {
@@ -62,7 +62,7 @@ client_params params(std::string user, std::optional<std::uint64_t> since = std:
   return p;
 }
 
-class HubPacingTest : public ::testing::Test {
+class HubPacingTest : public test::hub_fixture {
  protected:
   HubPacingTest() {
     cfg.tick = 10ms;
@@ -70,15 +70,10 @@ class HubPacingTest : public ::testing::Test {
     cfg.idle_timeout = 1h;
     cfg.session_ttl = 1h;
     cfg.poll_timeout = 1h;
-    h = std::make_unique<hub>(cfg, now, 0, [](time_point) {});
+    make_hub();
+    h = &the_hub();
   }
 
-  void advance_to(time_point t) {
-    while (now < t) {
-      now = std::min(t, now + cfg.tick);
-      h->advance(now);
-    }
-  }
   message_ptr make(std::chrono::milliseconds spread) {
     const std::uint64_t id = ++last_id;
     return make_message(id, 1'700'000'000'000, {}, std::to_string(id), 0, spread);
@@ -100,10 +95,8 @@ class HubPacingTest : public ::testing::Test {
     return r;
   }
 
-  config cfg;
-  time_point now = time_point{} + 1h;
   std::uint64_t last_id = 0;
-  std::unique_ptr<hub> h;
+  hub* h = nullptr;
 };
 
 TEST_F(HubPacingTest, EverySessionAtItsTurnNeverBeforeAtMostOneTickAfter) {
@@ -126,7 +119,7 @@ TEST_F(HubPacingTest, EverySessionAtItsTurnNeverBeforeAtMostOneTickAfter) {
     EXPECT_GE(got[0].at, turn) << i;
     EXPECT_LE(got[0].at, turn + cfg.tick) << i;
   }
-  EXPECT_EQ(h->stats().paced_delivered, static_cast<std::uint64_t>(n));
+  EXPECT_EQ(stats.paced_delivered, static_cast<std::uint64_t>(n));
 }
 
 TEST_F(HubPacingTest, AReconnectBeforeItsTurnKeepsTheTurn) {
@@ -250,7 +243,8 @@ TEST_F(HubPacingTest, ANewSessionWithoutSinceIsNotSentEarlierPacedMessages) {
 // turn still gets it on resume while the window is open.
 TEST_F(HubPacingTest, RetrievableUntilItsWindowHasPassedWhateverTheHistorySize) {
   cfg.history = 2;
-  h = std::make_unique<hub>(cfg, now, 0, [](time_point) {});
+  make_hub();
+  h = &the_hub();
   recording_subscriber first(transport::ws, now), second(transport::ws, now);
   auto r = attach(params("ivan"), first);
   const time_point published = now;
@@ -287,7 +281,7 @@ TEST_F(HubPacingTest, AnExpiredNoticeOfAPacedMessageGoesOnlyToTurnsThatCame) {
   }
   EXPECT_GT(got, n / 8);  // about a quarter of the turns fell in the first second
   EXPECT_LT(got, n / 2);
-  EXPECT_EQ(h->stats().expired_notices, static_cast<std::uint64_t>(got));
+  EXPECT_EQ(stats.expired_notices, static_cast<std::uint64_t>(got));
 }
 
 // A paced message reaches a session at its turn, after a message published later: the client acks
@@ -308,7 +302,7 @@ TEST_F(HubPacingTest, AnAckOfAPacedMessageBelowTheNewestAckCountsOnce) {
   h->acknowledge(*r.s, later);  // a repeat
   EXPECT_EQ(h->find(paced)->acked, 1u);
   EXPECT_EQ(h->find(later)->acked, 1u);
-  EXPECT_EQ(h->stats().acked, 2u);
+  EXPECT_EQ(stats.acked, 2u);
 }
 
 // A paced message is sent to a session at its turn: an ack before that is not for anything the
@@ -323,7 +317,7 @@ TEST_F(HubPacingTest, APacedMessageIsSentOnlyAtItsTurnAndAnEarlierAckIsRefused) 
   EXPECT_FALSE(h->was_sent(*r.s, *h->find(paced)));
   h->acknowledge(*r.s, paced);
   EXPECT_EQ(h->find(paced)->acked, 0u);
-  EXPECT_EQ(h->stats().acks_refused, 1u);
+  EXPECT_EQ(stats.acks_refused, 1u);
   advance_to(turn + cfg.tick);
   ASSERT_EQ(conn.ids(), std::vector<std::uint64_t>{paced});
   EXPECT_TRUE(h->was_sent(*r.s, *h->find(paced)));

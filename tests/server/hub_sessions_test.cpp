@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hub.hpp"
+#include "hub_fixture.hpp"
 
 namespace ringcast {
 namespace {
@@ -37,7 +37,7 @@ client_params params(std::string user, std::string sid,
   return p;
 }
 
-class HubSessions : public ::testing::Test {
+class HubSessions : public test::hub_fixture {
  protected:
   HubSessions() {
     cfg.tick = 10ms;
@@ -45,10 +45,6 @@ class HubSessions : public ::testing::Test {
     cfg.poll_timeout = 2s;
     cfg.max_sessions_per_user = 3;
     cfg.max_sessions = 10;
-  }
-  hub& the_hub() {
-    if (!hub_) hub_ = std::make_unique<hub>(cfg, now, 0, nullptr);
-    return *hub_;
   }
   // A connect as client_start makes it: room first, then the attach.
   hub::room connect(const client_params& p, recording_subscriber& conn) {
@@ -64,10 +60,7 @@ class HubSessions : public ::testing::Test {
     return room;
   }
 
-  config cfg;
-  time_point now = time_point{} + 1h;
   hub::attach_result last;
-  std::unique_ptr<hub> hub_;
 };
 
 TEST_F(HubSessions, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
@@ -78,7 +71,7 @@ TEST_F(HubSessions, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
   ASSERT_EQ(poll_once(params("u", "b")), hub::room::ok);  // b is now the newest idle one
   ASSERT_EQ(poll_once(params("u", "d")), hub::room::ok);
   EXPECT_EQ(the_hub().session_count(), 3u);
-  EXPECT_EQ(the_hub().stats().displaced, 1u);
+  EXPECT_EQ(stats.displaced, 1u);
   // a went (idle longest); b, c, d stay: b resumes, a starts afresh (and displaces c).
   recording_subscriber ws(transport::ws);
   ASSERT_EQ(connect(params("u", "b"), ws), hub::room::ok);
@@ -86,7 +79,7 @@ TEST_F(HubSessions, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
   recording_subscriber ws2(transport::ws);
   ASSERT_EQ(connect(params("u", "a"), ws2), hub::room::ok);
   EXPECT_FALSE(last.resumed);
-  EXPECT_EQ(the_hub().stats().displaced, 2u);
+  EXPECT_EQ(stats.displaced, 2u);
   EXPECT_EQ(the_hub().session_count(), 3u);
   // Another user is not affected.
   EXPECT_EQ(poll_once(params("v", "a")), hub::room::ok);
@@ -99,7 +92,7 @@ TEST_F(HubSessions, AUserWhoseSessionsAreAllLiveIsRefused) {
   ASSERT_EQ(connect(params("u", "b"), b), hub::room::ok);
   ASSERT_EQ(connect(params("u", "c"), c), hub::room::ok);
   EXPECT_EQ(connect(params("u", "d"), d), hub::room::over_user);
-  EXPECT_EQ(the_hub().stats().sessions_refused_user, 1u);
+  EXPECT_EQ(stats.sessions_refused_user, 1u);
   EXPECT_FALSE(a.ended);
   EXPECT_FALSE(c.ended);
   // An existing session is never refused: this replaces a's connection.
@@ -116,18 +109,20 @@ TEST_F(HubSessions, MaxSessionsRefusesNewSessionsAndCountsThemBackWhenDropped) {
   for (int i = 0; i < 10; ++i)
     ASSERT_EQ(poll_once(params("user" + std::to_string(i), "0")), hub::room::ok);
   EXPECT_EQ(poll_once(params("late", "0")), hub::room::over_total);
-  EXPECT_EQ(the_hub().stats().sessions_refused_total, 1u);
+  EXPECT_EQ(stats.sessions_refused_total, 1u);
   EXPECT_EQ(the_hub().session_count(), 10u);
   EXPECT_EQ(poll_once(params("user3", "0")), hub::room::ok);  // existing: resumes
   now += cfg.session_ttl + cfg.tick;
-  the_hub().advance(now);  // every session's TTL ran out
+  run_timers();  // every session's TTL ran out
   EXPECT_EQ(the_hub().session_count(), 0u);
   EXPECT_EQ(poll_once(params("late", "0")), hub::room::ok);
 }
 
 TEST_F(HubSessions, TheBudgetIsSharedByTheLoopsOfANode) {
   session_budget shared(2);
-  hub other(cfg, now, 0, nullptr);
+  loop_timers other_timers(clock, epoch, cfg.tick, cfg.wheel_slots);  // another loop's
+  loop_stats other_stats;
+  hub other(cfg, other_timers, other_stats, 0);
   the_hub().share_budget(shared);
   other.share_budget(shared);
   ASSERT_EQ(poll_once(params("a", "0")), hub::room::ok);
@@ -153,9 +148,9 @@ TEST_F(HubSessions, OneUsersManySessionsExpireInLinearTime) {
     ASSERT_EQ(poll_once(params("u", std::to_string(i))), hub::room::ok);
   EXPECT_EQ(the_hub().session_count(), static_cast<std::size_t>(n));
   now += cfg.session_ttl + cfg.tick;
-  the_hub().advance(now);
+  run_timers();
   EXPECT_EQ(the_hub().session_count(), 0u);
-  EXPECT_EQ(the_hub().stats().session_ttl, static_cast<std::uint64_t>(n));
+  EXPECT_EQ(stats.session_ttl, static_cast<std::uint64_t>(n));
   const auto took = std::chrono::steady_clock::now() - started;
   EXPECT_LT(took, 3s) << "quadratic?";
 }

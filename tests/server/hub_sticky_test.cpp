@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "hub.hpp"
+#include "hub_fixture.hpp"
 
 namespace ringcast {
 namespace {
@@ -42,7 +42,7 @@ using ids = std::vector<std::uint64_t>;
 
 constexpr std::int64_t t0_ms = 1'700'000'000'000;
 
-class HubStickyTest : public ::testing::Test {
+class HubStickyTest : public test::hub_fixture {
  protected:
   HubStickyTest() {
     cfg.tick = 10ms;
@@ -51,17 +51,11 @@ class HubStickyTest : public ::testing::Test {
     cfg.session_ttl = 1h;
     cfg.poll_timeout = 1h;
     cfg.history = 100;
+    remake_hub();
+  }
+  void remake_hub() {
     make_hub();
-  }
-  void make_hub() {
-    h = std::make_unique<hub>(cfg, now, 0, [](time_point) {});
-  }
-
-  void advance_to(time_point t) {
-    while (now < t) {
-      now = std::min(t, now + cfg.tick);
-      h->advance(now);
-    }
+    h = &the_hub();
   }
 
   struct publish_options {
@@ -105,10 +99,8 @@ class HubStickyTest : public ::testing::Test {
     }
   }
 
-  config cfg;
-  time_point now = time_point{} + 1h;
   std::uint64_t last_id = 0;
-  std::unique_ptr<hub> h;
+  hub* h = nullptr;
 };
 
 TEST_F(HubStickyTest, AConnectWithoutSinceGetsTheStickyMessagesInForceThenLive) {
@@ -157,7 +149,7 @@ TEST_F(HubStickyTest, ATtlThatPassesBetweenPublishAndConnectTakesItOutOfForce) {
 
 TEST_F(HubStickyTest, InForceEvenAfterHistoryHasEvictedIt) {
   cfg.history = 2;
-  make_hub();
+  remake_hub();
   const auto kept = sticky();
   for (int i = 0; i < 5; ++i)
     plain();
@@ -226,7 +218,7 @@ TEST_F(HubStickyTest, TakeDownExpiresAtOnceAndTellsThoseWhoHaveIt) {
   EXPECT_EQ(had.expired, ids{m->id});
   EXPECT_EQ(other.expired, ids{m->id});  // it had it too (a broadcast)
   EXPECT_TRUE(m->expired.load());
-  EXPECT_EQ(h->stats().taken_down, 1u);
+  EXPECT_EQ(stats.taken_down, 1u);
   EXPECT_FALSE(h->claim_take_down(m));  // already expired: a second DELETE is 404
   recorder fresh;
   attach(params("fresh"), fresh);
@@ -235,7 +227,7 @@ TEST_F(HubStickyTest, TakeDownExpiresAtOnceAndTellsThoseWhoHaveIt) {
   // Its ttl timer is gone with it: nothing more when the hour passes.
   advance_to(now + 1h + cfg.tick);
   EXPECT_EQ(had.expired, ids{m->id});
-  EXPECT_EQ(h->stats().messages_expired, 0u);
+  EXPECT_EQ(stats.messages_expired, 0u);
   EXPECT_NE(unrelated, nullptr);
 }
 

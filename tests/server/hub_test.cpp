@@ -1,4 +1,4 @@
-#include "hub.hpp"
+#include "hub_fixture.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -70,7 +70,7 @@ client_params params(std::string user, std::string sid = "0",
   return p;
 }
 
-class HubTest : public ::testing::Test {
+class HubTest : public test::hub_fixture {
  protected:
   HubTest() {
     cfg.tick = 10ms;
@@ -83,36 +83,12 @@ class HubTest : public ::testing::Test {
     cfg.max_connection_age = 0ms;
   }
 
-  // The hub is made on first use, so a test may change `cfg` first. `cfg` outlives it.
-  hub& the_hub() {
-    if (!hub_) {
-      hub_ = std::make_unique<hub>(cfg, epoch, 0, [this](time_point t) { wakes.push_back(t); });
-    }
-    return *hub_;
-  }
-
   hub::attach_result attach(const client_params& p, fake_subscriber& conn) {
     return the_hub().attach(p, conn, now);
   }
   void detach(const hub::attach_result& r, fake_subscriber& conn) {
     the_hub().detach(*r.s, conn, now);
   }
-
-  // Steps the clock a tick at a time, as the event loop's timer would, up to `t`.
-  void advance_to(time_point t) {
-    ASSERT_GE(t, now);
-    while (now < t) {
-      now = std::min(t, now + cfg.tick);
-      the_hub().advance(now);
-    }
-  }
-  // One advance() straight to `t`, as after a stalled loop.
-  void jump_to(time_point t) {
-    ASSERT_GE(t, now);
-    now = t;
-    the_hub().advance(now);
-  }
-  void advance_by(milliseconds d) { advance_to(now + d); }
 
   // Advances 1 ms at a time until `done()` holds; returns the simulated time it first held at
   // (or time_point::max() if not by `limit`).
@@ -133,12 +109,7 @@ class HubTest : public ::testing::Test {
     return the_hub().publish(make(to, std::move(target)), now);
   }
 
-  config cfg;
-  const time_point epoch = time_point{} + 1h;
-  time_point now = epoch;
   std::uint64_t last_id = 0;
-  std::vector<time_point> wakes;
-  std::unique_ptr<hub> hub_;
 };
 
 boost::json::object parse_object(std::string_view text) {
@@ -161,10 +132,10 @@ TEST_F(HubTest, AttachCreatesASession) {
   EXPECT_TRUE(r.s->armed());
   EXPECT_EQ(the_hub().session_count(), 1u);
   EXPECT_EQ(the_hub().connected_count(), 1u);
-  EXPECT_EQ(the_hub().stats().sessions_created, 1u);
-  EXPECT_EQ(the_hub().stats().ws, 1u);
-  EXPECT_EQ(the_hub().wheel().stats().scheduled, 1u);
-  EXPECT_EQ(the_hub().wheel().size(), 1u);
+  EXPECT_EQ(stats.sessions_created, 1u);
+  EXPECT_EQ(stats.ws, 1u);
+  EXPECT_EQ(timers().wheel().stats().scheduled, 1u);
+  EXPECT_EQ(timers().wheel().size(), 1u);
 
   // Another sid of the same user is another session.
   fake_subscriber other(transport::sse);
@@ -172,7 +143,7 @@ TEST_F(HubTest, AttachCreatesASession) {
   EXPECT_NE(r2.s, r.s);
   EXPECT_FALSE(r2.resumed);
   EXPECT_EQ(the_hub().session_count(), 2u);
-  EXPECT_EQ(the_hub().stats().sse, 1u);
+  EXPECT_EQ(stats.sse, 1u);
 }
 
 TEST_F(HubTest, ReconnectWithinTtlFindsTheSameSessionAndMovesItsNode) {
@@ -181,25 +152,25 @@ TEST_F(HubTest, ReconnectWithinTtlFindsTheSameSessionAndMovesItsNode) {
   advance_by(500ms);
   detach(r1, first);
   EXPECT_EQ(the_hub().connected_count(), 0u);
-  EXPECT_EQ(the_hub().stats().ws, 0u);
+  EXPECT_EQ(stats.ws, 0u);
   EXPECT_EQ(the_hub().session_count(), 1u);
   advance_by(2s);
 
-  const auto wheel_before = the_hub().wheel().stats();
-  const auto stats_before = the_hub().stats();
+  const auto wheel_before = timers().wheel().stats();
+  const auto stats_before = stats;
   fake_subscriber second(transport::poll);
   const auto r2 = attach(params("alice", "t1"), second);
   EXPECT_EQ(r2.s, r1.s);
   EXPECT_TRUE(r2.resumed);
-  EXPECT_EQ(the_hub().stats().sessions_reused, stats_before.sessions_reused + 1);
-  EXPECT_EQ(the_hub().stats().moves_reconnect, stats_before.moves_reconnect + 1);
-  EXPECT_EQ(the_hub().stats().sessions_created, 1u);
-  EXPECT_EQ(the_hub().wheel().stats().moved, wheel_before.moved + 1);
-  EXPECT_EQ(the_hub().wheel().stats().scheduled, wheel_before.scheduled);
-  EXPECT_EQ(the_hub().wheel().stats().cancelled, wheel_before.cancelled);
+  EXPECT_EQ(stats.sessions_reused, stats_before.sessions_reused + 1);
+  EXPECT_EQ(stats.moves_reconnect, stats_before.moves_reconnect + 1);
+  EXPECT_EQ(stats.sessions_created, 1u);
+  EXPECT_EQ(timers().wheel().stats().moved, wheel_before.moved + 1);
+  EXPECT_EQ(timers().wheel().stats().scheduled, wheel_before.scheduled);
+  EXPECT_EQ(timers().wheel().stats().cancelled, wheel_before.cancelled);
   EXPECT_EQ(the_hub().session_count(), 1u);
   EXPECT_EQ(the_hub().connected_count(), 1u);
-  EXPECT_EQ(the_hub().stats().poll, 1u);
+  EXPECT_EQ(stats.poll, 1u);
   EXPECT_FALSE(first.ended());  // it had already gone
 }
 
@@ -217,8 +188,8 @@ TEST_F(HubTest, SecondLiveWebSocketReplacesTheFirst) {
   EXPECT_EQ(o.at("type"), "close");
   EXPECT_EQ(o.at("reason"), "replaced");
   EXPECT_FALSE(second.ended());
-  EXPECT_EQ(the_hub().stats().replaced, 1u);
-  EXPECT_EQ(the_hub().stats().ws, 1u);
+  EXPECT_EQ(stats.replaced, 1u);
+  EXPECT_EQ(stats.ws, 1u);
   EXPECT_EQ(the_hub().connected_count(), 1u);
 
   // The replaced connection going away later does not detach its successor.
@@ -236,8 +207,8 @@ TEST_F(HubTest, SseIsReplacedWithClose) {
   attach(params("alice"), second);
   ASSERT_EQ(first.endings.size(), 1u);
   EXPECT_EQ(first.last_ending(), ending::close_replaced);
-  EXPECT_EQ(the_hub().stats().sse, 0u);
-  EXPECT_EQ(the_hub().stats().poll, 1u);
+  EXPECT_EQ(stats.sse, 0u);
+  EXPECT_EQ(stats.poll, 1u);
 }
 
 TEST_F(HubTest, HeldPollIsReplacedWithReconnect) {
@@ -257,9 +228,9 @@ TEST_F(HubTest, HeldPollIsReplacedWithReconnect) {
   EXPECT_EQ(o.at("reason"), "replaced");
   EXPECT_EQ(o.at("retry_ms").to_number<std::uint32_t>(), n.retry_ms);
   EXPECT_EQ(o.at("last_id").to_number<std::uint64_t>(), 1u);
-  EXPECT_EQ(the_hub().stats().replaced, 1u);
-  EXPECT_EQ(the_hub().stats().poll, 0u);
-  EXPECT_EQ(the_hub().stats().ws, 1u);
+  EXPECT_EQ(stats.replaced, 1u);
+  EXPECT_EQ(stats.poll, 0u);
+  EXPECT_EQ(stats.ws, 1u);
 }
 
 // ---- session TTL ------------------------------------------------------------------------------
@@ -271,26 +242,26 @@ TEST_F(HubTest, DetachedSessionIsDroppedWhenTheTtlPassesNotBefore) {
   const time_point detached_at = now;
   detach(r, ws);
   EXPECT_EQ(the_hub().session_count(), 1u);
-  const auto fired_before = the_hub().wheel().stats().fired;
+  const auto fired_before = timers().wheel().stats().fired;
 
   advance_to(detached_at + cfg.session_ttl - cfg.tick);
   EXPECT_EQ(the_hub().session_count(), 1u);
-  EXPECT_EQ(the_hub().stats().session_ttl, 0u);
+  EXPECT_EQ(stats.session_ttl, 0u);
   advance_to(detached_at + cfg.session_ttl - 1ms);
   EXPECT_EQ(the_hub().session_count(), 1u);
   advance_to(detached_at + cfg.session_ttl);
   EXPECT_EQ(the_hub().session_count(), 0u);
-  EXPECT_EQ(the_hub().stats().session_ttl, 1u);
-  EXPECT_EQ(the_hub().wheel().size(), 0u);
-  EXPECT_EQ(the_hub().wheel().stats().fired, fired_before + 1);  // once, when due; no early wake
+  EXPECT_EQ(stats.session_ttl, 1u);
+  EXPECT_EQ(timers().wheel().size(), 0u);
+  EXPECT_EQ(timers().wheel().stats().fired, fired_before + 1);  // once, when due; no early wake
   EXPECT_FALSE(ws.ended());  // it had gone by itself; nobody to tell
 
   // A later connect starts a new session.
   fake_subscriber again(transport::ws);
   const auto r2 = attach(params("alice", "t1"), again);
   EXPECT_FALSE(r2.resumed);
-  EXPECT_EQ(the_hub().stats().sessions_created, 2u);
-  EXPECT_EQ(the_hub().stats().sessions_reused, 0u);
+  EXPECT_EQ(stats.sessions_created, 2u);
+  EXPECT_EQ(stats.sessions_reused, 0u);
 }
 
 TEST_F(HubTest, TtlOffTheTickGridFiresAtTheNextTickAtTheLatest) {
@@ -315,7 +286,7 @@ TEST_F(HubTest, ReconnectBeforeTheTtlKeepsTheSession) {
   EXPECT_TRUE(r2.resumed);
   advance_to(epoch + 3 * cfg.session_ttl);
   EXPECT_EQ(the_hub().session_count(), 1u);
-  EXPECT_EQ(the_hub().stats().session_ttl, 0u);
+  EXPECT_EQ(stats.session_ttl, 0u);
   EXPECT_FALSE(second.ended());
 
   // Its TTL starts again from the new detach.
@@ -344,11 +315,11 @@ TEST_F(HubTest, DeliveryPostponesTheHeartbeat) {
   attach(params("alice"), ws);
   advance_to(epoch + 500ms);
   EXPECT_EQ(publish(), 1u);
-  const auto lazy_before = the_hub().stats().moves_activity;
+  const auto lazy_before = stats.moves_activity;
   const time_point first = advance_until([&] { return ws.heartbeats > 0; }, now + 5s);
   EXPECT_EQ(first, epoch + 500ms + cfg.heartbeat);
   // The node came due at 1 s with nothing to do and was re-armed.
-  EXPECT_EQ(the_hub().stats().moves_activity, lazy_before + 1);
+  EXPECT_EQ(stats.moves_activity, lazy_before + 1);
 }
 
 TEST_F(HubTest, WebSocketIsClosedIdleWithoutActivity) {
@@ -362,8 +333,8 @@ TEST_F(HubTest, WebSocketIsClosedIdleWithoutActivity) {
   EXPECT_EQ(o.at("type"), "close");
   EXPECT_EQ(o.at("reason"), "idle");
   EXPECT_EQ(ws.heartbeats, 2);  // at 1 s and 2 s; heartbeats are not client activity
-  EXPECT_EQ(the_hub().stats().idle, 1u);
-  EXPECT_EQ(the_hub().stats().ws, 0u);
+  EXPECT_EQ(stats.idle, 1u);
+  EXPECT_EQ(stats.ws, 0u);
   EXPECT_EQ(the_hub().connected_count(), 0u);
 
   // The session then waits out its TTL.
@@ -380,16 +351,16 @@ TEST_F(HubTest, ActivityPostponesIdleWithALazyMove) {
   cfg.heartbeat = 10s;  // so that the only reason for the node to come due is idleness
   fake_subscriber ws(transport::ws);
   const auto r = attach(params("alice"), ws);
-  const auto wheel_before = the_hub().wheel().stats();
+  const auto wheel_before = timers().wheel().stats();
   advance_to(epoch + 2s);
   the_hub().activity(*r.s, now);
   // Activity only records a time: the node is not touched.
-  EXPECT_EQ(the_hub().wheel().stats().moved, wheel_before.moved);
-  EXPECT_EQ(the_hub().wheel().stats().scheduled, wheel_before.scheduled);
+  EXPECT_EQ(timers().wheel().stats().moved, wheel_before.moved);
+  EXPECT_EQ(timers().wheel().stats().scheduled, wheel_before.scheduled);
 
   advance_to(epoch + cfg.idle_timeout);
   EXPECT_FALSE(ws.ended());
-  EXPECT_EQ(the_hub().stats().moves_activity, 1u);
+  EXPECT_EQ(stats.moves_activity, 1u);
 
   const time_point closed = advance_until([&] { return ws.ended(); }, now + 10s);
   EXPECT_EQ(closed, epoch + 2s + cfg.idle_timeout);
@@ -406,7 +377,7 @@ TEST_F(HubTest, RegularActivityKeepsAWebSocketOpen) {
   }
   EXPECT_FALSE(ws.ended());
   EXPECT_GE(ws.heartbeats, 29);
-  EXPECT_EQ(the_hub().stats().idle, 0u);
+  EXPECT_EQ(stats.idle, 0u);
 }
 
 TEST_F(HubTest, SseGetsHeartbeatsButIsNeverIdleClosed) {
@@ -417,7 +388,7 @@ TEST_F(HubTest, SseGetsHeartbeatsButIsNeverIdleClosed) {
   advance_to(epoch + 10 * cfg.idle_timeout);
   EXPECT_FALSE(sse.ended());
   EXPECT_EQ(sse.heartbeats, 30);
-  EXPECT_EQ(the_hub().stats().idle, 0u);
+  EXPECT_EQ(stats.idle, 0u);
   EXPECT_EQ(the_hub().connected_count(), 1u);
 }
 
@@ -459,8 +430,8 @@ TEST_F(HubTest, HeldPollIsAnsweredReconnectTimeout) {
     EXPECT_EQ(p->heartbeats, 0);
   }
   EXPECT_GT(retries.size(), 1u);  // jittered
-  EXPECT_EQ(the_hub().stats().poll_timeout, 50u);
-  EXPECT_EQ(the_hub().stats().poll, 0u);
+  EXPECT_EQ(stats.poll_timeout, 50u);
+  EXPECT_EQ(stats.poll, 0u);
   EXPECT_EQ(the_hub().connected_count(), 0u);
   EXPECT_EQ(the_hub().session_count(), 50u);
 }
@@ -512,7 +483,7 @@ TEST_F(HubTest, MaxConnectionAgeAsksForAJitteredReconnect) {
     EXPECT_EQ(o.at("reason"), "rebalance");
   }
   EXPECT_GT(retries.size(), 10u);
-  EXPECT_EQ(the_hub().stats().max_age, 60u);
+  EXPECT_EQ(stats.max_age, 60u);
   EXPECT_EQ(the_hub().connected_count(), 0u);
 }
 
@@ -521,7 +492,7 @@ TEST_F(HubTest, NoMaxConnectionAgeByDefault) {
   attach(params("alice"), sse);
   advance_to(epoch + 10min);
   EXPECT_FALSE(sse.ended());
-  EXPECT_EQ(the_hub().stats().max_age, 0u);
+  EXPECT_EQ(stats.max_age, 0u);
 }
 
 // ---- publish --------------------------------------------------------------------------------
@@ -539,7 +510,7 @@ TEST_F(HubTest, BroadcastReachesEveryAttachedSession) {
   EXPECT_EQ(b.ids(), (ids{1}));
   EXPECT_EQ(c.ids(), (ids{1}));
   EXPECT_TRUE(gone.messages.empty());
-  EXPECT_EQ(the_hub().stats().delivered, 3u);
+  EXPECT_EQ(stats.delivered, 3u);
   EXPECT_EQ(the_hub().newest_id(), 1u);
 
   EXPECT_EQ(publish(), 3u);
@@ -659,7 +630,7 @@ TEST_F(HubTest, DeliverySelfDetachingSubscribersInABroadcast) {
   EXPECT_EQ(publish(), 20u);
   for (const auto& c : conns)
     EXPECT_EQ(c->ids(), (ids{1}));
-  EXPECT_EQ(the_hub().stats().delivered, 20u);
+  EXPECT_EQ(stats.delivered, 20u);
   ASSERT_EQ(conns[9]->endings.size(), 1u);
   EXPECT_EQ(conns[9]->last_ending(), ending::close_slow);
 
@@ -757,7 +728,7 @@ TEST_F(HubTest, ResumeFromTheFutureIsAGapWithNothing) {
 }
 
 TEST_F(HubTest, FloorIdIsTheStartingLastId) {
-  hub_ = std::make_unique<hub>(cfg, epoch, 500, nullptr);
+  make_hub(500);
   fake_subscriber ws(transport::ws);
   auto r = attach(params("alice", "0", {}, 500), ws);
   EXPECT_EQ(r.last_id, 500u);
@@ -814,13 +785,13 @@ TEST_F(HubTest, KickClosesTheUsersConnectionsAndDropsTheSessions) {
   }
   EXPECT_FALSE(a_gone.ended());
   EXPECT_FALSE(b.ended());
-  EXPECT_EQ(the_hub().stats().kicked, 3u);
+  EXPECT_EQ(stats.kicked, 3u);
   EXPECT_EQ(the_hub().session_count(), 1u);
   EXPECT_EQ(the_hub().connected_count(), 1u);
-  EXPECT_EQ(the_hub().wheel().size(), 1u);  // only bob's node is still armed
-  EXPECT_EQ(the_hub().stats().ws, 1u);
-  EXPECT_EQ(the_hub().stats().sse, 0u);
-  EXPECT_EQ(the_hub().stats().poll, 0u);
+  EXPECT_EQ(timers().wheel().size(), 1u);  // only bob's node is still armed
+  EXPECT_EQ(stats.ws, 1u);
+  EXPECT_EQ(stats.sse, 0u);
+  EXPECT_EQ(stats.poll, 0u);
 
   // Nothing of alice's is reached any more; bob still is.
   EXPECT_EQ(publish(audience::user, "alice"), 0u);
@@ -831,13 +802,13 @@ TEST_F(HubTest, KickClosesTheUsersConnectionsAndDropsTheSessions) {
   fake_subscriber again(transport::ws);
   const auto r = attach(params("alice", "1"), again);
   EXPECT_FALSE(r.resumed);
-  EXPECT_EQ(the_hub().stats().sessions_reused, 0u);
+  EXPECT_EQ(stats.sessions_reused, 0u);
 
   // Timers of the dropped sessions never fire (they would touch freed sessions). The new alice/1
   // and bob are closed idle at 3 s and dropped at 8 s.
   advance_to(epoch + 4 * cfg.session_ttl);
-  EXPECT_EQ(the_hub().stats().session_ttl, 2u);
-  EXPECT_EQ(the_hub().stats().idle, 2u);
+  EXPECT_EQ(stats.session_ttl, 2u);
+  EXPECT_EQ(stats.idle, 2u);
   EXPECT_EQ(the_hub().session_count(), 0u);
 }
 
@@ -856,7 +827,7 @@ TEST_F(HubTest, KickOfOnlyDetachedSessionsDropsThemAndCountsNone) {
   detach(r, ws);
   EXPECT_EQ(the_hub().kick("alice", now), 0u);
   EXPECT_EQ(the_hub().session_count(), 0u);
-  EXPECT_EQ(the_hub().wheel().size(), 0u);
+  EXPECT_EQ(timers().wheel().size(), 0u);
 }
 
 // ---- drain ----------------------------------------------------------------------------------
@@ -889,7 +860,7 @@ TEST_F(HubTest, DrainAsksEveryConnectionToReconnectWithinTheWindow) {
   EXPECT_GT(retries.size(), 10u);  // spread over the window
   EXPECT_FALSE(gone.ended());
   EXPECT_EQ(the_hub().connected_count(), 0u);
-  EXPECT_EQ(the_hub().stats().ws + the_hub().stats().sse + the_hub().stats().poll, 0u);
+  EXPECT_EQ(stats.ws + stats.sse + stats.poll, 0u);
 }
 
 TEST_F(HubTest, DrainOfZeroTellsEveryoneAtOnce) {
@@ -912,7 +883,7 @@ TEST_F(HubTest, AdvanceReturnsTheNextDueInstantAndEarlierArmsWakeTheLoop) {
   attach(params("alice"), sse);
   ASSERT_FALSE(wakes.empty());
   EXPECT_EQ(wakes.back(), epoch + cfg.heartbeat);
-  EXPECT_EQ(the_hub().advance(now), epoch + cfg.heartbeat);
+  EXPECT_EQ(timers().advance(now), epoch + cfg.heartbeat);
 
   // A poll attached now is due before that: the loop is told to wake earlier.
   wakes.clear();
@@ -930,17 +901,17 @@ TEST_F(HubTest, AdvanceReturnsTheNextDueInstantAndEarlierArmsWakeTheLoop) {
   attach(params("carol"), late);
   EXPECT_TRUE(wakes.empty());
 
-  EXPECT_EQ(the_hub().advance(now), epoch + 600ms);
+  EXPECT_EQ(timers().advance(now), epoch + 600ms);
   advance_to(epoch + 600ms);
   EXPECT_TRUE(poll.ended());
-  EXPECT_EQ(the_hub().advance(now), epoch + cfg.heartbeat);
+  EXPECT_EQ(timers().advance(now), epoch + cfg.heartbeat);
 
   // Nothing armed: never.
   the_hub().kick("alice", now);
   the_hub().kick("bob", now);
   the_hub().kick("carol", now);
   the_hub().kick("dave", now);
-  EXPECT_EQ(the_hub().advance(now), time_point::max());
+  EXPECT_EQ(timers().advance(now), time_point::max());
 }
 
 }  // namespace
@@ -996,8 +967,8 @@ TEST_F(HubTest, AnExpiredMessageIsNotResumedAndLiveClientsAreTold) {
   EXPECT_EQ(ws.messages[1]->sse_prefix, "event: expired\ndata: ");
   EXPECT_EQ(parse_object(ws.messages[1]->poll_body)["last_id"], 2);
   ASSERT_EQ(other.messages.size(), 2u);  // the broadcast's notice only
-  EXPECT_EQ(the_hub().stats().messages_expired, 2u);
-  EXPECT_EQ(the_hub().stats().expired_notices, 2u);
+  EXPECT_EQ(stats.messages_expired, 2u);
+  EXPECT_EQ(stats.expired_notices, 2u);
 
   // Resume and long-poll never return it; it is not a gap either.
   fake_subscriber later(transport::poll);
@@ -1018,7 +989,7 @@ TEST_F(HubTest, AnExpiredNoticeGoesOnlyToSessionsThatWereSentTheMessage) {
   ASSERT_EQ(before.messages.size(), 2u);
   EXPECT_EQ(before.messages[1]->json, R"({"type":"expired","id":1})");
   EXPECT_TRUE(after.messages.empty());
-  EXPECT_EQ(the_hub().stats().expired_notices, 1u);
+  EXPECT_EQ(stats.expired_notices, 1u);
 }
 
 TEST_F(HubTest, ExpiryDuringAStalledLoopStillNotifiesOnce) {
@@ -1045,7 +1016,7 @@ TEST_F(HubTest, ReachCountsRecipientsDeliveriesAndAcks) {
   the_hub().acknowledge(*ra.s, 1);
   the_hub().acknowledge(*ra.s, 1);  // a repeat counts once
   EXPECT_EQ(m->acked, 1u);
-  EXPECT_EQ(the_hub().stats().acked, 1u);
+  EXPECT_EQ(stats.acked, 1u);
   fake_subscriber c(transport::poll);
   attach(params("carol", "0", {}, 0), c);  // resumed: delivered again, not a new recipient
   EXPECT_EQ(m->recipients, 2u);
@@ -1075,10 +1046,10 @@ TEST_F(HubTest, WasSentOnlyWhatTheSessionWasHanded) {
     the_hub().acknowledge(alice, id);
   for (std::uint64_t id = 1; id <= 3; ++id)
     EXPECT_EQ(the_hub().find(id)->acked, 0u) << id;
-  EXPECT_EQ(the_hub().stats().acks_refused, 3u);
+  EXPECT_EQ(stats.acks_refused, 3u);
   the_hub().acknowledge(alice, 6);
   EXPECT_EQ(the_hub().find(6)->acked, 1u);
-  EXPECT_EQ(the_hub().stats().acked, 1u);
+  EXPECT_EQ(stats.acked, 1u);
 
   // A channel joined later: its messages from before the subscribe were never sent.
   publish(audience::channel, "deals");  // 7

@@ -40,22 +40,16 @@ struct recording_node final : backplane_node {
 // clock simulated together.
 class LocalBackplaneTest : public ::testing::Test {
  protected:
-  LocalBackplaneTest()
-      : shared(node,
-               {.now = [this] { return now; },
-                .unix_ms = [this] { return wall_ms; },
-                .arm = [this](timed& t, time_point due) { wheel.schedule(t, due); },
-                .disarm = [this](timed& t) { wheel.cancel(t); }},
-               counts, floor_id, 2) {}
+  LocalBackplaneTest() : shared(node, timers, counts, floor_id, 2) {}
 
   void advance(std::chrono::milliseconds by) {
-    const time_point until = now + by;
-    while (now < until) {
-      now += 1ms;
-      ++wall_ms;
-      wheel.advance(now, [this](timer_node& n) { static_cast<timed&>(n).on_timer(now); });
+    const time_point until = clock.now() + by;
+    while (clock.now() < until) {
+      clock.advance(1ms);
+      timers.advance();
     }
   }
+  std::int64_t wall_ms() const { return clock.unix_ms(); }
   std::optional<backplane::published> publish(const std::string& body) {
     auto req = parse_publish_request(body, 1h);
     EXPECT_TRUE(req) << req.error;
@@ -67,9 +61,8 @@ class LocalBackplaneTest : public ::testing::Test {
 
   static constexpr std::uint64_t floor_id = 1'000'000;
   const time_point epoch = time_point{} + 1h;
-  time_point now = epoch;
-  std::int64_t wall_ms = 1'700'000'000'000;
-  timing_wheel wheel{epoch, 10ms, 64};
+  simulated_clock clock{epoch, 1'700'000'000'000};
+  loop_timers timers{clock, epoch, 10ms, 64};
   boost::asio::io_context io;
   presence_counts counts;
   recording_node node;
@@ -86,13 +79,13 @@ TEST_F(LocalBackplaneTest, NumbersPublishesAboveTheFloorInOrderAndHandsThemToThe
   ASSERT_EQ(node.delivered.size(), 2u);
   EXPECT_EQ(node.delivered[0]->id, floor_id + 1);
   EXPECT_EQ(node.delivered[1]->target, "news");
-  EXPECT_EQ(node.delivered[1]->ts_ms, wall_ms);
-  EXPECT_EQ(node.delivered[1]->expires_ms, wall_ms + 5'000);  // on the wall clock it was given
+  EXPECT_EQ(node.delivered[1]->ts_ms, wall_ms());
+  EXPECT_EQ(node.delivered[1]->expires_ms, wall_ms() + 5'000);  // on the wall clock it was given
 }
 
 TEST_F(LocalBackplaneTest, SchedulePublishesThroughTheNodeWhenDueOnItsWheel) {
   std::string id;
-  shared.schedule_add(R"({"data":1})", wall_ms + 500, [&](promotion_outcome o, std::string i) {
+  shared.schedule_add(R"({"data":1})", wall_ms() + 500, [&](promotion_outcome o, std::string i) {
     EXPECT_EQ(o, promotion_outcome::ok);
     id = std::move(i);
   });
@@ -102,7 +95,7 @@ TEST_F(LocalBackplaneTest, SchedulePublishesThroughTheNodeWhenDueOnItsWheel) {
   ASSERT_TRUE(listed);
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].id, id);
-  EXPECT_EQ((*listed)[0].at_ms, wall_ms + 500);
+  EXPECT_EQ((*listed)[0].at_ms, wall_ms() + 500);
   advance(490ms);
   EXPECT_TRUE(node.due.empty());
   advance(30ms);
@@ -115,10 +108,11 @@ TEST_F(LocalBackplaneTest, ScheduleHoldsItsLimitAndCancelsOnce) {
   std::vector<promotion_outcome> added;
   std::string id;
   for (int i = 0; i < 3; ++i) {
-    shared.schedule_add(R"({"data":1})", wall_ms + 60'000, [&](promotion_outcome o, std::string s) {
-      added.push_back(o);
-      if (!s.empty()) id = s;
-    });
+    shared.schedule_add(R"({"data":1})", wall_ms() + 60'000,
+                        [&](promotion_outcome o, std::string s) {
+                          added.push_back(o);
+                          if (!s.empty()) id = s;
+                        });
   }
   EXPECT_EQ(added, (std::vector{promotion_outcome::ok, promotion_outcome::ok,
                                 promotion_outcome::too_many}));

@@ -19,18 +19,17 @@ using time_point = schedule_poll::time_point;
 class SchedulePollTest : public ::testing::Test {
  protected:
   SchedulePollTest() {
-    poll = std::make_unique<schedule_poll>(
-        250ms, [this] { return now; }, [this](timed& t, time_point due) { wheel.schedule(t, due); },
-        [this](timed& t) { wheel.cancel(t); },
-        [this](std::function<void(schedule_poll::answer)> done) {
-          asked.push_back(now);
-          pending = std::move(done);
-        });
+    poll = std::make_unique<schedule_poll>(250ms, timers,
+                                           [this](std::function<void(schedule_poll::answer)> done) {
+                                             asked.push_back(now);
+                                             pending = std::move(done);
+                                           });
   }
   void advance_to(time_point t) {
     while (now < t) {
       now = std::min(t, now + 1ms);
-      wheel.advance(now, [this](timer_node& n) { static_cast<timed&>(n).on_timer(now); });
+      clock.set(now);
+      timers.advance(now);
     }
   }
   void answer(schedule_poll::answer a) {
@@ -47,7 +46,8 @@ class SchedulePollTest : public ::testing::Test {
 
   const time_point epoch = time_point{} + 1h;
   time_point now = epoch;
-  timing_wheel wheel{epoch, 10ms, 64};
+  simulated_clock clock{epoch};
+  loop_timers timers{clock, epoch, 10ms, 64};
   std::vector<time_point> asked;
   std::function<void(schedule_poll::answer)> pending;
   std::unique_ptr<schedule_poll> poll;
@@ -155,9 +155,9 @@ TEST_F(SchedulePollTest, AnAnswerAfterDestructionTouchesNothing) {
   advance_to(epoch + 10ms);
   auto late = std::move(pending);
   poll.reset();
-  EXPECT_EQ(wheel.size(), 0u);
+  EXPECT_EQ(timers.wheel().size(), 0u);
   late(nothing_due());
-  EXPECT_EQ(wheel.size(), 0u);
+  EXPECT_EQ(timers.wheel().size(), 0u);
 }
 
 }  // namespace

@@ -18,24 +18,23 @@ using time_point = schedule::time_point;
 class ScheduleTest : public ::testing::Test {
  protected:
   schedule& make(std::size_t limit = 100) {
-    sched = std::make_unique<schedule>(
-        limit, [this](timed& t, time_point due) { wheel.schedule(t, due); },
-        [this](timed& t) { wheel.cancel(t); },
-        [this](const std::string& request) {
-          published.push_back({now, request});
-        });
+    sched = std::make_unique<schedule>(limit, timers, [this](const std::string& request) {
+      published.push_back({now, request});
+    });
     return *sched;
   }
   void advance_to(time_point t) {
     while (now < t) {
       now = std::min(t, now + 1ms);
-      wheel.advance(now, [this](timer_node& n) { static_cast<timed&>(n).on_timer(now); });
+      clock.set(now);
+      timers.advance(now);
     }
   }
 
   const time_point epoch = time_point{} + 1h;
   time_point now = epoch;
-  timing_wheel wheel{epoch, 10ms, 64};
+  simulated_clock clock{epoch};
+  loop_timers timers{clock, epoch, 10ms, 64};
   struct publication {
     time_point when;
     std::string request;
@@ -62,26 +61,19 @@ TEST_F(ScheduleTest, PublishesAtItsTimeNeverEarlyAtMostOneTickLate) {
   EXPECT_GE(published[1].when, epoch + 3s);
   EXPECT_LE(published[1].when, epoch + 3s + 10ms);
   EXPECT_EQ(s.size(), 0u);
-  EXPECT_EQ(wheel.size(), 0u);
+  EXPECT_EQ(timers.wheel().size(), 0u);
 }
 
 // The wall clock set back 500 ms while a promotion waits: when the wheel (steady clock) says it is
 // due, it waits the difference again, so that it is not published before `at` by the wall clock.
 TEST_F(ScheduleTest, AWallClockSetBackWhileWaitingNeverPublishesEarly) {
-  std::int64_t wall_ms = 10'000;  // the wall clock at epoch
-  sched = std::make_unique<schedule>(
-      10, [this](timed& t, time_point due) { wheel.schedule(t, due); },
-      [this](timed& t) { wheel.cancel(t); },
-      [this](const std::string& request) {
-        published.push_back({now, request});
-      },
-      [&](std::int64_t at_ms) {
-        const auto since_epoch = std::chrono::duration_cast<std::chrono::milliseconds>(now - epoch);
-        return std::chrono::milliseconds(at_ms - (wall_ms + since_epoch.count()));
-      });
+  clock = simulated_clock(epoch, 10'000);  // the wall clock at epoch
+  sched = std::make_unique<schedule>(10, timers, [this](const std::string& request) {
+    published.push_back({now, request});
+  });
   ASSERT_TRUE(sched->add(11'000, epoch + 1s, "a"));
   advance_to(epoch + 300ms);
-  wall_ms -= 500;  // set back
+  clock.shift_wall(-500ms);  // set back
   advance_to(epoch + 1490ms);
   EXPECT_TRUE(published.empty());
   advance_to(epoch + 2s);
@@ -157,7 +149,7 @@ TEST_F(ScheduleTest, ManyWaitOnTheWheelNotOnTimersOfTheirOwn) {
   auto& s = make(10'000);
   for (int i = 0; i < 10'000; ++i)
     ASSERT_TRUE(s.add(i, epoch + std::chrono::milliseconds(1 + i % 977), std::to_string(i)));
-  EXPECT_EQ(wheel.size(), 10'000u);
+  EXPECT_EQ(timers.wheel().size(), 10'000u);
   advance_to(epoch + 1s);
   EXPECT_EQ(published.size(), 10'000u);
   for (const auto& p : published) {
@@ -169,9 +161,9 @@ TEST_F(ScheduleTest, ManyWaitOnTheWheelNotOnTimersOfTheirOwn) {
 TEST_F(ScheduleTest, DestroyingDisarmsWhatWaits) {
   auto& s = make();
   s.add(1, epoch + 1s, "a");
-  EXPECT_EQ(wheel.size(), 1u);
+  EXPECT_EQ(timers.wheel().size(), 1u);
   sched.reset();
-  EXPECT_EQ(wheel.size(), 0u);
+  EXPECT_EQ(timers.wheel().size(), 0u);
 }
 
 }  // namespace
@@ -182,21 +174,18 @@ namespace {
 
 TEST_F(ScheduleTest, OneDueInATickMayCancelAnotherOfTheSameTick) {
   std::optional<std::string> a, b;
-  sched = std::make_unique<schedule>(
-      10, [this](timed& t, time_point due) { wheel.schedule(t, due); },
-      [this](timed& t) { wheel.cancel(t); },
-      [&](const std::string& request) {
-        published.push_back({now, request});
-        // Whichever fires first cancels the other, which is still waiting in the same tick.
-        EXPECT_TRUE(sched->cancel(request == "a" ? *b : *a));
-      });
+  sched = std::make_unique<schedule>(10, timers, [&](const std::string& request) {
+    published.push_back({now, request});
+    // Whichever fires first cancels the other, which is still waiting in the same tick.
+    EXPECT_TRUE(sched->cancel(request == "a" ? *b : *a));
+  });
   a = sched->add(1, epoch + 101ms, "a");
   b = sched->add(1, epoch + 102ms, "b");  // the same 10 ms tick
   ASSERT_TRUE(a && b);
   advance_to(epoch + 1s);
   EXPECT_EQ(published.size(), 1u);
   EXPECT_EQ(sched->size(), 0u);
-  EXPECT_EQ(wheel.size(), 0u);
+  EXPECT_EQ(timers.wheel().size(), 0u);
 }
 
 }  // namespace

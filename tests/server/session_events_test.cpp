@@ -9,7 +9,7 @@
 #include <boost/json.hpp>
 
 #include "hook_events.hpp"
-#include "hub.hpp"
+#include "hub_fixture.hpp"
 
 namespace ringcast {
 namespace {
@@ -63,7 +63,7 @@ client_params params(std::string user, std::string sid, std::vector<std::string>
   return p;
 }
 
-class SessionEventsTest : public ::testing::Test {
+class SessionEventsTest : public test::hub_fixture {
  protected:
   SessionEventsTest() {
     cfg.tick = 10ms;
@@ -71,20 +71,12 @@ class SessionEventsTest : public ::testing::Test {
     cfg.idle_timeout = 30s;
     cfg.session_ttl = 5s;
     cfg.poll_timeout = 2s;
-    h = std::make_unique<hub>(cfg, now, 0, [](time_point) {});
+    h = &the_hub();
     h->observe(events);
   }
-  void advance_by(std::chrono::milliseconds d) {
-    const time_point end = now + d;
-    while (now < end) {
-      now += cfg.tick;
-      h->advance(now);
-    }
-  }
-  config cfg;
-  time_point now = time_point{} + 1h;
+  ~SessionEventsTest() override { h->unobserve(events); }
   recorder events;
-  std::unique_ptr<hub> h;
+  hub* h = nullptr;
 };
 
 TEST_F(SessionEventsTest, AWebSocketConnectsSubscribesAndDisconnects) {
@@ -162,8 +154,8 @@ class null_sender final : public hook_sender {
 
 TEST_F(SessionEventsTest, TheHookWriterMakesOneJsonObjectPerEventWithUniqueIds) {
   null_sender sender;
-  hook_outbox out(*h, sender, {.batch = 1000, .flush = 10s, .timeout = 2s, .queue = 1000},
-                  retry_backoff(1), [this] { return now; });
+  hook_outbox out(timers(), sender, {.batch = 1000, .flush = 10s, .timeout = 2s, .queue = 1000},
+                  retry_backoff(1));
   hook_event_writer writer(out, "node1", 3, [] { return std::int64_t{1'700'000'000'123}; });
   h->observe(writer);
   quiet_subscriber ws(transport::ws);
@@ -204,8 +196,8 @@ class recording_sender final : public hook_sender {
 class CoalescingTest : public SessionEventsTest {
  protected:
   CoalescingTest()
-      : out(*h, sender, {.batch = 1000, .flush = 250ms, .timeout = 2s, .queue = 1000},
-            retry_backoff(1), [this] { return now; }),
+      : out(timers(), sender, {.batch = 1000, .flush = 250ms, .timeout = 2s, .queue = 1000},
+            retry_backoff(1)),
         writer(out, "n", 0, [] { return std::int64_t{1}; }) {
     h->observe(writer);
   }

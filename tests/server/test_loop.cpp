@@ -13,8 +13,9 @@ using tcp = asio::ip::tcp;
 test_loop::test_loop(const config& cfg)
     : cfg_(cfg),
       settings_(connection_settings::from(cfg)),
-      now_(std::chrono::steady_clock::time_point{} + std::chrono::hours(1)),
-      hub_(cfg_, now_, 0, nullptr),
+      clock_(time_point{} + std::chrono::hours(1)),
+      timers_(clock_, clock_.now(), cfg_.tick, cfg_.wheel_slots),
+      hub_(cfg_, timers_, stats_, 0),
       work_(io_.get_executor()),
       acceptor_(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
   port_ = acceptor_.local_endpoint().port();
@@ -30,7 +31,7 @@ test_loop::~test_loop() {
     const auto idle = idle_;
     for (idle_connection* c : idle)
       c->on_drain();
-    hub_.drain(now_);
+    hub_.drain(clock_.now());
   });
   work_.reset();
   io_.stop();
@@ -62,8 +63,8 @@ void test_loop::drain_idle_connections() {
 
 void test_loop::advance(std::chrono::milliseconds d) {
   run([this, d] {
-    now_ += d;
-    hub_.advance(now_);
+    clock_.advance(d);
+    timers_.advance();
   });
 }
 

@@ -1,6 +1,7 @@
-// A connection_context for tests: one io_context on a thread of its own, a hub on a simulated
-// clock that moves only when a test says so, and a listener on 127.0.0.1 whose connections are
-// served by the real http_connection. Tests talk to it with blocking loopback sockets.
+// A connection_context for tests: one io_context on a thread of its own, a hub and timers on a
+// simulated clock (steady and wall together) that moves only when a test says so, and a listener on
+// 127.0.0.1 whose connections are served by the real http_connection. Tests talk to it with
+// blocking loopback sockets.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -48,7 +49,9 @@ class test_loop final : public connection_context {
   // connection_context
   boost::asio::io_context& io() override { return io_; }
   hub& sessions() override { return hub_; }
-  time_point now() const override { return now_; }
+  loop_timers& timers() override { return timers_; }
+  time_point now() const override { return clock_.now(); }
+  loop_stats& stats() override { return stats_; }
   const connection_settings& settings() const override { return settings_; }
   bool draining() const override { return draining_; }
   std::shared_ptr<const tls_context> tls() const override { return nullptr; }
@@ -107,7 +110,9 @@ class test_loop final : public connection_context {
 
   config cfg_;
   connection_settings settings_;
-  time_point now_;
+  simulated_clock clock_;
+  loop_stats stats_;
+  loop_timers timers_;
   hub hub_;
   healthy_node node_;
   route_table routes_ = test_routes(node_);
