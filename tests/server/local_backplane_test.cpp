@@ -147,5 +147,72 @@ TEST_F(LocalBackplaneTest, ReachIsTheMessagesOwnCountsAndNothingWaitsOnOtherNode
   EXPECT_TRUE(shared.state().reachable);
 }
 
+// The handover to a new binary (SIGUSR2): the last id and the schedule, captured from one
+// backplane and restored into one of another process, whose steady clock is far from the first's
+// (the wall clock is the same). Ids go on above the old ones; the promotions keep their ids and
+// come due as far after the restore as they were after the capture, not earlier.
+TEST_F(LocalBackplaneTest, HandsItsLastIdAndScheduleToANewProcess) {
+  ASSERT_TRUE(publish(R"({"data":1})") && publish(R"({"data":2})"));
+  std::vector<std::string> ids;
+  for (const std::int64_t in_ms : {500, 2'000}) {
+    shared.schedule_add(R"({"data":"p"})", wall_ms() + in_ms,
+                        [&](promotion_outcome, std::string id) { ids.push_back(std::move(id)); });
+  }
+  std::string cancelled;
+  shared.schedule_add(R"({"data":"c"})", wall_ms() + 1'000,
+                      [&](promotion_outcome, std::string id) { cancelled = std::move(id); });
+  advance(200ms);
+  ASSERT_TRUE(node.due.empty());
+  shared.schedule_cancel(cancelled, [](promotion_outcome) {});
+  upgrade::handover_state state;
+  shared.capture(state, clock.now());
+  EXPECT_EQ(state.last_id, floor_id + 2);
+  EXPECT_EQ(state.schedule.waiting.size(), 2u);
+
+  const time_point other_epoch = epoch + 5h;
+  simulated_clock other_clock{other_epoch, wall_ms()};
+  loop_timers other_timers{other_clock, other_epoch, 10ms, 64};
+  recording_node other_node;
+  local_backplane fresh(other_node, other_timers, counts, floor_id, 2);
+  fresh.restore(state, other_clock.now());
+  EXPECT_EQ(fresh.scheduled(), 2u);
+  std::optional<std::vector<scheduled_promotion>> before, after;
+  shared.schedule_list([&](auto l) { before = std::move(l); });
+  fresh.schedule_list([&](auto l) { after = std::move(l); });
+  ASSERT_TRUE(before && after);
+  ASSERT_EQ(after->size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ((*after)[i].id, (*before)[i].id);
+    EXPECT_EQ((*after)[i].at_ms, (*before)[i].at_ms);
+  }
+  // The cancelled id names nothing after the restore either.
+  std::optional<promotion_outcome> again;
+  fresh.schedule_cancel(cancelled, [&](promotion_outcome o) { again = o; });
+  EXPECT_EQ(again, promotion_outcome::not_found);
+
+  std::optional<backplane::published> next;
+  auto req = parse_publish_request(R"({"data":3})", 1h);
+  ASSERT_TRUE(req);
+  fresh.publish(*req.value, io.get_executor(),
+                [&](std::optional<backplane::published> p) { next = p; });
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->id, floor_id + 3);
+
+  auto run_fresh = [&](std::chrono::milliseconds by) {
+    const time_point until = other_clock.now() + by;
+    while (other_clock.now() < until) {
+      other_clock.advance(1ms);
+      other_timers.advance();
+    }
+  };
+  run_fresh(290ms);  // the first was 300 ms ahead at the capture
+  EXPECT_TRUE(other_node.due.empty());
+  run_fresh(20ms);
+  EXPECT_EQ(other_node.due.size(), 1u);
+  run_fresh(1'500ms);
+  EXPECT_EQ(other_node.due.size(), 2u);
+  EXPECT_EQ(fresh.scheduled(), 0u);
+}
+
 }  // namespace
 }  // namespace ringcast
