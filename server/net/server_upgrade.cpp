@@ -29,9 +29,10 @@ static_assert(handover_format == 1 && upgrade::state_format == 1,
 
 namespace {
 
-std::int64_t monotonic_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+// The steady clock is the system's monotonic one, so the old process's reading still counts after
+// the exec: the pause is measured across it.
+std::int64_t steady_ns(const loop_clock& clock) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(clock.now().time_since_epoch())
       .count();
 }
 
@@ -69,7 +70,7 @@ bool server::open_listener() {
   }
   if (!listener_->adopt(state.listeners[0].fd, state.listeners[0].v6)) return false;
   adopt_streams();
-  const double pause_ms = static_cast<double>(monotonic_ns() - state.paused_at_ns) / 1e6;
+  const double pause_ms = static_cast<double>(steady_ns(clock_) - state.paused_at_ns) / 1e6;
   log_info("upgraded in place (upgrade {}): {} connection(s) moved, serving again after {:.1f} ms",
            state.upgrades, state.streams.size(), pause_ms);
   upgrade_.adopted.reset();
@@ -101,7 +102,7 @@ void server::upgrade() {
     binary = upgrade_.binary.empty() ? upgrade_.own_binary : upgrade_.binary;
   }
   log_info("SIGUSR2: upgrading in place to {}", binary);
-  if (const auto why = check_new_binary(binary, upgrade_.args); !why.empty()) {
+  if (const auto why = check_new_binary(binary, upgrade_.args, clock_); !why.empty()) {
     log_warn("upgrade refused, serving on: {}", why);
     return;
   }
@@ -196,7 +197,7 @@ bool server::restore_node(const std::string& bytes) {
 // With every loop stopped.
 process_handover server::capture_for_upgrade() {
   process_handover state;
-  state.paused_at_ns = monotonic_ns();
+  state.paused_at_ns = steady_ns(clock_);
   state.upgrades = upgrade_.count + 1;
   state.reconnected = upgrade_.reconnected;
   if (cfg_.admin_token_generated) state.generated_admin_token = cfg_.admin_token;

@@ -46,7 +46,7 @@ struct child_outcome {
 
 // Runs `argv` with no descriptor of ours but its stdout/stderr pipe, and waits at most
 // check_timeout.
-child_outcome run_child(std::vector<std::string> argv) {
+child_outcome run_child(std::vector<std::string> argv, const loop_clock& clock) {
   child_outcome out;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -68,10 +68,9 @@ child_outcome run_child(std::vector<std::string> argv) {
     out.error = fmt::format("cannot run {}: {}", argv[0], std::strerror(rc));
     return out;
   }
-  const auto deadline = std::chrono::steady_clock::now() + check_timeout;
+  const auto deadline = clock.now() + check_timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock.now());
     pollfd p{pipe_fds[0], POLLIN, 0};
     if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0) {
       ::kill(pid, SIGKILL);
@@ -127,10 +126,11 @@ std::vector<std::string> arguments_to_pass(int argc, const char* const* argv) {
   return out;
 }
 
-std::string check_new_binary(const std::string& binary, const std::vector<std::string>& args) {
+std::string check_new_binary(const std::string& binary, const std::vector<std::string>& args,
+                             const loop_clock& clock) {
   if (::access(binary.c_str(), X_OK) != 0)
     return fmt::format("{} is not executable: {}", binary, std::strerror(errno));
-  const auto version = run_child({binary, "--version"});
+  const auto version = run_child({binary, "--version"}, clock);
   if (!version.ran || !WIFEXITED(version.status) || WEXITSTATUS(version.status) != 0)
     return exited_badly(binary + " --version", version);
   const std::string wanted = fmt::format("state format {}\n", handover_format);
@@ -140,7 +140,7 @@ std::string check_new_binary(const std::string& binary, const std::vector<std::s
   std::vector<std::string> check{binary};
   check.insert(check.end(), args.begin(), args.end());
   check.emplace_back("--check-config");
-  const auto config = run_child(std::move(check));
+  const auto config = run_child(std::move(check), clock);
   if (!config.ran || !WIFEXITED(config.status) || WEXITSTATUS(config.status) != 0)
     return exited_badly(binary + " --check-config", config);
   return {};

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "loop_timers.hpp"
+
 namespace ringcast {
 
 // The path this process's binary was started from ("/proc/self/exe"): read at start-up, since a
@@ -16,8 +18,10 @@ std::string own_binary_path();
 std::vector<std::string> arguments_to_pass(int argc, const char* const* argv);
 
 // Runs `binary --version` (it must read our state format) and `binary ARGS --check-config`
-// (the settings must start). Empty when both pass, else why not, in a sentence for the log.
-std::string check_new_binary(const std::string& binary, const std::vector<std::string>& args);
+// (the settings must start), each within a time limit on `clock`. Empty when both pass, else why
+// not, in a sentence for the log.
+std::string check_new_binary(const std::string& binary, const std::vector<std::string>& args,
+                             const loop_clock& clock);
 
 // Writes `state` to a memfd, marks every descriptor close-on-exec but the memfd and `keep`, and
 // execs `binary ARGS --upgrade-state-fd N`. Returns only on failure, with why; the descriptors
