@@ -133,6 +133,7 @@ struct config {
   // (empty: this binary's own path); --check-config only checks the settings; the internal
   // --upgrade-state-fd N is the descriptor of the old process's state (-1: a fresh start).
   std::string upgrade_binary;
+  ms upgrade_check_timeout{10'000};  // --upgrade-check-timeout: each check of the new binary
   bool check_config = false;
   int upgrade_state_fd = -1;
 

@@ -515,6 +515,10 @@ std::vector<flag_group> build_table() {
             .read = [](const std::string& text, config& cfg) { cfg.upgrade_binary = text; },
             .value = [](const config& c) { return c.upgrade_binary; },
             .apply_live = copied_if(sighup::live, &config::upgrade_binary)},
+           duration("upgrade-check-timeout", &config::upgrade_check_timeout, sighup::restart,
+                    on_wheel::no,
+                    "the longest each check of the new binary (--version, --check-config) may take "
+                    "before the upgrade is refused"),
            {.name = "check-config",
             .help = "read the settings and the files they name, say whether they would start, "
                     "and exit (SIGUSR2 runs it with the new binary first)",

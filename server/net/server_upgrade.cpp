@@ -102,7 +102,8 @@ void server::upgrade() {
     binary = upgrade_.binary.empty() ? upgrade_.own_binary : upgrade_.binary;
   }
   log_info("SIGUSR2: upgrading in place to {}", binary);
-  if (const auto why = check_new_binary(binary, upgrade_.args, clock_); !why.empty()) {
+  if (const auto why = check_new_binary(binary, upgrade_.args, cfg_.upgrade_check_timeout, clock_);
+      !why.empty()) {
     log_warn("upgrade refused, serving on: {}", why);
     return;
   }

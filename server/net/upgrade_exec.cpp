@@ -24,8 +24,6 @@ extern char** environ;
 namespace ringcast {
 namespace {
 
-// A check that has not finished by then has hung: the upgrade is refused.
-constexpr auto check_timeout = std::chrono::seconds(10);
 // The state of a node is far smaller; beyond this a descriptor is not ours.
 constexpr std::size_t max_state_bytes = std::size_t{1} << 32;
 
@@ -44,9 +42,10 @@ struct child_outcome {
   std::string error;   // why it could not run, or hung
 };
 
-// Runs `argv` with no descriptor of ours but its stdout/stderr pipe, and waits at most
-// check_timeout.
-child_outcome run_child(std::vector<std::string> argv, const loop_clock& clock) {
+// Runs `argv` with no descriptor of ours but its stdout/stderr pipe, and waits at most `limit`
+// (a check that has not finished by then has hung: the upgrade is refused).
+child_outcome run_child(std::vector<std::string> argv, std::chrono::milliseconds limit,
+                        const loop_clock& clock) {
   child_outcome out;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -65,16 +64,16 @@ child_outcome run_child(std::vector<std::string> argv, const loop_clock& clock) 
   ::close(pipe_fds[1]);
   if (rc != 0) {
     ::close(pipe_fds[0]);
-    out.error = fmt::format("cannot run {}: {}", argv[0], std::strerror(rc));
+    out.error = fmt::format("could not be run: {}", std::strerror(rc));
     return out;
   }
-  const auto deadline = clock.now() + check_timeout;
+  const auto deadline = clock.now() + limit;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock.now());
     pollfd p{pipe_fds[0], POLLIN, 0};
     if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0) {
       ::kill(pid, SIGKILL);
-      out.error = fmt::format("{} did not finish within {} s", argv[0], check_timeout.count());
+      out.error = fmt::format("did not finish within {} ms", limit.count());
       break;
     }
     char chunk[4096];
@@ -98,7 +97,7 @@ std::string first_line(std::string_view text) {
 }
 
 std::string exited_badly(const std::string& what, const child_outcome& c) {
-  if (!c.ran) return c.error;
+  if (!c.ran) return fmt::format("{} {}", what, c.error);
   if (WIFSIGNALED(c.status))
     return fmt::format("{} was killed by signal {}", what, WTERMSIG(c.status));
   return fmt::format("{} exited {}: {}", what, WEXITSTATUS(c.status), first_line(c.output));
@@ -127,10 +126,10 @@ std::vector<std::string> arguments_to_pass(int argc, const char* const* argv) {
 }
 
 std::string check_new_binary(const std::string& binary, const std::vector<std::string>& args,
-                             const loop_clock& clock) {
+                             std::chrono::milliseconds limit, const loop_clock& clock) {
   if (::access(binary.c_str(), X_OK) != 0)
     return fmt::format("{} is not executable: {}", binary, std::strerror(errno));
-  const auto version = run_child({binary, "--version"}, clock);
+  const auto version = run_child({binary, "--version"}, limit, clock);
   if (!version.ran || !WIFEXITED(version.status) || WEXITSTATUS(version.status) != 0)
     return exited_badly(binary + " --version", version);
   const std::string wanted = fmt::format("state format {}\n", handover_format);
@@ -140,7 +139,7 @@ std::string check_new_binary(const std::string& binary, const std::vector<std::s
   std::vector<std::string> check{binary};
   check.insert(check.end(), args.begin(), args.end());
   check.emplace_back("--check-config");
-  const auto config = run_child(std::move(check), clock);
+  const auto config = run_child(std::move(check), limit, clock);
   if (!config.ran || !WIFEXITED(config.status) || WEXITSTATUS(config.status) != 0)
     return exited_badly(binary + " --check-config", config);
   return {};

@@ -2,6 +2,7 @@
 // binary, handing it the state in a memfd, and exec'ing it in this process (same PID).
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,10 +19,10 @@ std::string own_binary_path();
 std::vector<std::string> arguments_to_pass(int argc, const char* const* argv);
 
 // Runs `binary --version` (it must read our state format) and `binary ARGS --check-config`
-// (the settings must start), each within a time limit on `clock`. Empty when both pass, else why
-// not, in a sentence for the log.
+// (the settings must start), each within `limit` on `clock`. Empty when both pass, else why not,
+// in a sentence for the log.
 std::string check_new_binary(const std::string& binary, const std::vector<std::string>& args,
-                             const loop_clock& clock);
+                             std::chrono::milliseconds limit, const loop_clock& clock);
 
 // Writes `state` to a memfd, marks every descriptor close-on-exec but the memfd and `keep`, and
 // execs `binary ARGS --upgrade-state-fd N`. Returns only on failure, with why; the descriptors

@@ -75,6 +75,7 @@ const FLAGS = {
   '--hook-timeout': '2s',
   '--hook-queue': '100000',
   '--upgrade-binary': null,
+  '--upgrade-check-timeout': '10s',
   '--check-config': 'switch',
   '--upgrade-state-fd': null,
 };

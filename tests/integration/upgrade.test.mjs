@@ -119,7 +119,7 @@ test('SIGUSR2 when the exec itself fails (the binary vanished after its check): 
   }
 });
 
-for (const [what, makeBinary, reason] of [
+for (const [what, makeBinary, reason, extra = []] of [
   ['a new binary that exits 1', () => script('broken', 'exit 1'), /upgrade refused, serving on: .*exited 1/u],
   ['a new binary that is not executable', () => {
     const file = copyOfBinary();
@@ -135,9 +135,13 @@ for (const [what, makeBinary, reason] of [
   ['a new binary that refuses the settings', () => script('strict',
     `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
   /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],
+  // A check that hangs is cut at --upgrade-check-timeout (exec: the shell becomes the sleep, so
+  // the kill reaches it).
+  ['a new binary whose check hangs', () => script('hangs', 'exec sleep 30'),
+    /upgrade refused, serving on: .*--version.*did not finish within 1000 ms/u, ['--upgrade-check-timeout', '1s']],
 ]) {
   test(`SIGUSR2 with ${what}: the old process serves on, its clients untouched`, async () => {
-    const srv = await startServer(['--upgrade-binary', makeBinary()]);
+    const srv = await startServer(['--upgrade-binary', makeBinary(), ...extra]);
     try {
       const user = uid('keep');
       const ws = await srv.wsHello({ user });

@@ -95,6 +95,7 @@ std::map<std::string, example> examples(const temp_dir& dir) {
       {"max-sticky", {"7"}},
       {"log-level", {"warn"}},
       {"upgrade-binary", {"/opt/ringcast-next"}},
+      {"upgrade-check-timeout", {"7s"}},
   };
 }
 
