@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "admin_request.hpp"
+#include "gzip_stream.hpp"
 #include "ws_codec.hpp"
 
 namespace ringcast {
@@ -51,6 +52,10 @@ struct message {
   // sse_gzip_piece() the first time a gzip subscriber needs it.
   mutable std::once_flag sse_gzip_once;
   mutable std::string sse_gzip;
+  // `json` as a measured gzip piece, by poll_json_piece(): a long-poll reply of several messages
+  // is spliced from these (gzip_stream.hpp), so no request deflates.
+  mutable std::once_flag poll_json_once;
+  mutable gzip::measured_piece poll_json_piece;
   // `poll_body` gzipped, by poll_gzip_body(); empty when that would not be shorter.
   mutable std::once_flag poll_gzip_once;
   mutable std::string poll_gzip;

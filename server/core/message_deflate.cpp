@@ -34,4 +34,12 @@ const std::string& poll_gzip_body(const message& m, loop_stats& stats) {
   return m.poll_gzip;
 }
 
+const gzip::measured_piece& poll_json_piece(const message& m, loop_stats& stats) {
+  std::call_once(m.poll_json_once, [&m, &stats] {
+    m.poll_json_piece = gzip::measure(m.json);
+    ++stats.messages_compressed;
+  });
+  return m.poll_json_piece;
+}
+
 }  // namespace ringcast

@@ -22,4 +22,8 @@ const std::string& sse_gzip_piece(const message& m, loop_stats& stats);
 // would not be shorter than `poll_body`.
 const std::string& poll_gzip_body(const message& m, loop_stats& stats);
 
+// The message's `json` as a measured gzip piece, built once per node: what a long-poll reply of
+// several messages is spliced from.
+const gzip::measured_piece& poll_json_piece(const message& m, loop_stats& stats);
+
 }  // namespace ringcast

@@ -6,8 +6,10 @@
 // when the connection closes, as the uncompressed one does.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ringcast::gzip {
 
@@ -23,5 +25,18 @@ std::string piece(std::string_view text);
 
 // `body` as a whole gzip member (header, deflate, CRC-32 and size): a reply's body.
 std::string whole(std::string_view body);
+
+// A piece with what a gzip trailer needs of its text, so that a member can be spliced from
+// pieces deflated apart (a long-poll reply from each message's piece, made once per node).
+struct measured_piece {
+  std::string deflated;  // piece(text)
+  std::uint32_t crc = 0;
+  std::uint64_t size = 0;  // of the text
+};
+measured_piece measure(std::string_view text);
+
+// A whole gzip member of the pieces' texts in order: header, the pieces, an empty final block
+// and the trailer (their CRC-32s combined): no deflating here.
+std::string splice(const std::vector<const measured_piece*>& pieces);
 
 }  // namespace ringcast::gzip

@@ -451,6 +451,13 @@ describe('long-poll over gzip', () => {
     assert.equal(after.compression.compressed_sent - before.compression.compressed_sent, 3);
     assert.equal(after.compression.bytes_saved - before.compression.bytes_saved,
       plain.body.length - zipped.body.length);
+    // Each message is deflated once per node, never per request: polling the same backlog again
+    // (what an attacker repeats to make a loop deflate a whole reply each time) deflates nothing.
+    assert.equal(after.compression.messages_compressed - before.compression.messages_compressed, 3);
+    const again = await pollNow({ user: uid('lmz2'), since });
+    assert.ok(again.body.equals(zipped.body), 'the same spliced bytes');
+    assert.equal((await srv.stats()).compression.messages_compressed,
+      after.compression.messages_compressed);
   });
 
   test('a one-message reply given at once is the same prebuilt gzip body as a held poll gets', async () => {

@@ -254,6 +254,32 @@ TEST(GzipStream, PiecesSpliceInAnyOrderAndEachIsComplete) {
   EXPECT_LT(gzip::piece(b).size(), b.size() / 2);
 }
 
+// The whole member `gz` inflated with its end, CRC-32 and size checked by zlib.
+std::string gunzip_finished(std::string_view gz, std::size_t capacity) {
+  z_stream z{};
+  inflateInit2(&z, 16 + MAX_WBITS);
+  std::string out(capacity, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+  EXPECT_EQ(z.avail_in, 0u);
+  out.resize(out.size() - z.avail_out);
+  inflateEnd(&z);
+  return out;
+}
+
+TEST(GzipStream, SplicedPiecesAreOneFinishedMemberWithTheirCombinedCrc) {
+  const std::string head = R"({"type":"messages","messages":[)", a = catalog(2000),
+                    b = catalog(700), tail = R"(],"last_id":9})";
+  const auto ph = gzip::measure(head), pa = gzip::measure(a), pb = gzip::measure(b),
+             pt = gzip::measure(tail);
+  const std::string gz = gzip::splice({&ph, &pa, &pb, &pa, &pt});
+  EXPECT_EQ(gunzip_finished(gz, 16'384), head + a + b + a + tail);
+  EXPECT_EQ(gunzip_finished(gzip::splice({}), 16), "");
+}
+
 TEST(GzipStream, WholeBodyIsAFinishedGzipMember) {
   const std::string body = R"({"type":"messages","messages":[)" + catalog(2000) + "]}";
   const std::string gz = gzip::whole(body);
