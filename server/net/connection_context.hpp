@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "address_limits.hpp"
 #include "config.hpp"
 #include "hub.hpp"
+#include "process_handover.hpp"
 
 namespace ringcast {
 
@@ -43,6 +45,10 @@ struct connection_settings : config {
 class idle_connection {
  public:
   virtual void on_drain() = 0;
+  // With the loop stopped for an upgrade (docs/operations.md, "Upgrading"): the connection as the
+  // new binary takes it over, or none if it cannot move (it is then closed by the exec). Nothing
+  // of it changes: if the exec fails the loop goes on with it.
+  virtual std::optional<moved_http> hand_over() = 0;
 
  protected:
   ~idle_connection() = default;

@@ -1,5 +1,7 @@
 #include "event_loop.hpp"
 
+#include "poll_connection.hpp"
+
 namespace ringcast {
 
 event_loop::event_loop(shared_by_loops& shared, const config& cfg, unsigned index,
@@ -39,6 +41,13 @@ void event_loop::drain_idle_connections() {
   idle_.clear();
   for (idle_connection* c : idle)
     c->on_drain();
+}
+
+std::size_t event_loop::capture_http(std::vector<moved_http>& out) {
+  for (idle_connection* c : idle_) {
+    if (auto m = c->hand_over()) out.push_back(std::move(*m));
+  }
+  return poll_connection::capture_loop(out);
 }
 
 void event_loop::wake_at(time_point when) {

@@ -52,6 +52,10 @@ class event_loop final : public connection_context {
   // loop's thread.
   void apply_live(const config& settings) { settings_ = connection_settings::from(settings); }
   void drain_idle_connections();
+  // On the loop's thread, stopped for an upgrade: the HTTP connections between requests and the
+  // held long-polls that move (poll_connection::capture_loop). Returns how many held polls over
+  // native TLS were told to reconnect instead.
+  std::size_t capture_http(std::vector<moved_http>& out);
   // Runs the timers that are due by now (the picture of the wheel shows the current tick).
   void catch_up() { on_wake(); }
 

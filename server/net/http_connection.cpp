@@ -224,6 +224,24 @@ void http_connection::on_drain() {
   close();
 }
 
+// Only a plain connection waiting for a request of which nothing is parsed yet moves: every byte
+// of it is in the buffer (a header is gathered whole before the parser sees it).
+std::optional<moved_http> http_connection::hand_over() {
+  const bool waiting_for_request =
+      waiting_ == waiting::first_request || waiting_ == waiting::next_request;
+  if (!waiting_for_request || closing_ || refused_ || handshaking_ || stream_.secure() ||
+      (parser_ && parser_->got_some()))
+    return std::nullopt;
+  moved_http m;
+  m.fd = stream_.socket().native_handle();
+  boost::system::error_code ec;
+  m.v6 = stream_.socket().local_endpoint(ec).address().is_v6();
+  if (ec) return std::nullopt;
+  const auto read = buffer_.data();
+  m.unread.assign(static_cast<const char*>(read.data()), read.size());
+  return m;
+}
+
 // Closing with bytes of the client still unread would reset the connection, and the reset can
 // overtake the reply: so our side is shut, and what the client still sends is read and dropped
 // until it closes, for at most `linger`.

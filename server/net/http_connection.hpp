@@ -39,6 +39,7 @@ class http_connection final : public loop_timer,
   void on_timer(time_point now) override;
   // idle_connection
   void on_drain() override;
+  std::optional<moved_http> hand_over() override;
 
  private:
   // reply_written: a reply is being written (--write-timeout); linger: the reply that closes the

@@ -4,7 +4,11 @@
 #include <boost/beast/http/span_body.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+
 #include <sstream>
+#include <unordered_set>
 
 #include "gzip_stream.hpp"
 #include "message_deflate.hpp"
@@ -14,6 +18,22 @@ namespace ringcast {
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = boost::asio::ip::tcp;
+
+namespace {
+
+// The polls this loop holds, for an upgrade to take along.
+thread_local std::unordered_set<poll_connection*> held_polls;
+
+// `target` (origin-form, as the request had it) with `since` set to `id`.
+std::optional<std::string> with_since(std::string_view target, std::uint64_t id) {
+  auto parsed = boost::urls::parse_origin_form(target);
+  if (!parsed) return std::nullopt;
+  boost::urls::url u = *parsed;
+  u.params().set("since", std::to_string(id));
+  return std::string(u.encoded_target());
+}
+
+}  // namespace
 
 void poll_connection::start(connection_context& ctx, connection_parts parts, admission admitted,
                             bool known_elsewhere, http_resume resume) {
@@ -42,18 +62,61 @@ poll_connection::poll_connection(connection_context& ctx, connection_parts parts
       resume_(resume) {}
 
 poll_connection::~poll_connection() {
+  held_polls.erase(this);
   if (held_) ctx_.sessions().detach(*held_, *this, ctx_.now());
 }
 
 void poll_connection::hold(session& s) {
   held_ = &s;
   keep_alive_while_held_ = shared_from_this();
+  held_polls.insert(this);
   // Admitted just as the drain began (a Redis claim was pending): go elsewhere at once.
   if (ctx_.draining()) {
     ctx_.sessions().end_connection(s, ending::reconnect_shutdown, ctx_.now());
     return;
   }
   watch_for_hangup();
+}
+
+std::size_t poll_connection::capture_loop(std::vector<moved_http>& out) {
+  std::vector<poll_connection*> secure;
+  for (poll_connection* p : held_polls) {
+    if (!p->held_ || p->replied_) continue;
+    if (p->parts_.stream.secure()) {
+      secure.push_back(p);
+    } else if (auto m = p->capture()) {
+      out.push_back(std::move(*m));
+    }
+  }
+  for (poll_connection* p : secure) {
+    if (p->held_)
+      p->ctx_.sessions().end_connection(*p->held_, ending::reconnect_shutdown, p->ctx_.now());
+  }
+  return secure.size();
+}
+
+// Every publish numbered before the loops stopped has reached this loop, and none reached this
+// poll (it would have been answered): it stands at the newest id this loop knows, or the
+// client's own `since` if that is further. Paced turns it is owed below it travel with its
+// session. What the client pipelined behind the poll follows the request.
+std::optional<moved_http> poll_connection::capture() {
+  const auto target =
+      with_since(request_.target(), std::max(since_, ctx_.sessions().newest_id()));
+  if (!target) return std::nullopt;
+  http_request again = request_;
+  again.target(*target);
+  std::ostringstream bytes;
+  bytes << again;
+  moved_http m;
+  m.fd = parts_.stream.socket().native_handle();
+  boost::system::error_code ec;
+  m.v6 = parts_.stream.socket().local_endpoint(ec).address().is_v6();
+  if (ec) return std::nullopt;
+  m.held_poll = true;
+  m.unread = std::move(bytes).str();
+  const auto pipelined = parts_.buffer.data();
+  m.unread.append(static_cast<const char*>(pipelined.data()), pipelined.size());
+  return m;
 }
 
 // While a poll is held nothing is read (a pipelined request must wait for the reply), but a client

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "admission.hpp"
 #include "connection_parts.hpp"
+#include "process_handover.hpp"
 
 namespace ringcast {
 
@@ -22,6 +25,13 @@ class poll_connection final : public subscriber,
                   http_resume resume);
   ~poll_connection();
 
+  // On the loop's thread, stopped for an upgrade (docs/operations.md, "Upgrading"): every poll
+  // this loop holds over plain TCP goes to `out` as its request again, its `since` set to where
+  // the poll stands, for the new binary to hold anew; one over native TLS cannot move and is
+  // answered the drain's reconnect. Returns how many were told to reconnect. Nothing of a plain
+  // poll changes: if the exec fails the loop goes on holding it.
+  static std::size_t capture_loop(std::vector<moved_http>& out);
+
   // subscriber
   transport kind() const override { return transport::poll; }
   void deliver(const message_ptr& m) override;
@@ -33,6 +43,9 @@ class poll_connection final : public subscriber,
 
  private:
   void hold(session& s);
+  // This held poll as the request the new binary reads (see capture_loop); none if its target
+  // cannot be written again (it was admitted, so it can).
+  std::optional<moved_http> capture();
   void watch_for_hangup();
   void abandon();  // the client hung up while held
   // Writes the reply: this connection's head, then `body`, which `keep` holds (shared bytes of a

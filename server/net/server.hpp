@@ -134,6 +134,7 @@ class server final : public shared_by_loops,
   upgrade::handover_state capture_node();
   bool restore_node(const std::string& bytes);
   void adopt_streams();
+  void adopt_http();
   bool open_listener();
 
   config cfg_;

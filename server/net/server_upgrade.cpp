@@ -2,13 +2,16 @@
 // loop stops where it is, the state goes to a memfd and the binary is exec'd in this process, with
 // the listening socket and the connections that move. If anything fails before the exec is done,
 // the loops go on as if nothing had happened.
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <latch>
 
 #include "handover_messages.hpp"
+#include "http_connection.hpp"
 #include "handover_version.hpp"
 #include "listener.hpp"
 #include "log.hpp"
@@ -24,7 +27,7 @@ namespace ringcast {
 namespace asio = boost::asio;
 
 // --version prints one format for the whole state: the process's section and the node's.
-static_assert(handover_format == 1 && upgrade::state_format == 1,
+static_assert(handover_format == 2 && upgrade::state_format == 1,
               "a change of either state's format bumps handover_format (handover_version.hpp)");
 
 namespace {
@@ -70,9 +73,15 @@ bool server::open_listener() {
   }
   if (!listener_->adopt(state.listeners[0].fd, state.listeners[0].v6)) return false;
   adopt_streams();
+  adopt_http();
   const double pause_ms = static_cast<double>(steady_ns(clock_) - state.paused_at_ns) / 1e6;
-  log_info("upgraded in place (upgrade {}): {} connection(s) moved, serving again after {:.1f} ms",
-           state.upgrades, state.streams.size(), pause_ms);
+  const auto held_polls = std::count_if(state.http.begin(), state.http.end(),
+                                        [](const moved_http& h) { return h.held_poll; });
+  log_info(
+      "upgraded in place (upgrade {}): {} connection(s) moved ({} WebSocket and SSE, {} HTTP of "
+      "which {} held long-polls), serving again after {:.1f} ms",
+      state.upgrades, state.streams.size() + state.http.size(), state.streams.size(),
+      state.http.size(), held_polls, pause_ms);
   upgrade_.adopted.reset();
   return true;
 }
@@ -114,11 +123,13 @@ void server::upgrade() {
   std::promise<void> go_on;
   std::shared_future<void> resumed = go_on.get_future().share();
   std::vector<std::vector<moved_stream>> streams(loops_.size());
+  std::vector<std::vector<moved_http>> http(loops_.size());
   std::vector<std::size_t> reconnected(loops_.size());
   backplane_->hold_numbering([&] {
     for (std::size_t i = 0; i < loops_.size(); ++i) {
-      asio::post(loops_[i]->io(), [&stopped, &streams, &reconnected, i, resumed] {
-        reconnected[i] = stream_connection::capture_loop(streams[i]);
+      asio::post(loops_[i]->io(), [&, i, resumed] {
+        reconnected[i] = stream_connection::capture_loop(streams[i]) +
+                         loops_[i]->capture_http(http[i]);
         stopped.count_down();
         resumed.wait();
       });
@@ -133,6 +144,8 @@ void server::upgrade() {
     state.reconnected += reconnected[i];
     for (auto& s : streams[i])
       state.streams.push_back(std::move(s));
+    for (auto& h : http[i])
+      state.http.push_back(std::move(h));
   }
   if (state.reconnected > upgrade_.reconnected)
     log_info("upgrade: {} native-TLS connection(s) told to reconnect",
@@ -142,6 +155,8 @@ void server::upgrade() {
     keep.push_back(l.fd);
   for (const auto& s : state.streams)
     keep.push_back(s.fd);
+  for (const auto& h : state.http)
+    keep.push_back(h.fd);
   const std::string why = exec_with_state(binary, upgrade_.args, encode_handover(state), keep);
   // Only a failed exec comes back here; the TLS clients told to reconnect do so.
   upgrade_.reconnected = state.reconnected;
@@ -230,9 +245,33 @@ void server::adopt_streams() {
     });
   }
   // Behind every adoption: a session that was live and whose connection did not come (it could
-  // not move) loses it now, as if it had closed then.
+  // not move, or it was a held poll: its request is read again by adopt_http) loses it now, as if
+  // it had closed then.
   for (auto& loop : loops_)
     asio::post(loop->io(), [l = loop.get()] { l->sessions().end_adoption(l->now()); });
+}
+
+// Spread over the loops; each reads its buffered bytes first, as a keep-alive connection reads its
+// next request. A held poll's request is posted behind end_adoption (adopt_streams), so it finds
+// its session waiting, resumes it and is held again, or answered with what came meanwhile.
+void server::adopt_http() {
+  std::size_t next = 0;
+  for (moved_http& m : upgrade_.adopted->http) {
+    event_loop& loop = *loops_[next++ % loops_.size()];
+    auto stream =
+        net_stream::adopt(loop.io(), {m.fd, m.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), {}});
+    if (!stream) {
+      log_warn("upgrade: a handed-over HTTP connection could not be adopted");
+      continue;
+    }
+    connection_parts parts{std::move(*stream), {}, connections_.count_open(), {}};
+    const std::size_t n = boost::asio::buffer_copy(parts.buffer.prepare(m.unread.size()),
+                                                   boost::asio::buffer(m.unread));
+    parts.buffer.commit(n);
+    asio::post(loop.io(), [&loop, parts = std::move(parts)]() mutable {
+      http_connection::resume(loop, std::move(parts));
+    });
+  }
 }
 
 }  // namespace ringcast

@@ -1,12 +1,14 @@
 // The version of the state an upgrading process hands to its new binary (docs/operations.md,
 // "Upgrading"). `ringcast --version` prints it, so the old process execs only a binary that reads
 // what it writes; a change to the state's layout bumps it.
+//   1  listeners, WebSocket and SSE streams, the node's state
+//   2  plus the HTTP connections between requests and the held long-polls
 #pragma once
 
 #include <cstdint>
 
 namespace ringcast {
 
-inline constexpr std::uint32_t handover_format = 1;
+inline constexpr std::uint32_t handover_format = 2;
 
 }  // namespace ringcast

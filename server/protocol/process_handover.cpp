@@ -157,6 +157,22 @@ moved_stream read_stream(reader& r) {
   return s;
 }
 
+void write_http(writer& w, const moved_http& h) {
+  w.u32(static_cast<std::uint32_t>(h.fd));
+  w.u8(h.v6);
+  w.u8(h.held_poll);
+  w.text(h.unread);
+}
+
+moved_http read_http(reader& r) {
+  moved_http h;
+  h.fd = r.fd("http fd");
+  h.v6 = r.flag("http family");
+  h.held_poll = r.flag("held poll");
+  h.unread = r.text("http unread bytes");
+  return h;
+}
+
 }  // namespace
 
 std::string encode_handover(const process_handover& state) {
@@ -174,6 +190,9 @@ std::string encode_handover(const process_handover& state) {
   payload.u32(static_cast<std::uint32_t>(state.streams.size()));
   for (const auto& s : state.streams)
     write_stream(payload, s);
+  payload.u32(static_cast<std::uint32_t>(state.http.size()));
+  for (const auto& h : state.http)
+    write_http(payload, h);
   payload.text(state.node_state);
 
   writer out;
@@ -219,6 +238,9 @@ parsed<process_handover> decode_handover(std::string_view bytes) {
   const std::uint32_t streams = r.count("streams", 40);
   for (std::uint32_t i = 0; r.ok() && i < streams; ++i)
     state.streams.push_back(read_stream(r));
+  const std::uint32_t http = r.count("http connections", 14);
+  for (std::uint32_t i = 0; r.ok() && i < http; ++i)
+    state.http.push_back(read_http(r));
   state.node_state = r.text("node state");
   if (r.ok() && !r.done()) r.fail("bytes after the node state");
   if (!r.ok()) return result::fail(r.error());

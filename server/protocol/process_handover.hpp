@@ -40,6 +40,17 @@ struct moved_stream {
   std::string unread;     // bytes the client sent that were read and not yet parsed
 };
 
+// A plain-HTTP connection that is between requests (keep-alive) or holds a long-poll: the new
+// process reads `unread` as if it had just arrived, then the socket. A held poll's request is
+// written back in front (its `since` set to where the poll stood), so the new process holds it
+// again on the same session, or answers it with what came meanwhile.
+struct moved_http {
+  int fd = -1;
+  bool v6 = false;
+  bool held_poll = false;  // for the log and the counters only
+  std::string unread;
+};
+
 struct process_handover {
   std::uint64_t last_id = 0;   // the id sequence goes on from here
   std::uint64_t upgrades = 0;  // upgrades this process has been through, this one included
@@ -52,6 +63,7 @@ struct process_handover {
   std::string generated_admin_token;
   std::vector<listening_socket> listeners;
   std::vector<moved_stream> streams;
+  std::vector<moved_http> http;
   // The node's own state (sessions, history, schedule, reach): the upgrade layer's bytes
   // (upgrade/state_codec.hpp), checked by its reader; empty: none.
   std::string node_state;

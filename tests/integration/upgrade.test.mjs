@@ -2,6 +2,7 @@
 // which takes over the listening socket (and the connections that move). A new binary that fails
 // its check leaves the running one serving, nothing lost.
 import { test } from 'node:test';
+import http from 'node:http';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -58,7 +59,7 @@ test('SIGUSR2: the same process execs the new binary, which adopts the listening
       const after = await upgraded(srv, round);
       assert.equal(srv.proc.pid, pid);
       assert.equal(srv.exitInfo, undefined, 'the process exited');
-      assert.match(logSince(srv, from), /upgraded in place \(upgrade \d+\): \d+ connection\(s\) moved, serving again after [\d.]+ ms/u);
+      assert.match(logSince(srv, from), /upgraded in place \(upgrade \d+\): \d+ connection\(s\) moved \(\d+ WebSocket and SSE, \d+ HTTP of which \d+ held long-polls\), serving again after [\d.]+ ms/u);
       assert.ok(after.node.address.endsWith(`:${srv.port}`), 'the same listening address');
       const metrics = await srv.admin('GET', '/metrics');
       assert.match(metrics.text, new RegExp(`^ringcast_upgrades_total ${round}$`, 'mu'));
@@ -131,7 +132,7 @@ for (const [what, makeBinary, reason, extra = []] of [
   // it is never exec'd.
   ['a new binary that reads another state format', () => script('other-format',
     `if [ "$1" = --version ]; then echo "ringcast 9.9.9"; echo "state format 99"; exit 0; fi\nexec "${BIN}" "$@"`),
-  /upgrade refused, serving on: .*does not read state format 1/u],
+  /upgrade refused, serving on: .*does not read state format 2/u],
   ['a new binary that refuses the settings', () => script('strict',
     `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
   /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],
@@ -217,6 +218,46 @@ test('SIGUSR2 twice with WebSocket and SSE clients and publishes going on: same 
     assert.equal(s.connections.ws, 40);
     assert.equal(s.connections.sse, 10);
   } finally {
+    await srv.stop();
+  }
+});
+
+test('SIGUSR2 with held long-polls and idle keep-alive connections: each moves, the polls are held on and answered on the same connection', async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next, '--threads', '2', '--poll-timeout', '20']);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const first = await srv.publish({ data: 'before the polls' });
+    // Ten polls held without `since` (from now), ten with it; each on a connection of its own.
+    const polls = Array.from({ length: 20 }, (_, i) => {
+      const user = uid(`hp${i}`);
+      const res = srv.poll(i % 2 ? { user } : { user, since: first.id }, { timeoutMs: 20000 });
+      return { user, res };
+    });
+    await srv.statsUntil((s) => s.connections.poll === 20, 5000, '20 held polls');
+    // An idle keep-alive connection: its next request goes over the same socket after the upgrade.
+    const idleBefore = await request(srv.host, srv.port, 'GET', '/healthz', { agent });
+    assert.equal(idleBefore.status, 200);
+
+    const from = srv.log.length;
+    srv.proc.kill('SIGUSR2');
+    await upgraded(srv, 1);
+    assert.match(logSince(srv, from), /upgraded in place \(upgrade 1\): 21 connection\(s\) moved \(0 WebSocket and SSE, 21 HTTP of which 20 held long-polls\)/u);
+    // The polls are held again by the new binary, on the sessions they had.
+    const held = await srv.statsUntil((s) => s.connections.poll === 20, 5000, '20 polls held again');
+    assert.equal(held.sessions.total, 20);
+    const idleAfter = await request(srv.host, srv.port, 'GET', '/healthz', { agent });
+    assert.equal(idleAfter.status, 200);
+    assert.equal(idleAfter.localPort, idleBefore.localPort, 'the keep-alive connection was not reused');
+
+    const m = await srv.publish({ data: 'after the upgrade' });
+    for (const p of polls) {
+      const r = await p.res; // a connection closed by the upgrade would reject here
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json.messages.map((x) => x.id), [m.id], `${p.user}: ${r.text}`);
+    }
+  } finally {
+    agent.destroy();
     await srv.stop();
   }
 });

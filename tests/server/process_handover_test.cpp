@@ -37,6 +37,15 @@ process_handover sample() {
   sse.user = "bob";
   sse.sid = "0";
   s.streams = {ws, sse};
+  moved_http idle;
+  idle.fd = 14;
+  idle.unread = "GET /healthz HTTP/1.1\r\nHost: a\r\n";
+  moved_http poll;
+  poll.fd = 15;
+  poll.v6 = true;
+  poll.held_poll = true;
+  poll.unread = "GET /poll?user=carol&since=41 HTTP/1.1\r\nHost: a\r\n\r\n";
+  s.http = {idle, poll};
   s.node_state = std::string("RCSTATE\0...", 11);
   return s;
 }
@@ -75,6 +84,13 @@ TEST(ProcessHandover, EveryFieldRoundTrips) {
   EXPECT_EQ(s.node_state, in.node_state);
   EXPECT_FALSE(s.streams[1].allowed_channels);
   EXPECT_FALSE(s.streams[1].token_expires_ms);
+  ASSERT_EQ(s.http.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(s.http[i].fd, in.http[i].fd);
+    EXPECT_EQ(s.http[i].v6, in.http[i].v6);
+    EXPECT_EQ(s.http[i].held_poll, in.http[i].held_poll);
+    EXPECT_EQ(s.http[i].unread, in.http[i].unread);
+  }
 }
 
 TEST(ProcessHandover, RefusesAnotherMagicOrFormat) {
@@ -141,8 +157,12 @@ TEST(ProcessHandover, RefusesAbsurdCountsAndValues) {
   r = decode_handover(with_header(listener + std::string(4, '\0')));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("listener family"), std::string::npos) << r.error;
-  // Bytes after the last section.
-  r = decode_handover(with_header(base + std::string(8, '\0') + std::string(8, '\0') + "x"));
+  // Four billion HTTP connections after no listeners and no streams.
+  r = decode_handover(with_header(base + std::string(8, '\0') + "\xff\xff\xff\xff"));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error.find("http connections"), std::string::npos) << r.error;
+  // Bytes after the last section (no listeners, streams or HTTP connections, no node state).
+  r = decode_handover(with_header(base + std::string(12, '\0') + std::string(8, '\0') + "x"));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("after the node state"), std::string::npos) << r.error;
 }
