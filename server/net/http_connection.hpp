@@ -35,6 +35,15 @@ class http_connection final : public loop_timer,
                   boost::beast::flat_buffer buffer);
   ~http_connection();
 
+  // An upgrade in place on this loop's thread (docs/operations.md, "Upgrading"), in three steps:
+  // from begin_handover on, a plain connection that waits for a request parks instead of reading
+  // it (one reading now is cut short and parks with what it has), and one in the middle of a
+  // request parks once it is answered; requests_in_flight() counts those still in the middle;
+  // after a failed exec end_handover() sets the parked ones reading again.
+  static void begin_handover();
+  static std::size_t requests_in_flight();
+  static void end_handover();
+
   // timed: the handshake, the keep-alive wait or the reply's write ran out.
   void on_timer(time_point now) override;
   // idle_connection
@@ -52,6 +61,8 @@ class http_connection final : public loop_timer,
   void discard_until_eof();
   void read_request();
   void read_header_bytes();
+  void park();  // waits, reading nothing, for the upgrade to take it (or to read on)
+  bool waiting_for_request() const;
   void on_header(boost::system::error_code ec);
   void on_read(boost::system::error_code ec);
   // A request that cannot be read (malformed, too large, ambiguous framing): the reply, then
@@ -82,6 +93,8 @@ class http_connection final : public loop_timer,
   bool handshaking_ = false;  // the TLS handshake has begun and not finished
   bool closing_ = false;
   bool refused_ = false;  // a request the parser refused: the reply closes the connection
+  bool parked_ = false;   // see begin_handover
+  std::shared_ptr<http_connection> parked_self_;
 };
 
 }  // namespace ringcast

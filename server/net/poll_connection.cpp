@@ -23,6 +23,7 @@ namespace {
 
 // The polls this loop holds, for an upgrade to take along.
 thread_local std::unordered_set<poll_connection*> held_polls;
+thread_local std::size_t replies_being_written = 0;
 
 // `target` (origin-form, as the request had it) with `since` set to `id`.
 std::optional<std::string> with_since(std::string_view target, std::uint64_t id) {
@@ -78,6 +79,10 @@ void poll_connection::hold(session& s) {
   watch_for_hangup();
 }
 
+std::size_t poll_connection::replies_in_flight() {
+  return replies_being_written;
+}
+
 std::size_t poll_connection::capture_loop(std::vector<moved_http>& out) {
   std::vector<poll_connection*> secure;
   for (poll_connection* p : held_polls) {
@@ -100,8 +105,7 @@ std::size_t poll_connection::capture_loop(std::vector<moved_http>& out) {
 // client's own `since` if that is further. Paced turns it is owed below it travel with its
 // session. What the client pipelined behind the poll follows the request.
 std::optional<moved_http> poll_connection::capture() {
-  const auto target =
-      with_since(request_.target(), std::max(since_, ctx_.sessions().newest_id()));
+  const auto target = with_since(request_.target(), std::max(since_, ctx_.sessions().newest_id()));
   if (!target) return std::nullopt;
   http_request again = request_;
   again.target(*target);
@@ -184,6 +188,7 @@ void poll_connection::on_timer(time_point) {
 
 http_response poll_connection::begin_reply() {
   replied_ = true;
+  ++replies_being_written;
   http_response head = json_response(http_status::ok, {}, request_);
   if (ctx_.draining()) head.keep_alive(false);
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
@@ -195,6 +200,7 @@ http_response poll_connection::begin_reply() {
 
 void poll_connection::after_reply(beast::error_code ec, std::size_t written, bool keep_alive) {
   disarm();
+  --replies_being_written;
   ctx_.stats().bytes_written += written;
   if (ec || !keep_alive) {
     parts_.stream.close();

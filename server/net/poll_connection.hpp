@@ -31,6 +31,9 @@ class poll_connection final : public subscriber,
   // answered the drain's reconnect. Returns how many were told to reconnect. Nothing of a plain
   // poll changes: if the exec fails the loop goes on holding it.
   static std::size_t capture_loop(std::vector<moved_http>& out);
+  // Replies of this loop's polls being written: an upgrade waits for them (the connection then
+  // goes back to HTTP, which parks it: http_connection::begin_handover).
+  static std::size_t replies_in_flight();
 
   // subscriber
   transport kind() const override { return transport::poll; }

@@ -130,6 +130,7 @@ class server final : public shared_by_loops,
   // server_upgrade.cpp
   void on_upgrade_signal();
   void upgrade();
+  void quiesce_http();
   process_handover capture_for_upgrade();
   upgrade::handover_state capture_node();
   bool restore_node(const std::string& bytes);

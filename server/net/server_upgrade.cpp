@@ -9,12 +9,14 @@
 #include <chrono>
 #include <future>
 #include <latch>
+#include <thread>
 
 #include "handover_messages.hpp"
-#include "http_connection.hpp"
 #include "handover_version.hpp"
+#include "http_connection.hpp"
 #include "listener.hpp"
 #include "log.hpp"
+#include "poll_connection.hpp"
 #include "server.hpp"
 #include "sse_connection.hpp"
 #include "state_codec.hpp"
@@ -34,6 +36,9 @@ namespace {
 
 // The steady clock is the system's monotonic one, so the old process's reading still counts after
 // the exec: the pause is measured across it.
+// How long an upgrade waits for the HTTP requests in flight to be answered (quiesce_http).
+constexpr auto quiesce_limit = std::chrono::seconds(1);
+
 std::int64_t steady_ns(const loop_clock& clock) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(clock.now().time_since_epoch())
       .count();
@@ -116,6 +121,7 @@ void server::upgrade() {
     log_warn("upgrade refused, serving on: {}", why);
     return;
   }
+  quiesce_http();
   // Every loop stops at a point of its own queue that comes after every publish numbered so far
   // (posted with the backplane's numbering held, as it hands publishes over), and waits there.
   // There each captures what moves of its streams.
@@ -128,8 +134,8 @@ void server::upgrade() {
   backplane_->hold_numbering([&] {
     for (std::size_t i = 0; i < loops_.size(); ++i) {
       asio::post(loops_[i]->io(), [&, i, resumed] {
-        reconnected[i] = stream_connection::capture_loop(streams[i]) +
-                         loops_[i]->capture_http(http[i]);
+        reconnected[i] =
+            stream_connection::capture_loop(streams[i]) + loops_[i]->capture_http(http[i]);
         stopped.count_down();
         resumed.wait();
       });
@@ -162,6 +168,39 @@ void server::upgrade() {
   upgrade_.reconnected = state.reconnected;
   log_warn("upgrade failed, serving on: {}", why);
   go_on.set_value();
+  for (auto& loop : loops_)
+    asio::post(loop->io(), [] { http_connection::end_handover(); });
+}
+
+// The loops serve on while their HTTP connections come to rest: from now on one that waits for
+// a request parks instead of reading it, and one in the middle of a request (an admin publish, a
+// connect, a poll's reply) parks once it is answered. So an admin request read before the stop
+// is answered by the old binary, and one that comes after waits for the new one: none is lost.
+// A request that is not done within the limit (a client sending it slowly) is not waited for:
+// its connection is closed by the exec.
+void server::quiesce_http() {
+  for (auto& loop : loops_)
+    asio::post(loop->io(), [] { http_connection::begin_handover(); });
+  const auto deadline = clock_.now() + quiesce_limit;
+  for (;;) {
+    std::size_t busy = 0;
+    for (auto& loop : loops_) {
+      std::promise<std::size_t> count;
+      auto counted = count.get_future();
+      asio::post(loop->io(), [&count] {
+        count.set_value(http_connection::requests_in_flight() +
+                        poll_connection::replies_in_flight());
+      });
+      busy += counted.get();
+    }
+    if (busy == 0) return;
+    if (clock_.now() >= deadline) {
+      log_warn("upgrade: {} HTTP request(s) still in flight after {} ms: their connections close",
+               busy, std::chrono::duration_cast<std::chrono::milliseconds>(quiesce_limit).count());
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 // With every loop stopped (their hubs are read from this thread: the latch orders it after them).

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, request, sleep, startServer, uid, waitFor } from './harness.mjs';
+import { BIN, SANITIZER, request, sleep, startServer, uid, waitFor } from './harness.mjs';
 
 // "Another build" of the binary: a copy under another path (the upgrade execs that path).
 function copyOfBinary() {
@@ -105,17 +105,30 @@ test('SIGUSR2 when the exec itself fails (the binary vanished after its check): 
   // Passes both checks, then removes itself: the exec that follows fails with ENOENT.
   const vanishing = script('vanishing',
     `for a in "$@"; do [ "$a" = --check-config ] && { rm -f "$0"; exit 0; }; done\nexec "${next}" "$@"`);
-  const srv = await startServer(['--upgrade-binary', vanishing]);
+  const srv = await startServer(['--upgrade-binary', vanishing, '--poll-timeout', '20']);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const user = uid('vanish');
     const ws = await srv.wsHello({ user });
+    const poller = uid('vanishp');
+    const held = srv.poll({ user: poller }, { timeoutMs: 20000 });
+    await srv.statsUntil((s) => s.connections.poll === 1, 3000, 'the poll held');
+    // An idle keep-alive connection, parked while the upgrade waits for requests in flight.
+    const before = await request(srv.host, srv.port, 'GET', '/healthz', { agent });
     const from = srv.log.length;
     srv.proc.kill('SIGUSR2');
     await waitFor(() => /upgrade failed, serving on: execve .*No such file/u.test(logSince(srv, from)), 8000, 'the failed exec logged');
     assert.equal((await srv.stats()).upgrades, 0);
     const m = await srv.publish({ user, data: 'after the failed exec' });
     assert.equal((await ws.next('message')).id, m.id);
+    // The parked connection reads its next request again; the poll is still held, and answered.
+    const after = await request(srv.host, srv.port, 'GET', '/healthz', { agent });
+    assert.equal(after.status, 200);
+    assert.equal(after.localPort, before.localPort, 'the keep-alive connection was closed');
+    const p = await srv.publish({ user: poller, data: 'to the held poll' });
+    assert.deepEqual((await held).json.messages.map((x) => x.id), [p.id]);
   } finally {
+    agent.destroy();
     await srv.stop();
   }
 });
@@ -258,6 +271,91 @@ test('SIGUSR2 with held long-polls and idle keep-alive connections: each moves, 
     }
   } finally {
     agent.destroy();
+    await srv.stop();
+  }
+});
+
+// A long-poll client as ringcast.js runs one: polls again at once with the last id it got, over
+// one kept-alive connection. It records every id and the local port of every reply: one port
+// throughout means its connection never closed.
+function pollingClient(srv, user) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const c = { ids: [], ports: new Set(), others: [], errors: [], stopped: false };
+  c.done = (async () => {
+    let since;
+    while (!c.stopped) {
+      let r;
+      try {
+        r = await request(srv.host, srv.port, 'GET', `/poll?user=${user}${since === undefined ? '' : `&since=${since}`}`, { agent, timeoutMs: 30000 });
+      } catch (e) {
+        if (!c.stopped) c.errors.push(e.message); // its connection failed under it
+        break;
+      }
+      c.ports.add(r.localPort);
+      if (r.json?.type === 'messages') {
+        c.ids.push(...r.json.messages.map((m) => m.id));
+        since = r.json.last_id;
+      } else {
+        c.others.push(r.text);
+      }
+    }
+    agent.destroy();
+  })();
+  c.stop = () => { c.stopped = true; };
+  return c;
+}
+
+// The issue's scale (docs/operations.md, "Upgrading"): a load case, so it runs once, in the plain
+// build; the 50-client test above covers the same under the sanitizers.
+test('SIGUSR2 twice under 2,000 WebSocket, 500 SSE and 200 long-poll clients with 20 publishes a second: same PID, no connection closes, every message once in id order', { skip: SANITIZER !== 'none' && 'a load case: run in the plain build only' }, async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next, '--threads', '2', '--max-connections', '4000', '--poll-timeout', '20'], { maxFiles: 12000 });
+  const pollers = [];
+  try {
+    const pid = srv.proc.pid;
+    const ws = [];
+    for (let i = 0; i < 2000; i += 100)
+      ws.push(...await Promise.all(Array.from({ length: 100 }, (_, j) => srv.wsHello({ user: uid(`lw${i + j}`) }, {}, 10000))));
+    const sse = [];
+    for (let i = 0; i < 500; i += 100)
+      sse.push(...await Promise.all(Array.from({ length: 100 }, (_, j) => srv.sseHello({ user: uid(`ls${i + j}`) }, {}, 10000))));
+    for (let i = 0; i < 200; i++) pollers.push(pollingClient(srv, uid(`lp${i}`)));
+    await srv.statsUntil((s) => s.connections.poll === 200, 10000, '200 held polls');
+    const stream = publishing(srv, 50);
+    await sleep(500);
+    for (let round = 1; round <= 2; round++) {
+      srv.proc.kill('SIGUSR2');
+      await upgraded(srv, round, 30000);
+      await sleep(500);
+    }
+    const ids = await stream.stop();
+    assert.equal(srv.proc.pid, pid);
+    const moved = [...srv.log.matchAll(/upgraded in place \(upgrade \d\): \d+ connection\(s\) moved \((\d+) WebSocket and SSE, \d+ HTTP of which (\d+) held long-polls\)/gu)]
+      .map((m) => [Number(m[1]), Number(m[2])]);
+    assert.equal(moved.length, 2, srv.logTail());
+    for (const [streams, polls] of moved) {
+      assert.equal(streams, 2500);
+      assert.ok(polls <= 200, `${polls} held polls`); // a poll being answered at the stop is not held
+    }
+    const last = ids.at(-1);
+    const got = (c) => c.ids().at(-1) === last;
+    await waitFor(() => ws.every(got) && sse.every(got) && pollers.every((p) => p.ids.at(-1) === last), 20000, 'the last message everywhere');
+    assert.deepEqual(pollers.flatMap((p) => p.errors), [], 'a long-poll request failed');
+    for (const p of pollers) p.stop();
+    const wsClosed = ws.filter((c) => !c.isOpen()).length;
+    const sseEnded = sse.filter((c) => c.endedAt !== undefined).length;
+    assert.equal(wsClosed + sseEnded, 0, `${wsClosed} WebSocket(s) closed, ${sseEnded} SSE stream(s) ended`);
+    const wrong = (list) => list.filter((c) => JSON.stringify(c.ids()) !== JSON.stringify(ids)).length;
+    assert.equal(wrong(ws), 0, 'WebSocket clients without every message once in order');
+    assert.equal(wrong(sse), 0, 'SSE clients without every message once in order');
+    assert.equal(pollers.filter((p) => JSON.stringify(p.ids) !== JSON.stringify(ids)).length, 0, 'long-poll clients without every message once in order');
+    assert.deepEqual(pollers.filter((p) => p.ports.size !== 1).map((p) => [...p.ports]), [], 'a long-poll connection closed');
+    assert.deepEqual(pollers.flatMap((p) => p.others), [], 'a long-poll answered other than with messages');
+    const s = await srv.stats();
+    assert.equal(s.connections.ws, 2000);
+    assert.equal(s.connections.sse, 500);
+  } finally {
+    for (const p of pollers) p.stop();
     await srv.stop();
   }
 });
