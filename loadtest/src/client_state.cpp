@@ -93,6 +93,11 @@ void client_state::deliver(std::uint64_t id, const json::object* stamp, std::int
     ++result_.foreign;
     return;
   }
+  if (last_arrival_us_ && now_us > *last_arrival_us_) {
+    result_.longest_gap_us =
+        std::max(result_.longest_gap_us, static_cast<std::uint64_t>(now_us - *last_arrival_us_));
+  }
+  last_arrival_us_ = now_us;
   const auto latency = static_cast<std::uint64_t>(std::max<std::int64_t>(0, now_us - *t));
   result_.arrivals.record(now_us - static_cast<std::int64_t>(*t));
   if (static_cast<std::int64_t>(*t) < connection_start_us_) {

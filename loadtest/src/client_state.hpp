@@ -64,6 +64,7 @@ class client_state {
   id_tracker ids_;
   std::optional<std::uint64_t> last_id_;
   std::int64_t connection_start_us_ = 0;
+  std::optional<std::int64_t> last_arrival_us_;  // of this run's messages, for longest_gap_us
 };
 
 }  // namespace ringcast::load

@@ -8,9 +8,9 @@
 namespace ringcast::load {
 
 // What one client received, by message id, across all its connections. Ids are strictly
-// increasing (docs/protocol.md, "Message ids and resume") but not dense (the server may derive them from a clock), so
-// the set is a sorted vector that almost always grows at its end. The base is the last_id the
-// client's first hello reported. Every broadcast published with a larger id must arrive
+// increasing (docs/protocol.md, "Message ids and resume") but not dense (the server may derive them
+// from a clock), so the set is a sorted vector that almost always grows at its end. The base is the
+// last_id the client's first hello reported. Every broadcast published with a larger id must arrive
 // exactly once; ones at or below the base were published before the client existed.
 class id_tracker {
  public:

@@ -98,6 +98,7 @@ json::object make_report(const options& opts, const client_result& r, const run_
   out["connect_ms"] = latency(r.connect_us);
   out["latency_ms"] = latency(r.latency_us);
   out["replay_latency_ms"] = latency(r.replay_latency_us);
+  out["longest_gap_ms"] = static_cast<double>(r.longest_gap_us) / 1000.0;
   out["broadcast_reach_ms"] = {
       {"messages", fanout.count()}, {"p50", ms(fanout.percentile(50))}, {"max", ms(fanout.max())}};
   out["arrivals"] = arrivals(r.arrivals, opts.spread);
@@ -202,6 +203,8 @@ std::string human_summary(const json::object& rep) {
       "  latency     p50 {:.2f}  p90 {:.2f}  p99 {:.2f}  max {:.2f} ms ({} deliveries)\n",
       lat.at("p50").as_double(), lat.at("p90").as_double(), lat.at("p99").as_double(),
       lat.at("max").as_double(), lat.at("count").as_uint64());
+  s += fmt::format("  longest gap {:.2f} ms between two messages at one client\n",
+                   rep.at("longest_gap_ms").as_double());
   s += fmt::format("  reach all   p50 {:.2f}  max {:.2f} ms over {} broadcasts\n",
                    num("broadcast_reach_ms", "p50").as_double(),
                    num("broadcast_reach_ms", "max").as_double(),

@@ -62,6 +62,7 @@ void client_result::merge(const client_result& other) {
   for (std::size_t s = 0; s < other.fanout_us.size(); ++s) {
     fanout_us[s] = std::max(fanout_us[s], other.fanout_us[s]);
   }
+  longest_gap_us = std::max(longest_gap_us, other.longest_gap_us);
   add_counts(server_reconnects, other.server_reconnects);
   add_counts(server_closes, other.server_closes);
   add_counts(errors, other.errors);
@@ -74,6 +75,7 @@ json::value client_result::to_json() const {
   o["connect_us"] = connect_us.to_json();
   o["latency_us"] = latency_us.to_json();
   o["replay_latency_us"] = replay_latency_us.to_json();
+  o["longest_gap_us"] = longest_gap_us;
   o["fanout_us"] = json::value_from(fanout_us);
   o["arrivals"] = arrivals.to_json();
   o["server_reconnects"] = counts_to_json(server_reconnects);
@@ -90,6 +92,7 @@ client_result client_result::from_json(const json::value& v) {
   r.connect_us = histogram::from_json(o.at("connect_us"));
   r.latency_us = histogram::from_json(o.at("latency_us"));
   r.replay_latency_us = histogram::from_json(o.at("replay_latency_us"));
+  r.longest_gap_us = o.at("longest_gap_us").to_number<std::uint64_t>();
   r.fanout_us = json::value_to<std::vector<std::int64_t>>(o.at("fanout_us"));
   r.arrivals = arrival_bins::from_json(o.at("arrivals"));
   r.server_reconnects = counts_from_json(o.at("server_reconnects"));

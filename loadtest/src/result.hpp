@@ -35,6 +35,9 @@ struct client_result {
   std::uint64_t polls = 0;       // long-poll requests answered
   std::uint64_t resumed = 0;     // hellos with "resumed":true
   std::uint64_t gaps = 0;        // hellos or poll replies with "gap":true
+  // The longest wait between two messages of this run at one client, live or replayed (a
+  // server's pause, or a reconnect's, as its clients see it); merged by max.
+  std::uint64_t longest_gap_us = 0;
   // ws connections, from the hello (nchan: the handshake) to their end: the bytes their sockets
   // received (the kernel's count, framing and compression included) and the messages read.
   std::uint64_t ws_socket_bytes = 0;

@@ -51,6 +51,20 @@ TEST_F(ClientState, ReplaysAreBookedApart) {
   EXPECT_EQ(result.latency_us.count(), 1u);
 }
 
+// The longest wait between two of this run's messages, across a reconnect and its replay; a
+// message of another publisher does not end a gap.
+TEST_F(ClientState, LongestGapSpansReconnectsAndIgnoresForeignMessages) {
+  state.on_envelope(R"({"type":"hello","last_id":0})", 0);
+  state.on_envelope(message(1, 1000, 0), 1100);
+  state.on_envelope(message(2, 2000, 1), 2100);
+  state.on_envelope(R"({"type":"message","id":3,"channel":"*","ts":1,"data":"other"})", 5000);
+  state.connection_started(9000);
+  state.on_envelope(R"({"type":"hello","resumed":true,"last_id":3})", 9000);
+  state.on_envelope(message(4, 3000, 2), 9600);  // a replay ends the wait
+  state.on_envelope(message(5, 9700, 3), 9800);
+  EXPECT_EQ(result.longest_gap_us, 7500u);
+}
+
 TEST_F(ClientState, DuplicatesAndLossAcrossReconnects) {
   state.on_envelope(R"({"type":"hello","last_id":10})", 0);
   state.on_envelope(message(11, 0, 0), 0);

@@ -19,6 +19,7 @@ client_result worker(std::uint64_t base_latency, std::vector<std::int64_t> fanou
     r.latency_us.record(base_latency + i);
   r.connect_us.record(base_latency * 10);
   r.fanout_us = std::move(fanout);
+  r.longest_gap_us = base_latency * 3;
   r.server_closes["idle"] = 1;
   r.errors["connect"] = 4;
   return r;
@@ -50,6 +51,7 @@ TEST(ClientResult, MergeAddsCountersAndMergesHistograms) {
   EXPECT_LE(a.latency_us.percentile(50), 1099u * 129 / 128);
   EXPECT_GE(a.latency_us.percentile(51), 5000u);
   EXPECT_EQ(a.fanout_us, (std::vector<std::int64_t>{9, 3, 7}));
+  EXPECT_EQ(a.longest_gap_us, 15000u);  // the max, not the sum
   EXPECT_EQ(a.server_closes["idle"], 2u);
   EXPECT_EQ(a.errors["connect"], 8u);
 }
