@@ -127,6 +127,9 @@ class backplane : public session_events {
   // Runs `f` with numbering held: every message numbered before has been handed to the node
   // (backplane_node::deliver), none is numbered until `f` returns. Any thread.
   virtual void hold_numbering(const std::function<void()>& f) { f(); }
+  // Before start(): go on as node `id` of the nodes sharing it (an upgraded process keeps its
+  // predecessor's id). Alone there is no id, and nothing to keep.
+  virtual void keep_node_id(const std::string& /*id*/) {}
   // With every loop stopped: the last id and the waiting promotions into `state`.
   virtual void capture(upgrade::handover_state& /*state*/, timing_wheel::time_point /*now*/) {}
   // Before the loops run: ids go on above state.last_id, the promotions wait again.

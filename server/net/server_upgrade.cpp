@@ -55,6 +55,7 @@ void server::allow_upgrades(std::string own_binary, std::vector<std::string> arg
 void server::adopt(process_handover state) {
   upgrade_.count = state.upgrades;
   upgrade_.reconnected = state.reconnected;
+  if (!state.node_id.empty()) backplane_->keep_node_id(state.node_id);
   {
     std::lock_guard lock(sequencer_);
     last_id_ = std::max(last_id_, state.last_id);
@@ -261,6 +262,7 @@ process_handover server::capture_for_upgrade() {
     state.last_id = last_id_;
   }
   state.listeners.push_back({listener_->native_handle(), listener_->v6()});
+  state.node_id = backplane_->state().node_id;
   return state;
 }
 

@@ -2,7 +2,7 @@
 // "Upgrading"). `ringcast --version` prints it, so the old process execs only a binary that reads
 // what it writes; a change to the state's layout bumps it.
 //   1  listeners, WebSocket and SSE streams, the node's state
-//   2  plus the HTTP connections between requests and the held long-polls
+//   2  plus the HTTP connections between requests and the held long-polls, and the Redis node id
 #pragma once
 
 #include <cstdint>

@@ -193,6 +193,7 @@ std::string encode_handover(const process_handover& state) {
   payload.u32(static_cast<std::uint32_t>(state.http.size()));
   for (const auto& h : state.http)
     write_http(payload, h);
+  payload.text(state.node_id);
   payload.text(state.node_state);
 
   writer out;
@@ -241,6 +242,7 @@ parsed<process_handover> decode_handover(std::string_view bytes) {
   const std::uint32_t http = r.count("http connections", 14);
   for (std::uint32_t i = 0; r.ok() && i < http; ++i)
     state.http.push_back(read_http(r));
+  state.node_id = r.text("node id");
   state.node_state = r.text("node state");
   if (r.ok() && !r.done()) r.fail("bytes after the node state");
   if (!r.ok()) return result::fail(r.error());

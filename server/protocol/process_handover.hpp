@@ -64,6 +64,9 @@ struct process_handover {
   std::vector<listening_socket> listeners;
   std::vector<moved_stream> streams;
   std::vector<moved_http> http;
+  // With --redis: the node's id among the nodes, which the new binary keeps (its session claims
+  // and the kicks addressed to it in Redis name it); empty alone.
+  std::string node_id;
   // The node's own state (sessions, history, schedule, reach): the upgrade layer's bytes
   // (upgrade/state_codec.hpp), checked by its reader; empty: none.
   std::string node_state;

@@ -49,6 +49,10 @@ void redis_backplane::start() {
   bus_->start();
 }
 
+void redis_backplane::keep_node_id(const std::string& id) {
+  bus_->keep_node_id(id);
+}
+
 backplane::status redis_backplane::state() const {
   return {.shared = true,
           .reachable = bus_->up(),

@@ -35,6 +35,7 @@ class redis_backplane final : public backplane {
 
   void start() override;
   status state() const override;
+  void keep_node_id(const std::string& id) override;
 
   void publish(const publish_request& req, boost::asio::any_io_executor origin,
                std::function<void(std::optional<published>)> done) override;

@@ -71,6 +71,8 @@ class redis_bus {
   // Times the connection to Redis was lost.
   std::uint64_t reconnects() const { return reconnects_.load(std::memory_order_relaxed); }
   const std::string& node_id() const { return node_id_; }
+  // Before start(): this node is `id` (an upgrade in place keeps the id its claims name).
+  void keep_node_id(std::string id) { node_id_ = std::move(id); }
   const loop_clock& clock() const { return clock_; }
 
   struct receipt {

@@ -780,7 +780,6 @@ export function runBinary(args, timeoutMs = 5000) {
   });
 }
 
-// A raw TCP connection to the server, for requests no HTTP client would send.
 // A TCP port free on 127.0.0.1 now, for a helper process (redis-server, nginx) to listen on.
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -802,6 +801,20 @@ export function requireCommand(cmd) {
   }
 }
 
+// A redis-server without persistence on a free loopback port, for a suite of its own: its URL,
+// and stop() (SIGTERM, awaited).
+export async function startRedis() {
+  const port = await freePort();
+  const proc = spawn(requireCommand('redis-server'), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  await waitFor(() => new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+    s.on('error', () => resolve(false));
+  }), 5000, 'redis-server listening');
+  return { url: `redis://127.0.0.1:${port}/0`, stop: async () => { proc.kill('SIGTERM'); await exited; } };
+}
+
+// A raw TCP connection to the server, for requests no HTTP client would send.
 export function rawConnect(srv) {
   return new Promise((resolve, reject) => {
     const s = net.connect(srv.port, srv.host, () => resolve(s));

@@ -46,6 +46,7 @@ process_handover sample() {
   poll.held_poll = true;
   poll.unread = "GET /poll?user=carol&since=41 HTTP/1.1\r\nHost: a\r\n\r\n";
   s.http = {idle, poll};
+  s.node_id = "n-7f3a";
   s.node_state = std::string("RCSTATE\0...", 11);
   return s;
 }
@@ -82,6 +83,7 @@ TEST(ProcessHandover, EveryFieldRoundTrips) {
   EXPECT_EQ(a.unread, b.unread);
   EXPECT_EQ(s.streams[1].kind, moved_stream::kind_t::sse);
   EXPECT_EQ(s.node_state, in.node_state);
+  EXPECT_EQ(s.node_id, in.node_id);
   EXPECT_FALSE(s.streams[1].allowed_channels);
   EXPECT_FALSE(s.streams[1].token_expires_ms);
   ASSERT_EQ(s.http.size(), 2u);
@@ -161,8 +163,8 @@ TEST(ProcessHandover, RefusesAbsurdCountsAndValues) {
   r = decode_handover(with_header(base + std::string(8, '\0') + "\xff\xff\xff\xff"));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("http connections"), std::string::npos) << r.error;
-  // Bytes after the last section (no listeners, streams or HTTP connections, no node state).
-  r = decode_handover(with_header(base + std::string(12, '\0') + std::string(8, '\0') + "x"));
+  // Bytes after the last section (no listeners, streams or HTTP connections, no node id or state).
+  r = decode_handover(with_header(base + std::string(12, '\0') + std::string(16, '\0') + "x"));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("after the node state"), std::string::npos) << r.error;
 }
