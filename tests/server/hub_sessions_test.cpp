@@ -136,14 +136,12 @@ TEST_F(HubSessions, TheBudgetIsSharedByTheLoopsOfANode) {
   EXPECT_EQ(poll_once(params("c", "0")), hub::room::ok);
 }
 
-// Adding and dropping sessions costs the same whatever a user holds: with a high limit, 100,000
-// sessions of one user are created and expire in time linear in their number (the old vector
-// made it quadratic: seconds here, where this takes milliseconds).
-TEST_F(HubSessions, OneUsersManySessionsExpireInLinearTime) {
+// With a high limit, 100,000 sessions of one user are created and every one expires at its TTL.
+// What it costs (linear in their number) is measured by bench/session_bench.cpp.
+TEST_F(HubSessions, OneUsersManySessionsAllExpire) {
   cfg.max_sessions_per_user = 1'000'000;
   cfg.max_sessions = 1'000'000;
   constexpr int n = 100'000;
-  const auto started = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i)
     ASSERT_EQ(poll_once(params("u", std::to_string(i))), hub::room::ok);
   EXPECT_EQ(the_hub().session_count(), static_cast<std::size_t>(n));
@@ -151,8 +149,6 @@ TEST_F(HubSessions, OneUsersManySessionsExpireInLinearTime) {
   run_timers();
   EXPECT_EQ(the_hub().session_count(), 0u);
   EXPECT_EQ(stats.session_ttl, static_cast<std::uint64_t>(n));
-  const auto took = std::chrono::steady_clock::now() - started;
-  EXPECT_LT(took, 3s) << "quadratic?";
 }
 
 // ---- a long-poll's resumed batch --------------------------------------------------------------
