@@ -87,8 +87,10 @@ if wants tsan; then
   # Not the adversarial files: they bound memory and CPU, which TSan's shadow memory inflates.
   mapfile -t suite < <(ls tests/integration/*.test.mjs | grep -v /adversarial)
   ((${#suite[@]})) || usage_error "no integration test files"
-  RINGCAST_BIN="$PWD/build-tsan/server/ringcast" \
-    node --test --test-concurrency=2 --test-reporter=spec "${suite[@]}"
+  # Bounded like CTest's runs of the same suite: a test that hangs fails with its name instead of
+  # holding CI until its own limit.
+  RINGCAST_BIN="$PWD/build-tsan/server/ringcast" timeout --kill-after=30 1200 \
+    node --test --test-concurrency=2 --test-timeout=300000 --test-reporter=spec "${suite[@]}"
 fi
 if wants fuzz; then
   echo "== libFuzzer targets (clang, ASan + UBSan): corpus replay, then 30 s each"
