@@ -7,7 +7,8 @@
 #   upgrade  SIGUSR2: the binary (a copy of the same build) execs in place and keeps every
 #            connection;
 #   drain    SIGTERM with --drain 5: every client is told to reconnect within 5 s, the server
-#            exits, and a new one is started on the same port as soon as it has (a restart).
+#            exits, and a new one is started on the same port as soon as it has (a restart);
+#   steady   nothing: the baseline, the gaps of the publish interval and the fan-out's own jitter.
 # Reported per run: the longest gap between two messages any client saw (ringcast-load's
 # longest_gap_ms: the pause as the clients see it), the clients' reconnects (each a TCP + HTTP
 # handshake, a session claim and a resume the server pays), messages lost or duplicated, the
@@ -16,7 +17,7 @@
 # session again, and for the upgrade the server's own log line (connections moved, pause).
 #
 #   bench/upgrade/upgrade_bench.sh [--clients 19900] [--publish-rate 4] [--runs 2]
-#       [--kinds upgrade,drain]
+#       [--kinds steady,upgrade,drain]
 #       [--out DIR] [--build DIR | --ringcast BIN --load BIN]
 # The table goes to stdout; the raw reports and logs to --out.
 set -euo pipefail
@@ -27,7 +28,7 @@ build=$root/build-perf
 clients=19900
 publish_rate=4
 runs=2
-kinds=upgrade,drain
+kinds=steady,upgrade,drain
 out=
 ringcast=
 load=
@@ -132,7 +133,12 @@ for run in $(seq "$runs"); do
     steady_ticks=$(($(cpu_ticks "$server_pid") - before))
     signalled=$(date +%s.%N)
     back_s=
-    if [[ $kind == upgrade ]]; then
+    if [[ $kind == steady ]]; then
+      before=$(cpu_ticks "$server_pid")
+      sleep "$steady"
+      after_ticks=$(($(cpu_ticks "$server_pid") - before))
+      back_s=0
+    elif [[ $kind == upgrade ]]; then
       before=$(cpu_ticks "$server_pid")
       kill -USR2 "$server_pid"
       for _ in $(seq 300); do
