@@ -104,9 +104,17 @@ void http_connection::begin_handover() {
 }
 
 std::size_t http_connection::requests_in_flight() {
-  return static_cast<std::size_t>(std::count_if(loop_http.begin(), loop_http.end(), [](auto* c) {
-    return !c->stream_.secure() && !c->parked_ && !c->closing_ && c->waiting_ != waiting::linger;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(loop_http.begin(), loop_http.end(), [](auto* c) { return c->busy(); }));
+}
+
+// A request of it is being read, handled or answered; or it is a plain one that has yet to park
+// (its read, cut short, has not come back). A TLS connection waiting for a request is not parked
+// (it cannot move; it serves on until the exec closes it) and is not busy.
+bool http_connection::busy() const {
+  if (closing_ || waiting_ == waiting::linger || handshaking_) return false;
+  if (!waiting_for_request()) return true;
+  return !parked_ && !stream_.secure();
 }
 
 void http_connection::end_handover() {
@@ -276,7 +284,15 @@ bool http_connection::request_started() const {
 // answered 503 by handle(); a connection with nothing of a request closes now.
 void http_connection::on_drain() {
   if (waiting_ == waiting::linger) return close();
-  if (!handshaking_ && request_started()) return;
+  if (!handshaking_ && request_started()) {
+    // Parked by an upgrade the drain called off: read on, to answer the request 503.
+    if (parked_) {
+      const auto self = std::move(parked_self_);
+      parked_ = false;
+      read_header_bytes();
+    }
+    return;
+  }
   close();
 }
 

@@ -38,8 +38,9 @@ class http_connection final : public loop_timer,
   // An upgrade in place on this loop's thread (docs/operations.md, "Upgrading"), in three steps:
   // from begin_handover on, a plain connection that waits for a request parks instead of reading
   // it (one reading now is cut short and parks with what it has), and one in the middle of a
-  // request parks once it is answered; requests_in_flight() counts those still in the middle;
-  // after a failed exec end_handover() sets the parked ones reading again.
+  // request parks once it is answered; requests_in_flight() counts those still in the middle
+  // (over TLS too: those serve on, and cannot move); after a failed exec, or a drain that calls
+  // the upgrade off, end_handover() sets the parked ones reading again.
   static void begin_handover();
   static std::size_t requests_in_flight();
   static void end_handover();
@@ -63,6 +64,7 @@ class http_connection final : public loop_timer,
   void read_header_bytes();
   void park();  // waits, reading nothing, for the upgrade to take it (or to read on)
   bool waiting_for_request() const;
+  bool busy() const;  // see requests_in_flight
   void on_header(boost::system::error_code ec);
   void on_read(boost::system::error_code ec);
   // A request that cannot be read (malformed, too large, ambiguous framing): the reply, then

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <latch>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -130,7 +131,28 @@ class server final : public shared_by_loops,
   // server_upgrade.cpp
   void on_upgrade_signal();
   void upgrade();
-  void quiesce_http();
+  // One stop of every loop for an upgrade: each counts its HTTP requests in flight, then waits
+  // for the verdict: serve on (the upgrade stops them again later), or capture what moves of its
+  // connections and wait there for the exec.
+  struct loop_stop {
+    explicit loop_stop(std::size_t loops)
+        : counted(static_cast<std::ptrdiff_t>(loops)),
+          captured(static_cast<std::ptrdiff_t>(loops)),
+          busy(loops),
+          streams(loops),
+          http(loops),
+          reconnected(loops) {}
+    std::latch counted, captured;
+    std::promise<bool> verdict;  // true: capture
+    std::shared_future<bool> capture = verdict.get_future().share();
+    std::promise<void> go_on;  // after a failed exec
+    std::shared_future<void> resumed = go_on.get_future().share();
+    std::vector<std::size_t> busy;
+    std::vector<std::vector<moved_stream>> streams;
+    std::vector<std::vector<moved_http>> http;
+    std::vector<std::size_t> reconnected;
+  };
+  std::shared_ptr<loop_stop> stop_at_rest();
   process_handover capture_for_upgrade();
   upgrade::handover_state capture_node();
   bool restore_node(const std::string& bytes);

@@ -34,11 +34,11 @@ static_assert(handover_format == 2 && upgrade::state_format == 1,
 
 namespace {
 
-// The steady clock is the system's monotonic one, so the old process's reading still counts after
-// the exec: the pause is measured across it.
-// How long an upgrade waits for the HTTP requests in flight to be answered (quiesce_http).
+// How long an upgrade waits for the HTTP requests in flight to be answered (stop_at_rest).
 constexpr auto quiesce_limit = std::chrono::seconds(1);
 
+// The steady clock is the system's monotonic one, so the old process's reading still counts after
+// the exec: the pause is measured across it.
 std::int64_t steady_ns(const loop_clock& clock) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(clock.now().time_since_epoch())
       .count();
@@ -122,36 +122,26 @@ void server::upgrade() {
     log_warn("upgrade refused, serving on: {}", why);
     return;
   }
-  quiesce_http();
-  // Every loop stops at a point of its own queue that comes after every publish numbered so far
-  // (posted with the backplane's numbering held, as it hands publishes over), and waits there.
-  // There each captures what moves of its streams.
-  std::latch stopped(static_cast<std::ptrdiff_t>(loops_.size()));
-  std::promise<void> go_on;
-  std::shared_future<void> resumed = go_on.get_future().share();
-  std::vector<std::vector<moved_stream>> streams(loops_.size());
-  std::vector<std::vector<moved_http>> http(loops_.size());
-  std::vector<std::size_t> reconnected(loops_.size());
-  backplane_->hold_numbering([&] {
-    for (std::size_t i = 0; i < loops_.size(); ++i) {
-      asio::post(loops_[i]->io(), [&, i, resumed] {
-        reconnected[i] =
-            stream_connection::capture_loop(streams[i]) + loops_[i]->capture_http(http[i]);
-        stopped.count_down();
-        resumed.wait();
-      });
-    }
-  });
-  stopped.wait();
+  for (auto& loop : loops_)
+    asio::post(loop->io(), [] { http_connection::begin_handover(); });
+  const std::shared_ptr<loop_stop> stop = stop_at_rest();
+  if (!stop) {
+    log_warn("upgrade abandoned, serving on: the server began to drain");
+    for (auto& loop : loops_)
+      asio::post(loop->io(), [] { http_connection::end_handover(); });
+    return;
+  }
+  stop->verdict.set_value(true);
+  stop->captured.wait();
   process_handover state = capture_for_upgrade();
   // With --redis the history, sessions and schedule are the cluster's: the new binary reads them
   // there as a node joining it, and attaches the moved connections again as resumes.
   if (!cfg_.redis) state.node_state = upgrade::write_state(capture_node());
   for (std::size_t i = 0; i < loops_.size(); ++i) {
-    state.reconnected += reconnected[i];
-    for (auto& s : streams[i])
+    state.reconnected += stop->reconnected[i];
+    for (auto& s : stop->streams[i])
       state.streams.push_back(std::move(s));
-    for (auto& h : http[i])
+    for (auto& h : stop->http[i])
       state.http.push_back(std::move(h));
   }
   if (state.reconnected > upgrade_.reconnected)
@@ -168,43 +158,53 @@ void server::upgrade() {
   // Only a failed exec comes back here; the TLS clients told to reconnect do so.
   upgrade_.reconnected = state.reconnected;
   log_warn("upgrade failed, serving on: {}", why);
-  go_on.set_value();
+  stop->go_on.set_value();
   for (auto& loop : loops_)
     asio::post(loop->io(), [] { http_connection::end_handover(); });
 }
 
-// The loops serve on while their HTTP connections come to rest: from now on one that waits for
-// a request parks instead of reading it, and one in the middle of a request (an admin publish, a
-// connect, a poll's reply) parks once it is answered. So an admin request read before the stop
-// is answered by the old binary, and one that comes after waits for the new one: none is lost.
-// A request that is not done within the limit (a client sending it slowly) is not waited for:
-// its connection is closed by the exec.
-void server::quiesce_http() {
-  for (auto& loop : loops_)
-    asio::post(loop->io(), [] { http_connection::begin_handover(); });
+// Every loop stops at a point of its own queue that comes after every publish numbered so far
+// (posted with the backplane's numbering held, as it hands publishes over) and counts its HTTP
+// requests in flight. While any is (a request being read, handled or answered, a poll's reply
+// being written, a plain connection not yet parked), the loops go on serving, and stop again 2 ms
+// later: from begin_handover on, no new request is read on a plain connection, so they come to
+// rest. A request not done within the limit (a client sending it slowly) is not waited for: its
+// connection is closed by the exec. Null: a drain began meanwhile.
+std::shared_ptr<server::loop_stop> server::stop_at_rest() {
   const auto deadline = clock_.now() + quiesce_limit;
   for (;;) {
+    if (draining()) return nullptr;
+    auto stop = std::make_shared<loop_stop>(loops_.size());
+    backplane_->hold_numbering([&] {
+      for (std::size_t i = 0; i < loops_.size(); ++i) {
+        asio::post(loops_[i]->io(), [stop, i, loop = loops_[i].get()] {
+          stop->busy[i] =
+              http_connection::requests_in_flight() + poll_connection::replies_in_flight();
+          stop->counted.count_down();
+          if (!stop->capture.get()) return;  // serves on until the next stop
+          stop->reconnected[i] =
+              stream_connection::capture_loop(stop->streams[i]) + loop->capture_http(stop->http[i]);
+          stop->captured.count_down();
+          stop->resumed.wait();
+        });
+      }
+    });
+    stop->counted.wait();
     std::size_t busy = 0;
-    for (auto& loop : loops_) {
-      std::promise<std::size_t> count;
-      auto counted = count.get_future();
-      asio::post(loop->io(), [&count] {
-        count.set_value(http_connection::requests_in_flight() +
-                        poll_connection::replies_in_flight());
-      });
-      busy += counted.get();
-    }
-    if (busy == 0) return;
+    for (const auto n : stop->busy)
+      busy += n;
+    if (busy == 0) return stop;
     if (clock_.now() >= deadline) {
       log_warn("upgrade: {} HTTP request(s) still in flight after {} ms: their connections close",
                busy, std::chrono::duration_cast<std::chrono::milliseconds>(quiesce_limit).count());
-      return;
+      return stop;
     }
+    stop->verdict.set_value(false);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 
-// With every loop stopped (their hubs are read from this thread: the latch orders it after them).
+// With every loop stopped (their hubs are read from this thread: the latches order it after them).
 // The backplane gives the last id numbered and the schedule; this node what it delivered.
 upgrade::handover_state server::capture_node() {
   upgrade::handover_state node;
