@@ -802,7 +802,7 @@ export function requireCommand(cmd) {
 }
 
 // A redis-server without persistence on a free loopback port, for a suite of its own: its URL,
-// and stop() (SIGTERM, awaited).
+// cli(...args) (redis-cli's answer, trimmed) and stop() (SIGTERM, awaited).
 export async function startRedis() {
   const port = await freePort();
   const proc = spawn(requireCommand('redis-server'), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
@@ -811,7 +811,8 @@ export async function startRedis() {
     const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
     s.on('error', () => resolve(false));
   }), 5000, 'redis-server listening');
-  return { url: `redis://127.0.0.1:${port}/0`, stop: async () => { proc.kill('SIGTERM'); await exited; } };
+  const cli = (...args) => execFileSync(requireCommand('redis-cli'), ['-p', String(port), ...args], { encoding: 'utf8' }).trim();
+  return { url: `redis://127.0.0.1:${port}/0`, cli, stop: async () => { proc.kill('SIGTERM'); await exited; } };
 }
 
 // A raw TCP connection to the server, for requests no HTTP client would send.

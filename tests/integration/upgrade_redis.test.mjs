@@ -28,7 +28,7 @@ after(async () => {
   await redis?.stop();
 });
 
-test('SIGUSR2 with --redis: the same node id; the moved connections get what every node publishes, once, in order; the session claim still names the node', async () => {
+test('SIGUSR2 with --redis: the same node id, which the session records in Redis name; the moved connections get what every node publishes, once, in order; another node still takes a session over', async () => {
   const idBefore = (await a.stats()).node.id;
   assert.ok(idBefore, 'a node id');
   const user = uid('ru');
@@ -41,6 +41,10 @@ test('SIGUSR2 with --redis: the same node id; the moved connections get what eve
   await a.statsUntil((s) => s.upgrades === 1, 15000, 'upgraded');
   assert.match(a.log, /upgraded in place \(upgrade 1\): \d+ connection\(s\) moved \(2 WebSocket and SSE,/u);
   assert.equal((await a.stats()).node.id, idBefore);
+  // The session's record in Redis still names this node (a new id would leave it naming the old
+  // process, and a release by the new one would not shorten it).
+  const record = `{ringcast}:session:${user}/s1`;
+  assert.equal(redis.cli('HGET', record, 'node'), idBefore);
 
   ids.push((await b.publish({ data: 'after, from the other node' })).id);
   ids.push((await a.publish({ data: 'after, from the upgraded node' })).id);
