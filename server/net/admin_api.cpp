@@ -13,10 +13,11 @@ namespace http = boost::beast::http;
 void add_operations_routes(route_table& routes, node_health& health, node_snapshots& snapshots) {
   routes.add("/healthz").any_host().on(http::verb::get, [&health](const route_call& call) {
     const auto& req = call.request;
-    // A node without Redis still serves its clients, but should not be sent new ones.
-    if (!health.healthy()) {
-      return call.reply(error_response(http_status::service_unavailable, "unavailable",
-                                       redis_unavailable(health), req));
+    // A node without Redis still serves its clients, but should not be sent new ones; nor should
+    // a node that does not yet know the promotions in force.
+    if (auto why = health.why_unhealthy(); !why.empty()) {
+      return call.reply(
+          error_response(http_status::service_unavailable, "unavailable", std::move(why), req));
     }
     call.reply(make_response(http_status::ok, "ok", "text/plain", req));
   });

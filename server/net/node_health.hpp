@@ -8,8 +8,9 @@ namespace ringcast {
 
 class node_health {
  public:
-  // False when this node should not be sent new clients (with --redis: Redis is unreachable).
-  virtual bool healthy() const = 0;
+  // Empty when this node should be sent new clients; else why not (with --redis: Redis cannot be
+  // used, or the node is still reading the cluster's history and promotions in force at start-up).
+  virtual std::string why_unhealthy() const = 0;
   // Why Redis cannot be used now ("redis 127.0.0.1:6379: auth failed (WRONGPASS …)"), as the bus
   // last saw it; empty when it can, or without --redis.
   virtual std::string redis_problem() const = 0;

@@ -101,7 +101,7 @@ class server final : public shared_by_loops,
                  std::function<void(promotion_outcome)> done) override;  // server_take_down.cpp
   void presence(const presence_query& q, boost::asio::any_io_executor origin,
                 std::function<void(std::optional<presence_figures>)> done) override;
-  bool healthy() const override { return backplane_->state().reachable; }
+  std::string why_unhealthy() const override;  // server_backplane.cpp
   std::string redis_problem() const override { return backplane_->state().problem; }
 
  private:
@@ -174,6 +174,9 @@ class server final : public shared_by_loops,
   std::vector<std::unique_ptr<event_loop>> loops_;
   std::unique_ptr<backplane> backplane_;    // on loop 0 (some calls from any loop)
   std::unique_ptr<promotions> promotions_;  // on loop 0
+  // The backplane's history and promotions in force are on every loop (with --redis they are read
+  // at start-up, after the listener opens): until then /healthz sends no clients here.
+  std::atomic<bool> caught_up_{false};
   route_table routes_ = node_routes({*this, *this, *this, *this, *this});
   std::unique_ptr<listener> listener_;
   std::atomic<bool> draining_{false};

@@ -19,6 +19,7 @@ std::unique_ptr<backplane> server::make_backplane() {
   event_loop& loop = home();
   loop_timers& timers = loop.timers();
   if (!cfg_.redis) {
+    caught_up_ = true;  // its history is the loops' own
     return std::make_unique<local_backplane>(self, timers, presence_, last_id_, cfg_.max_scheduled);
   }
   return std::make_unique<redis_backplane>(
@@ -49,11 +50,19 @@ void server::seed_in_force(std::vector<message_ptr> in_force) {
     for (const auto& m : in_force)
       sticky_quota_.add(m->id, m->expires_ms);
   }
-  for (auto& loop : loops_) {
-    asio::post(loop->io(), [l = loop.get(), in_force] {
-      l->sessions().seed_in_force(in_force, l->now(), l->timers().unix_ms());
-    });
-  }
+  for_each_loop<bool>(
+      loops_,
+      [in_force](event_loop& loop) {
+        loop.sessions().seed_in_force(in_force, loop.now(), loop.timers().unix_ms());
+        return true;
+      },
+      home().io().get_executor(), [this](std::vector<bool>) { caught_up_ = true; });
+}
+
+std::string server::why_unhealthy() const {
+  if (!backplane_->state().reachable) return redis_unavailable(*this);
+  if (!caught_up_) return "reading the cluster's history and promotions in force (start-up)";
+  return {};
 }
 
 // Posted to every loop in the order the backplane hands the messages over: id order.

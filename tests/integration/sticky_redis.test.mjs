@@ -92,6 +92,29 @@ test('sticky across nodes: a node started after --history more publishes still h
   }
 });
 
+// A node learns the promotions in force from Redis after its listener opens: until it has them,
+// /healthz sends it no clients (a client let in earlier would miss the sale). Redis is paused for
+// writes, which holds the script that reads the promotions in force, not the connect.
+test('a starting node is unhealthy until it has read the promotions in force, then has them', async () => {
+  const url = a.args[a.args.indexOf('--redis') + 1];
+  const user = uid('ready');
+  const r = await a.publish({ user, data: 'in force at start-up', ttl: '1h', sticky: true });
+  execFileSync(REDIS_CLI, ['-p', String(redisPort), 'CLIENT', 'PAUSE', '1500', 'WRITE']);
+  const c = await startServer(['--redis', url], { healthy: false });
+  try {
+    await waitFor(async () => {
+      const h = await c.get('/healthz').catch(() => null);
+      return h?.status === 503 && /start-up/u.test(h.text);
+    }, 1500, '/healthz 503 while the promotions in force are read');
+    await waitFor(async () => (await c.get('/healthz')).status === 200, 5000, '/healthz 200 after');
+    const ws = await c.wsHello({ user });
+    assert.equal((await ws.next('message')).id, r.id);
+  } finally {
+    execFileSync(REDIS_CLI, ['-p', String(redisPort), 'CLIENT', 'UNPAUSE']);
+    await c.stop();
+  }
+});
+
 test('sticky across nodes: a scheduled sticky publish from the cluster\'s schedule is in force on every node', async () => {
   const user = uid('xsch');
   const r = await a.admin('POST', '/admin/publish', { body: { user, data: 'scheduled', delay: '300ms', sticky: true } });

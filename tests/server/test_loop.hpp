@@ -25,7 +25,7 @@ namespace ringcast::test {
 // connection tests ask for.
 class healthy_node final : public node_health, public node_snapshots {
  public:
-  bool healthy() const override { return true; }
+  std::string why_unhealthy() const override { return {}; }
   std::string redis_problem() const override { return {}; }
   void snapshot(boost::asio::any_io_executor, std::function<void(server_snapshot)> done) override {
     done({});
