@@ -61,8 +61,14 @@ void http_connection::start(connection_context& ctx, tcp::socket socket, slot_ty
 
 // The poll's address slot ends with `parts`: between polls the connection counts as none.
 void http_connection::resume(connection_context& ctx, connection_parts parts) {
+  adopt(ctx, std::move(parts), 0);
+}
+
+void http_connection::adopt(connection_context& ctx, connection_parts parts,
+                            std::size_t allowance) {
   auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
                                              std::move(parts.buffer));
+  c->first_request_allowance_ = allowance;
   c->arm_deadline(waiting::next_request);
   c->read_request();
 }
@@ -204,7 +210,8 @@ void http_connection::discard_until_eof() {
 // before Beast joins them, and the framing is checked before Beast reads any body.
 void http_connection::read_request() {
   parser_.emplace();
-  parser_->header_limit(header_limit);
+  header_limit_ = header_limit + std::exchange(first_request_allowance_, 0);
+  parser_->header_limit(static_cast<std::uint32_t>(header_limit_));
   parser_->body_limit(ctx_.settings().max_body);
   scanned_ = 0;
   if (handing_over && !stream_.secure()) return park();
@@ -215,7 +222,12 @@ void http_connection::read_header_bytes() {
   const std::string_view bytes(static_cast<const char*>(buffer_.data().data()),
                                buffer_.data().size());
   if (const auto end = header_block_end(bytes, scanned_)) {
-    if (*end <= header_limit && has_obs_fold(bytes.substr(0, *end)))
+    // Whole in the buffer already (pipelined, or handed over by an upgrade): Beast does not
+    // measure a header it need not wait for, so the limit is ours to apply.
+    if (*end > header_limit_)
+      return refuse_request(http_status::request_header_fields_too_large, "too_large",
+                            "request line and headers over 8 KiB");
+    if (has_obs_fold(bytes.substr(0, *end)))
       return refuse_request(http_status::bad_request, "bad_request",
                             "a header line folded onto the next (obs-fold)");
     http::async_read_header(
@@ -223,11 +235,11 @@ void http_connection::read_header_bytes() {
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
     return;
   }
-  if (bytes.size() >= header_limit)
+  if (bytes.size() >= header_limit_)
     return refuse_request(http_status::request_header_fields_too_large, "too_large",
                           "request line and headers over 8 KiB");
   scanned_ = bytes.size();
-  stream_.async_read_some(buffer_.prepare(header_limit - bytes.size()),
+  stream_.async_read_some(buffer_.prepare(header_limit_ - bytes.size()),
                           [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                             self->buffer_.commit(n);
                             // Cut short by begin_handover, or read just as it began: parked

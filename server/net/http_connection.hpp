@@ -28,6 +28,9 @@ class http_connection final : public loop_timer,
   static void start(connection_context& ctx, boost::asio::ip::tcp::socket socket, slot_type slot);
   // A connection whose long-poll was answered, reading its next request (keep-alive).
   static void resume(connection_context& ctx, connection_parts parts);
+  // A connection handed over by an upgrade in place: as resume, but its first request may be
+  // `allowance` bytes over the header limit (a held poll's, rewritten: poll_connection::capture).
+  static void adopt(connection_context& ctx, connection_parts parts, std::size_t allowance);
   // A connect refused on its session's loop: the refusal is written, then as after any reply.
   static void answer(connection_context& ctx, connection_parts parts, http_response res);
 
@@ -90,7 +93,9 @@ class http_connection final : public loop_timer,
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   slot_type slot_;
-  std::size_t scanned_ = 0;  // bytes of the buffer already searched for the header's end
+  std::size_t scanned_ = 0;       // bytes of the buffer already searched for the header's end
+  std::size_t header_limit_ = 0;  // the request being read's (read_request)
+  std::size_t first_request_allowance_ = 0;  // see adopt
   waiting waiting_ = waiting::first_request;
   bool handshaking_ = false;  // the TLS handshake has begun and not finished
   bool closing_ = false;

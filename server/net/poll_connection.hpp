@@ -31,6 +31,10 @@ class poll_connection final : public subscriber,
   // answered the drain's reconnect. Returns how many were told to reconnect. Nothing of a plain
   // poll changes: if the exec fails the loop goes on holding it.
   static std::size_t capture_loop(std::vector<moved_http>& out);
+  // How much longer a request written again by capture can be than the one read: `&since=` and
+  // 20 digits, and Beast writes each header line as "Name: value" (a byte more per line than
+  // "Name:value", at most one line per 4 bytes of 8 KiB).
+  static constexpr std::size_t rewrite_growth = 27 + 8 * 1024 / 4;
   // Replies of this loop's polls being written: an upgrade waits for them (the connection then
   // goes back to HTTP, which parks it: http_connection::begin_handover).
   static std::size_t replies_in_flight();

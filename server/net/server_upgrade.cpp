@@ -309,8 +309,9 @@ void server::adopt_http() {
     const std::size_t n = boost::asio::buffer_copy(parts.buffer.prepare(m.unread.size()),
                                                    boost::asio::buffer(m.unread));
     parts.buffer.commit(n);
-    asio::post(loop.io(), [&loop, parts = std::move(parts)]() mutable {
-      http_connection::resume(loop, std::move(parts));
+    const std::size_t allowance = m.held_poll ? poll_connection::rewrite_growth : 0;
+    asio::post(loop.io(), [&loop, parts = std::move(parts), allowance]() mutable {
+      http_connection::adopt(loop, std::move(parts), allowance);
     });
   }
 }

@@ -311,6 +311,31 @@ test('SIGUSR2 with a request half-sent on an idle connection: it moves with its 
   }
 });
 
+// A held poll moves as its request again with `since` added: one whose request was just under the
+// 8 KiB header limit is still read by the new binary, not refused 431.
+test('SIGUSR2 with a held poll whose request is just under 8 KiB: held on and answered, not refused', async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next, '--poll-timeout', '20']);
+  try {
+    const c = await rawHttp(srv);
+    const head = `GET /poll?user=${uid('big')} HTTP/1.1\r\nHost: 127.0.0.1\r\n`;
+    const padding = 8190 - head.length - 'X-Pad: \r\n\r\n'.length;
+    c.socket.write(`${head}X-Pad: ${'p'.repeat(padding)}\r\n\r\n`);
+    await srv.statsUntil((s) => s.connections.poll === 1, 5000, 'the poll held');
+    srv.proc.kill('SIGUSR2');
+    await upgraded(srv, 1);
+    await srv.statsUntil((s) => s.connections.poll === 1, 5000, 'the poll held again');
+    const m = await srv.publish({ data: 'after' });
+    await c.reply(/^HTTP\/1\.1 \d+ [\s\S]*\r\n\r\n[\s\S]*\}/u);
+    assert.match(c.text, /^HTTP\/1\.1 200 /u, c.text.slice(0, 300));
+    assert.ok(c.text.includes(`"id":${m.id}`), c.text.slice(0, 300));
+    assert.equal(c.closed, false);
+    c.socket.destroy();
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('SIGUSR2 with an admin publish in flight: the upgrade waits until it is answered (up to 1 s); one not done by then is not waited for', async () => {
   const next = copyOfBinary();
   const srv = await startServer(['--upgrade-binary', next, '--keepalive-timeout', '20']);
