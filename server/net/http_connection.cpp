@@ -5,7 +5,6 @@
 #include <boost/beast/http/write.hpp>
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "client_address.hpp"
 #include "client_start.hpp"
@@ -33,10 +32,6 @@ constexpr auto linger = std::chrono::seconds(2);
 std::string_view path_of(std::string_view target) {
   return target.substr(0, target.find('?'));
 }
-
-// This loop's HTTP connections, and whether an upgrade is taking them (begin_handover).
-thread_local std::unordered_set<http_connection*> loop_http;
-thread_local bool handing_over = false;
 
 }  // namespace
 
@@ -86,60 +81,12 @@ http_connection::http_connection(connection_context& ctx, net_stream stream, slo
       stream_(std::move(stream)),
       buffer_(std::move(buffer)),
       slot_(std::move(slot)) {
-  loop_http.insert(this);
+  loop_connections_.insert(this);
 }
 
 http_connection::~http_connection() {
-  loop_http.erase(this);
+  loop_connections_.erase(this);
   ctx_.remove_idle(*this);
-}
-
-bool http_connection::waiting_for_request() const {
-  return (waiting_ == waiting::first_request || waiting_ == waiting::next_request) && !closing_ &&
-         !refused_ && !handshaking_ && !(parser_ && parser_->got_some());
-}
-
-// TLS connections cannot move (their OpenSSL state does not cross exec): they are left alone.
-void http_connection::begin_handover() {
-  handing_over = true;
-  for (http_connection* c : loop_http) {
-    if (c->stream_.secure() || c->parked_ || !c->waiting_for_request()) continue;
-    boost::system::error_code ignored;
-    c->stream_.socket().cancel(ignored);  // its read ends now, with what it has read
-  }
-}
-
-std::size_t http_connection::requests_in_flight() {
-  return static_cast<std::size_t>(
-      std::count_if(loop_http.begin(), loop_http.end(), [](auto* c) { return c->busy(); }));
-}
-
-// A request of it is being read, handled or answered; or it is a plain one that has yet to park
-// (its read, cut short, has not come back). A TLS connection waiting for a request is not parked
-// (it cannot move; it serves on until the exec closes it) and is not busy.
-bool http_connection::busy() const {
-  if (closing_ || waiting_ == waiting::linger || handshaking_) return false;
-  if (!waiting_for_request()) return true;
-  return !parked_ && !stream_.secure();
-}
-
-void http_connection::end_handover() {
-  handing_over = false;
-  std::vector<http_connection*> parked;
-  for (http_connection* c : loop_http) {
-    if (c->parked_) parked.push_back(c);
-  }
-  for (http_connection* c : parked) {
-    const auto self = std::move(c->parked_self_);  // until its read holds it
-    c->parked_ = false;
-    c->read_header_bytes();
-  }
-}
-
-// No operation is pending on a parked connection: it holds itself until it is read on or closed.
-void http_connection::park() {
-  parked_ = true;
-  parked_self_ = shared_from_this();
 }
 
 // The first deadline covers the TLS handshake and the request that follows it; later ones, the
@@ -214,7 +161,7 @@ void http_connection::read_request() {
   parser_->header_limit(static_cast<std::uint32_t>(header_limit_));
   parser_->body_limit(ctx_.settings().max_body);
   scanned_ = 0;
-  if (handing_over && !stream_.secure()) return park();
+  if (handing_over_ && !stream_.secure()) return park();
   read_header_bytes();
 }
 
@@ -244,7 +191,7 @@ void http_connection::read_header_bytes() {
                             self->buffer_.commit(n);
                             // Cut short by begin_handover, or read just as it began: parked
                             // with what was read, which the new binary parses.
-                            const bool parks = handing_over && !self->stream_.secure() &&
+                            const bool parks = handing_over_ && !self->stream_.secure() &&
                                                (!ec || ec == asio::error::operation_aborted);
                             if (parks && !self->closing_) return self->park();
                             if (ec || self->closing_) return self->on_read(ec);
@@ -306,20 +253,6 @@ void http_connection::on_drain() {
     return;
   }
   close();
-}
-
-// Only a plain connection waiting for a request of which nothing is parsed yet moves: every byte
-// of it is in the buffer (a header is gathered whole before the parser sees it).
-std::optional<moved_http> http_connection::hand_over() {
-  if (!waiting_for_request() || stream_.secure()) return std::nullopt;
-  moved_http m;
-  m.fd = stream_.socket().native_handle();
-  boost::system::error_code ec;
-  m.v6 = stream_.socket().local_endpoint(ec).address().is_v6();
-  if (ec) return std::nullopt;
-  const auto read = buffer_.data();
-  m.unread.assign(static_cast<const char*>(read.data()), read.size());
-  return m;
 }
 
 // Closing with bytes of the client still unread would reset the connection, and the reset can

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <optional>
+#include <unordered_set>
 #include <variant>
 
 #include "admission.hpp"
@@ -102,6 +103,10 @@ class http_connection final : public loop_timer,
   bool refused_ = false;  // a request the parser refused: the reply closes the connection
   bool parked_ = false;   // see begin_handover
   std::shared_ptr<http_connection> parked_self_;
+
+  // This loop's HTTP connections, and whether an upgrade is taking them (http_handover.cpp).
+  static thread_local std::unordered_set<http_connection*> loop_connections_;
+  static thread_local bool handing_over_;
 };
 
 }  // namespace ringcast
