@@ -12,6 +12,5 @@ add_library(ringcast_asio STATIC ${CMAKE_SOURCE_DIR}/cmake/asio_beast.cpp)
 target_compile_definitions(ringcast_asio PUBLIC
   BOOST_ASIO_SEPARATE_COMPILATION
   BOOST_BEAST_SEPARATE_COMPILATION
-  BOOST_ASIO_NO_DEPRECATED
-  BOOST_BEAST_USE_STD_STRING_VIEW)
+  BOOST_ASIO_NO_DEPRECATED)
 target_link_libraries(ringcast_asio PUBLIC Boost::headers Threads::Threads)
