@@ -2,12 +2,9 @@
 // every node paces its own sessions by the same rule, so two nodes spread as one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import net from 'node:net';
-import { arrivedAt, sleep, startServer, uid, waitFor, SCHEDULING_ALLOWANCE_MS, freePort, requireCommand } from './harness.mjs';
+import { arrivedAt, sleep, startServer, startRedis, uid, waitFor, SCHEDULING_ALLOWANCE_MS } from './harness.mjs';
 import { offsetMs } from './pacing_offset.mjs';
 
-const REDIS = requireCommand('redis-server');
 const TICK_MS = 50;
 const LATE_MS = TICK_MS + SCHEDULING_ALLOWANCE_MS + 150;
 
@@ -15,21 +12,14 @@ const LATE_MS = TICK_MS + SCHEDULING_ALLOWANCE_MS + 150;
 let redis;
 let nodes = [];
 before(async () => {
-  const port = await freePort();
-  redis = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' });
-  await waitFor(() => new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
-    s.on('error', () => resolve(false));
-  }), 5000, 'redis-server listening');
-  const url = `redis://127.0.0.1:${port}/0`;
+  redis = await startRedis();
   nodes = await Promise.all([1, 2].map(() =>
-    startServer(['--redis', url, '--threads', '2', '--tick-ms', String(TICK_MS)])));
+    startServer(['--redis', redis.url, '--threads', '2', '--tick-ms', String(TICK_MS)])));
 });
 
 after(async () => {
   await Promise.all(nodes.map((n) => n.stop()));
-  redis?.kill('SIGTERM');
+  await redis?.stop();
 });
 
 test('two nodes spread one publish as one: every client at its turn, whichever node it is on', async () => {

@@ -3,34 +3,20 @@
 // node reaches the clients of every node.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import net from 'node:net';
-import { startServer, uid, waitFor, freePort, requireCommand, cpuTicks, sleep } from './harness.mjs';
-
-const REDIS = requireCommand('redis-server');
-const REDIS_CLI = requireCommand('redis-cli');
+import { startServer, startRedis, uid, waitFor, cpuTicks, sleep } from './harness.mjs';
 
 let redis;
-let redisPort;
 let a;
 let b;
 
 before(async () => {
-  const port = await freePort();
-  redisPort = port;
-  redis = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' });
-  await waitFor(() => new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
-    s.on('error', () => resolve(false));
-  }), 5000, 'redis-server listening');
-  const url = `redis://127.0.0.1:${port}/0`;
-  [a, b] = await Promise.all([1, 2].map(() => startServer(['--redis', url, '--threads', '2'])));
+  redis = await startRedis();
+  [a, b] = await Promise.all([1, 2].map(() => startServer(['--redis', redis.url, '--threads', '2'])));
 });
 
 after(async () => {
   await Promise.all([a, b].map((n) => n?.stop()));
-  redis?.kill('SIGTERM');
+  await redis?.stop();
 });
 
 test('sticky across nodes: published on A, in force for a connect on B; taken down on B, gone everywhere', async () => {
@@ -61,7 +47,7 @@ test('sticky across nodes: published on A, in force for a connect on B; taken do
 test('sticky across nodes: a node started after the publish has it in force too', async () => {
   const user = uid('late');
   const r = await a.publish({ user, data: 'early', sticky: true });
-  const c = await startServer(['--redis', a.args[a.args.indexOf('--redis') + 1]]);
+  const c = await startServer(['--redis', redis.url]);
   try {
     const ws = await c.wsHello({ user });
     assert.equal((await ws.next('message')).id, r.id);
@@ -71,7 +57,7 @@ test('sticky across nodes: a node started after the publish has it in force too'
 });
 
 test('sticky across nodes: a node started after --history more publishes still has it in force; not once taken down', async () => {
-  const url = a.args[a.args.indexOf('--redis') + 1];
+  const url = redis.url;
   const user = uid('kept');
   const r = await a.publish({ user, data: 'old but in force', ttl: '1h', sticky: true });
   for (let i = 0; i < 5; i++) await a.publish({ user: uid('other'), data: i });
@@ -96,10 +82,10 @@ test('sticky across nodes: a node started after --history more publishes still h
 // /healthz sends it no clients (a client let in earlier would miss the sale). Redis is paused for
 // writes, which holds the script that reads the promotions in force, not the connect.
 test('a starting node is unhealthy until it has read the promotions in force, then has them', async () => {
-  const url = a.args[a.args.indexOf('--redis') + 1];
+  const url = redis.url;
   const user = uid('ready');
   const r = await a.publish({ user, data: 'in force at start-up', ttl: '1h', sticky: true });
-  execFileSync(REDIS_CLI, ['-p', String(redisPort), 'CLIENT', 'PAUSE', '1500', 'WRITE']);
+  redis.cli('CLIENT', 'PAUSE', '1500', 'WRITE');
   const c = await startServer(['--redis', url], { healthy: false });
   try {
     await waitFor(async () => {
@@ -110,7 +96,7 @@ test('a starting node is unhealthy until it has read the promotions in force, th
     const ws = await c.wsHello({ user });
     assert.equal((await ws.next('message')).id, r.id);
   } finally {
-    execFileSync(REDIS_CLI, ['-p', String(redisPort), 'CLIENT', 'UNPAUSE']);
+    redis.cli('CLIENT', 'UNPAUSE');
     await c.stop();
   }
 });
@@ -140,7 +126,7 @@ test('rewind across nodes: the shared history, whichever node published', async 
 // passed over once. Before, the node read it again at once, for ever: a loop spinning until the next
 // publish (docs/scaling.md).
 test('an entry of a kind this version cannot read is passed over, not read again and again', async () => {
-  execFileSync(REDIS_CLI, ['-p', String(redisPort), 'XADD', '{ringcast}:stream', '*', 'futurekind', '1']);
+  redis.cli('XADD', '{ringcast}:stream', '*', 'futurekind', '1');
   const before = cpuTicks(a.proc.pid) + cpuTicks(b.proc.pid);
   await sleep(1500);
   const used = cpuTicks(a.proc.pid) + cpuTicks(b.proc.pid) - before;
