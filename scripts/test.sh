@@ -70,6 +70,8 @@ if wants plain; then
   # Configured for the Debian layout: the package test (tests/package) builds the .deb from it.
   configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr
   cmake --build build -j "$jobs"
+  echo "== clang-tidy (.clang-tidy)"
+  scripts/tidy.sh build
   run_ctest build integration browser loadtest
 fi
 if wants asan; then

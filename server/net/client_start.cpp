@@ -35,7 +35,7 @@ void subscribe(connection_context& home, connection_parts parts, admission admit
       ws_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere);
       break;
     case transport::sse:
-      sse_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere);
+      sse_connection::start(home, std::move(parts), admitted, known_elsewhere);
       break;
     case transport::poll:
       poll_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere, resume);

@@ -64,11 +64,12 @@ backplane::status redis_backplane::state() const {
 void redis_backplane::publish(const publish_request& req, asio::any_io_executor origin,
                               std::function<void(std::optional<published>)> done) {
   asio::post(home_, [this, req, origin, done = std::move(done)]() mutable {
-    bus_->publish(req, [origin, done = std::move(done)](std::optional<redis_bus::receipt> r) {
-      asio::post(origin, [r, done = std::move(done)] {
-        done(r ? std::optional<published>({r->id, r->recipients}) : std::nullopt);
-      });
-    });
+    bus_->publish(req,
+                  [origin, done = std::move(done)](std::optional<redis_bus::receipt> r) mutable {
+                    asio::post(origin, [r, done = std::move(done)] {
+                      done(r ? std::optional<published>({r->id, r->recipients}) : std::nullopt);
+                    });
+                  });
   });
 }
 

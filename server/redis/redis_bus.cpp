@@ -457,8 +457,11 @@ void redis_bus::on_control(const redisReply* r) {
   const std::string_view node = payload.substr(first + 1, second - first - 1);
   std::string argument(payload.substr(second + 1));
   if (node == node_id_) return;  // our own announcement: already done here
-  if (verb == "kick") hooks_.kick(std::move(argument));
-  if (verb == "claim") hooks_.evict(std::move(argument));
+  if (verb == "kick") {
+    hooks_.kick(std::move(argument));
+  } else if (verb == "claim") {
+    hooks_.evict(std::move(argument));
+  }
 }
 
 }  // namespace ringcast
