@@ -63,7 +63,7 @@ void http_connection::adopt(connection_context& ctx, connection_parts parts,
                             std::size_t allowance) {
   auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
                                              std::move(parts.buffer));
-  c->first_request_allowance_ = allowance;
+  c->header_allowance_ = allowance;
   c->arm_deadline(waiting::next_request);
   c->read_request();
 }
@@ -157,8 +157,7 @@ void http_connection::discard_until_eof() {
 // before Beast joins them, and the framing is checked before Beast reads any body.
 void http_connection::read_request() {
   parser_.emplace();
-  header_limit_ = header_limit + std::exchange(first_request_allowance_, 0);
-  parser_->header_limit(static_cast<std::uint32_t>(header_limit_));
+  parser_->header_limit(static_cast<std::uint32_t>(header_limit + header_allowance_));
   parser_->body_limit(ctx_.settings().max_body);
   scanned_ = 0;
   if (handing_over_ && !stream_.secure()) return park();
@@ -171,9 +170,7 @@ void http_connection::read_header_bytes() {
   if (const auto end = header_block_end(bytes, scanned_)) {
     // Whole in the buffer already (pipelined, or handed over by an upgrade): Beast does not
     // measure a header it need not wait for, so the limit is ours to apply.
-    if (*end > header_limit_)
-      return refuse_request(http_status::request_header_fields_too_large, "too_large",
-                            "request line and headers over 8 KiB");
+    if (*end > header_limit + header_allowance_) return refuse_header_too_large();
     if (has_obs_fold(bytes.substr(0, *end)))
       return refuse_request(http_status::bad_request, "bad_request",
                             "a header line folded onto the next (obs-fold)");
@@ -182,11 +179,10 @@ void http_connection::read_header_bytes() {
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
     return;
   }
-  if (bytes.size() >= header_limit_)
-    return refuse_request(http_status::request_header_fields_too_large, "too_large",
-                          "request line and headers over 8 KiB");
+  const std::size_t limit = header_limit + header_allowance_;
+  if (bytes.size() >= limit) return refuse_header_too_large();
   scanned_ = bytes.size();
-  stream_.async_read_some(buffer_.prepare(header_limit_ - bytes.size()),
+  stream_.async_read_some(buffer_.prepare(limit - bytes.size()),
                           [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                             self->buffer_.commit(n);
                             // Cut short by begin_handover, or read just as it began: parked
@@ -200,6 +196,7 @@ void http_connection::read_header_bytes() {
 }
 
 void http_connection::on_header(beast::error_code ec) {
+  header_allowance_ = 0;  // the first request's only
   if (ec || closing_) return on_read(ec);
   const auto& header = parser_->get();
   if (const auto why = framing_error(header))
@@ -258,6 +255,11 @@ void http_connection::on_drain() {
 // Closing with bytes of the client still unread would reset the connection, and the reset can
 // overtake the reply: so our side is shut, and what the client still sends is read and dropped
 // until it closes, for at most `linger`.
+void http_connection::refuse_header_too_large() {
+  refuse_request(http_status::request_header_fields_too_large, "too_large",
+                 "request line and headers over 8 KiB");
+}
+
 void http_connection::close_after_reply() {
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -291,8 +293,7 @@ void http_connection::on_read(beast::error_code ec) {
     if (ec == http::error::body_limit) {
       refuse_request(http_status::payload_too_large, "too_large", "request body over --max-body");
     } else if (ec == http::error::header_limit) {
-      refuse_request(http_status::request_header_fields_too_large, "too_large",
-                     "request line and headers over 8 KiB");
+      refuse_header_too_large();
     } else {
       refuse_request(http_status::bad_request, "bad_request", ec.message());
     }

@@ -75,6 +75,7 @@ class http_connection final : public loop_timer,
   // the connection closes.
   void refuse_request(http_status status, std::string_view code, std::string_view message,
                       std::string_view allow = {});
+  void refuse_header_too_large();  // 431
   void close_after_reply();
   // A whole request: refused (--max-connections, drain, --allowed-hosts), or its route's.
   void handle(http_request req);
@@ -94,9 +95,8 @@ class http_connection final : public loop_timer,
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   slot_type slot_;
-  std::size_t scanned_ = 0;       // bytes of the buffer already searched for the header's end
-  std::size_t header_limit_ = 0;  // the request being read's (read_request)
-  std::size_t first_request_allowance_ = 0;  // see adopt
+  std::size_t scanned_ = 0;           // bytes of the buffer already searched for the header's end
+  std::size_t header_allowance_ = 0;  // over the header limit, for the first request (adopt)
   waiting waiting_ = waiting::first_request;
   bool handshaking_ = false;  // the TLS handshake has begun and not finished
   bool closing_ = false;
