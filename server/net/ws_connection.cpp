@@ -136,6 +136,12 @@ bool ws_connection::consume(std::string_view bytes) {
     switch (e.type) {
       case ws::event_type::need_more:
         return true;
+      case ws::event_type::fragment:
+        // Part of a message: costs a token like any frame, so that a stream of empty
+        // continuations (which never make a message) is bounded too.
+        if (!within_rate()) break;
+        activity();
+        break;
       case ws::event_type::text:
       case ws::event_type::binary:
         if (!within_rate()) break;

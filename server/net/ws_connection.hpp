@@ -5,7 +5,7 @@
 // with ws::reader (RFC 6455, checked against Beast by tests/fuzz/fuzz_ws_codec.cpp) from a small
 // buffer on the stack, only when the socket is readable, so an idle connection holds no pending
 // composed operation and no frame buffer. A published message goes out as its shared header and
-// payload; messages over 4 KiB from a client close the connection with 1009. With
+// payload; messages over 4 KiB or 32 frames from a client close the connection with 1009. With
 // permessage-deflate negotiated, a message goes as its shared compressed frame instead, and a
 // compressed client message is inflated (still at most 4 KiB).
 #pragma once
@@ -23,6 +23,9 @@ namespace ringcast {
 class ws_connection final : public stream_connection {
  public:
   static constexpr std::uint32_t max_client_message = 4 * 1024;
+  // Frames of one fragmented client message at most (each also costs a --client-message-rate
+  // token); a message in more is closed with 1009.
+  static constexpr std::uint32_t max_client_frames = 32;
 
   static void start(connection_context& ctx, connection_parts parts, admission admitted,
                     bool known_elsewhere);
@@ -57,7 +60,7 @@ class ws_connection final : public stream_connection {
   std::string closing_frame(ending why) const override;
   void close_when_written() override;
 
-  ws::reader reader_{max_client_message};
+  ws::reader reader_{max_client_message, max_client_frames};
   bool reader_done_ = false;  // the client's close arrived, or it broke the protocol
   bool shut_down_ = false;    // our side of the TCP connection is closed
   token_bucket rate_;         // the client's frames

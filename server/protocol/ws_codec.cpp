@@ -160,6 +160,7 @@ std::string close_frame(std::uint16_t code, std::string_view reason) {
 std::uint16_t close_code_for(error e) {
   switch (e) {
     case error::message_too_big:
+    case error::too_many_frames:
       return too_big;
     case error::invalid_utf8:
       return bad_payload;
@@ -190,6 +191,8 @@ std::string_view describe(error e) {
       return "data frame inside a fragmented message";
     case error::message_too_big:
       return "message too big";
+    case error::too_many_frames:
+      return "message in too many frames";
     case error::invalid_utf8:
       return "text message is not UTF-8";
     case error::bad_close_size:
@@ -257,7 +260,11 @@ bool reader::accept_header(event& failed) {
   remaining_ = length;
   if (is_control(op)) return true;
 
-  if (op != continuation) text_ = op == text;
+  if (op != continuation) {
+    text_ = op == text;
+    message_frames_ = 0;
+  }
+  if (++message_frames_ > max_frames_) return refuse(error::too_many_frames);
   // A 64-bit length with its top bit set (RFC 6455 section 5.2 forbids it) exceeds any 32-bit
   // limit, so it fails here too, as in Beast.
   // Compressed, a message may come out a little larger than it went in (stored blocks): its
@@ -320,7 +327,7 @@ event reader::finish_control() {
 event reader::finish_frame() {
   stage_ = stage::header;
   if (is_control(opcode_)) return finish_control();
-  if (!fin_) return {};
+  if (!fin_) return {event_type::fragment};
   event e;
   if (compressed_) {
     std::string inflated;

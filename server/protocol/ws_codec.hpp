@@ -59,17 +59,20 @@ enum class error : std::uint8_t {
   unexpected_continuation,  // a continuation frame with no message in progress
   unexpected_data_frame,    // a text or binary frame while a message is in progress
   message_too_big,          // the message would exceed the reader's limit
+  too_many_frames,          // a fragmented message of more frames than the reader's limit
   invalid_utf8,             // a text message that is not UTF-8
   bad_close_size,           // a close payload of 1 byte
   bad_close_code,           // a close code a peer may not send
   bad_close_reason,         // a close reason that is not UTF-8
 };
-// The code to close with: 1009 for message_too_big, 1007 for invalid_utf8, else 1002.
+// The code to close with: 1009 for message_too_big and too_many_frames, 1007 for invalid_utf8,
+// else 1002.
 std::uint16_t close_code_for(error e);
 std::string_view describe(error e);
 
 enum class event_type : std::uint8_t {
   need_more,  // every byte given was consumed; feed more
+  fragment,   // a whole data frame that does not end its message: nothing to act on but its cost
   text,
   binary,
   ping,
@@ -86,12 +89,16 @@ struct event {
   error why{};               // failed
 };
 
-// Reads client frames from byte chunks of any size. An idle reader (between frames, no message in
-// progress) holds no heap memory; a message in progress holds its bytes so far, and a control
-// frame split across chunks its payload.
+// Reads client frames from byte chunks of any size. Every frame is an event (a data frame that
+// does not end its message a `fragment`), so that a caller can charge each one. An idle reader
+// (between frames, no message in progress) holds no heap memory; a message in progress holds its
+// bytes so far, and a control frame split across chunks its payload.
 class reader {
  public:
-  explicit reader(std::uint32_t max_message_size) : max_message_(max_message_size) {}
+  // A message is at most `max_message_size` bytes in at most `max_message_frames` frames (empty
+  // continuations would otherwise make one message endless).
+  reader(std::uint32_t max_message_size, std::uint32_t max_message_frames)
+      : max_message_(max_message_size), max_frames_(max_message_frames) {}
 
   // permessage-deflate was negotiated (ws_deflate.hpp): a message whose first frame has RSV1 set
   // is inflated when whole. The inflated message is bounded by the same limit as a plain one.
@@ -123,6 +130,8 @@ class reader {
   std::uint64_t remaining_ = 0;  // payload bytes of the current frame still to come
   std::uint32_t message_size_ = 0;
   std::uint32_t max_message_;
+  std::uint32_t max_frames_;
+  std::uint32_t message_frames_ = 0;  // frames of the message in progress so far
   std::array<std::uint8_t, 14> header_{};
   std::array<std::uint8_t, 4> mask_{};
   std::uint8_t header_size_ = 0;

@@ -78,7 +78,7 @@ std::string client_frame(std::string_view payload) {
 bool utf8(std::string_view s) {
   // The reader's own check is the subject elsewhere (fuzz_ws_codec); here a plain reader of the
   // same bytes, uncompressed, is the judge.
-  ws::reader plain(1 << 20);
+  ws::reader plain(1 << 20, 1);
   std::string frame(1, static_cast<char>(0x81));
   const std::string masked = client_frame(s);
   frame += masked.substr(1);
@@ -181,7 +181,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(beast_side.read(client_frame(compressed)) == std::string(input));
     const std::string written = beast_side.write(input);
     const auto [first, payload] = server_frame(written);
-    ws::reader reader(1 << 20);
+    ws::reader reader(1 << 20, 1);
     reader.accept_compressed();
     std::string wire = client_frame(payload);
     wire[0] = static_cast<char>(first);  // Beast's FIN, RSV1 (when it compressed), opcode
@@ -195,7 +195,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (input.empty() || input.size() - 1 > 4096) return 0;
   const std::uint32_t limit = 1 + static_cast<std::uint8_t>(input[0]) * 16;
   const std::string_view body = input.substr(1);
-  ws::reader reader(limit);
+  ws::reader reader(limit, 1);
   reader.accept_compressed();
   const std::string wire = client_frame(body);
   std::string_view in = wire;

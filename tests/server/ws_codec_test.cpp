@@ -42,6 +42,7 @@ constexpr std::uint8_t fin = 0x80;
 constexpr std::uint8_t op_cont = 0x0, op_text = 0x1, op_binary = 0x2, op_close = 0x8, op_ping = 0x9,
                        op_pong = 0xa;
 constexpr std::uint32_t limit = 4096;
+constexpr std::uint32_t frames = 32;  // a message's frames at most
 
 // A client frame header: `length` in the given form (0: the shortest), masked with `key`.
 std::string header(std::uint8_t first, std::uint64_t length, bool masked = true, int form = 0,
@@ -86,13 +87,14 @@ void PrintTo(const seen& s, std::ostream* os) {
 // Every event of `wire` fed in chunks of `chunk` bytes, up to a close or a failure; a trailing
 // need_more event says the reader was waiting for more at the end.
 std::vector<seen> read_all(std::string_view wire, std::size_t chunk, std::uint32_t max = limit) {
-  reader r(max);
+  reader r(max, frames);
   std::vector<seen> events;
   for (std::size_t at = 0; at < wire.size(); at += chunk) {
     std::string_view in = wire.substr(at, chunk);
     for (;;) {
       event e = r.next(in);
       if (e.type == event_type::need_more) break;
+      if (e.type == event_type::fragment) continue;  // counted in EveryFrameIsAnEvent
       const bool control = e.type != event_type::text && e.type != event_type::binary;
       seen s{e.type, control ? std::string(e.payload) : std::move(e.message), e.code, {}};
       if (e.type == event_type::failed) s.why = e.why;
@@ -191,6 +193,43 @@ TEST(WsReader, JoinsFragmentsWithControlFramesBetweenThem) {
                                                    text("Hello"),
                                                    {event_type::ping, "p2"},
                                                    waiting}));
+}
+
+// Each frame is an event, so that a caller can charge it (--client-message-rate): the frames
+// that do not end a message too, empty continuations included.
+TEST(WsReader, EveryFrameIsAnEvent) {
+  reader r(limit, frames);
+  const std::string wire = frame(op_text, "a") + frame(op_cont, "") + frame(fin | op_ping, "") +
+                           frame(op_cont, "") + frame(fin | op_cont, "b");
+  std::string_view in = wire;
+  std::vector<event_type> types;
+  for (event e = r.next(in); e.type != event_type::need_more; e = r.next(in))
+    types.push_back(e.type);
+  EXPECT_EQ(types, (std::vector{event_type::fragment, event_type::fragment, event_type::ping,
+                                event_type::fragment, event_type::text}));
+}
+
+// Empty continuations never make a message bigger: a message's frames have a bound of their own,
+// refused with 1009 from the header of the frame over it. Control frames in between and the
+// frames of earlier messages do not count.
+TEST(WsReader, RefusesAMessageInTooManyFrames) {
+  std::string at_limit = frame(fin | op_text, "one");
+  std::vector<seen> expected{text("one")};
+  for (std::uint32_t i = 0; i + 1 < frames; ++i) {
+    at_limit += frame(i == 0 ? op_text : op_cont, "") + frame(fin | op_pong, "");
+    expected.push_back({event_type::pong, ""});
+  }
+  at_limit += frame(fin | op_cont, "x");
+  expected.push_back(text("x"));
+  expected.push_back(waiting);
+  EXPECT_EQ(read_chunked(at_limit), expected);
+
+  std::string over = frame(op_binary, "");
+  for (std::uint32_t i = 1; i < frames; ++i)
+    over += frame(op_cont, "");
+  over += header(op_cont, 0);
+  EXPECT_EQ(read_chunked(over), std::vector<seen>{failure(error::too_many_frames)});
+  EXPECT_EQ(close_code_for(error::too_many_frames), 1009);
 }
 
 TEST(WsReader, EnforcesControlFrameRules) {
@@ -317,7 +356,7 @@ TEST(WsReader, RefusesBadClosePayloads) {
 }
 
 TEST(WsReader, StopsAfterCloseOrFailure) {
-  reader r(limit);
+  reader r(limit, frames);
   const std::string wire = frame(fin | op_close, "") + frame(fin | op_text, "x");
   std::string_view in = wire;
   EXPECT_EQ(r.next(in).type, event_type::close);
@@ -328,7 +367,7 @@ TEST(WsReader, StopsAfterCloseOrFailure) {
 
 TEST(WsReader, IsSmallAndHoldsNoHeapMemoryWhenIdle) {
   EXPECT_LE(sizeof(reader), 96u);
-  reader r(limit);
+  reader r(limit, frames);
   const std::string wire = frame(op_text, std::string(1000, 'a')) +
                            frame(fin | op_ping, std::string(100, 'p')) +
                            frame(fin | op_cont, std::string(1000, 'b'));
@@ -341,6 +380,7 @@ TEST(WsReader, IsSmallAndHoldsNoHeapMemoryWhenIdle) {
   const long before = live_blocks;
   std::size_t message_size = 0;
   {
+    types.push_back(r.next(in).type);
     types.push_back(r.next(in).type);
     event e = r.next(in);
     types.push_back(e.type);
@@ -355,8 +395,9 @@ TEST(WsReader, IsSmallAndHoldsNoHeapMemoryWhenIdle) {
   types.push_back(r.next(rest).type);
   const long after_ping = live_blocks - before;
 
-  EXPECT_EQ(types, (std::vector{event_type::ping, event_type::text, event_type::need_more,
-                                event_type::need_more, event_type::ping, event_type::need_more}));
+  EXPECT_EQ(types, (std::vector{event_type::fragment, event_type::ping, event_type::text,
+                                event_type::need_more, event_type::need_more, event_type::ping,
+                                event_type::need_more}));
   EXPECT_EQ(message_size, 2000u);
   EXPECT_EQ(after_message, 0);
   EXPECT_EQ(mid_ping, 1);
@@ -366,7 +407,7 @@ TEST(WsReader, IsSmallAndHoldsNoHeapMemoryWhenIdle) {
 // permessage-deflate adds no state to a connection: the inflater is the thread's (its event
 // loop's), made on the first compressed message, and the reader holds nothing between messages.
 TEST(WsReader, WithCompressionHoldsNoHeapMemoryWhenIdle) {
-  reader r(limit);
+  reader r(limit, frames);
   r.accept_compressed();
   const std::string message = std::string(2000, 'c');
   const std::string wire = frame(fin | 0x40 | op_text, deflate_message(message));

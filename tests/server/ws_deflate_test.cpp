@@ -138,7 +138,7 @@ event read_all(reader& r, std::string_view bytes) {
 }
 
 TEST(DeflateReader, CompressedClientMessagesAreInflated) {
-  reader r(4096);
+  reader r(4096, 32);
   r.accept_compressed();
   const std::string text = R"({"type":"ack","id":42})";
   event e = read_all(r, client_frame(0xc1, deflate_message(text)));
@@ -151,34 +151,36 @@ TEST(DeflateReader, CompressedClientMessagesAreInflated) {
 }
 
 TEST(DeflateReader, FragmentedCompressedMessage) {
-  reader r(4096);
+  reader r(4096, 32);
   r.accept_compressed();
   const std::string text = catalog(1000);
   const std::string c = deflate_message(text);
   const std::string bytes = client_frame(0x41, c.substr(0, 10)) + client_frame(0x80, c.substr(10));
   std::string_view in = bytes;
+  EXPECT_EQ(r.next(in).type, event_type::fragment);
   event e = r.next(in);
   ASSERT_EQ(e.type, event_type::text);
   EXPECT_EQ(e.message, text);
 }
 
 TEST(DeflateReader, Rsv1IsRefusedWhenNotNegotiatedOrOnAContinuation) {
-  reader plain(4096);
+  reader plain(4096, 32);
   EXPECT_EQ(read_all(plain, client_frame(0xc1, deflate_message("hi"))).why, error::reserved_bits);
-  reader r(4096);
+  reader r(4096, 32);
   r.accept_compressed();
   const std::string bytes = client_frame(0x01, "hel") + client_frame(0xc0, "lo");
   std::string_view in = bytes;
+  EXPECT_EQ(r.next(in).type, event_type::fragment);
   event e = r.next(in);
   EXPECT_EQ(e.type, event_type::failed);
   EXPECT_EQ(e.why, error::reserved_bits);
-  reader r2(4096);
+  reader r2(4096, 32);
   r2.accept_compressed();
   EXPECT_EQ(read_all(r2, client_frame(0xc9, "")).why, error::reserved_bits);  // a ping
 }
 
 TEST(DeflateReader, DecompressionBombIsClosed1009) {
-  reader r(4096);
+  reader r(4096, 32);
   r.accept_compressed();
   const std::string bomb = deflate_message(std::string(3'000'000, 'a'));
   ASSERT_LT(bomb.size(), 4096u);  // small on the wire
@@ -187,7 +189,7 @@ TEST(DeflateReader, DecompressionBombIsClosed1009) {
   EXPECT_EQ(e.why, error::message_too_big);
   EXPECT_EQ(e.code, too_big);
   // At the limit exactly, it is read.
-  reader ok(4096);
+  reader ok(4096, 32);
   ok.accept_compressed();
   const event at = read_all(ok, client_frame(0xc1, deflate_message(std::string(4096, 'a'))));
   ASSERT_EQ(at.type, event_type::text);
@@ -195,13 +197,13 @@ TEST(DeflateReader, DecompressionBombIsClosed1009) {
 }
 
 TEST(DeflateReader, CorruptOrNonUtf8InflatedTextIsRefused) {
-  reader r(4096);
+  reader r(4096, 32);
   r.accept_compressed();
   const event bad = read_all(r, client_frame(0xc1, "\xff\xff\xff\xff"));
   ASSERT_EQ(bad.type, event_type::failed);
   EXPECT_EQ(bad.why, error::bad_compression);
   EXPECT_EQ(bad.code, protocol_error);
-  reader r2(4096);
+  reader r2(4096, 32);
   r2.accept_compressed();
   const event latin1 = read_all(r2, client_frame(0xc1, deflate_message("caf\xe9")));
   ASSERT_EQ(latin1.type, event_type::failed);
