@@ -52,7 +52,7 @@ export RINGCAST_ADMIN_TOKEN=cluster-$RANDOM$RANDOM
 targets=()
 server_pids=()
 for i in $(seq "$nodes"); do
-  start_ringcast "$work/node$i.log" "$build/server/ringcast" --threads "$threads" \
+  start_ringcast "$work/node$i.log" "$build/server/ringcast" --threads "$threads" --max-connections-per-ip 0 \
     --redis "redis://127.0.0.1:$redis_port/0" --max-connections "$max_connections" \
     --idle-timeout 10m --session-ttl 10m --drain 0 || exit 1
   pids+=("$server_pid")

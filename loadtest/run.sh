@@ -57,7 +57,7 @@ token=run-$RANDOM$RANDOM
 # server exit as soon as the clients are gone.
 export RINGCAST_ADMIN_TOKEN=$token
 # shellcheck disable=SC2086
-start_ringcast "$work/server.log" "$server" --threads "$threads" \
+start_ringcast "$work/server.log" "$server" --threads "$threads" --max-connections-per-ip 0 \
   --max-connections $((clients + 2000)) --idle-timeout 10m --session-ttl 10m --drain 0 \
   ${RINGCAST_SERVER_FLAGS:-} || { echo "run.sh: server did not start" >&2; exit 1; }
 echo "run.sh: ringcast pid $server_pid on 127.0.0.1:$port, --threads $threads; $(uptime | sed "s/.*load average/load average/")" >&2

@@ -84,7 +84,7 @@ free_port() {
 # Sets server_pid, port and pids (every process of the server, comma separated).
 start_ringcast_server() {
   RINGCAST_ADMIN_TOKEN=$token start_ringcast "$out/ringcast-$n.server.log" "$ringcast" \
-    --threads 2 --max-connections 19000 --idle-timeout 10m --session-ttl 10m --drain 0 || return 1
+    --threads 2 --max-connections-per-ip 0 --max-connections 19000 --idle-timeout 10m --session-ttl 10m --drain 0 || return 1
   pids=$server_pid
 }
 

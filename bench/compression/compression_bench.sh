@@ -96,7 +96,7 @@ free_port() {
 # Each sets server_pid, port and pids (every process of the server, comma separated).
 start_ringcast_server() { # on|off
   RINGCAST_ADMIN_TOKEN=$token start_ringcast "$out/$name.server.log" "$ringcast" \
-    --threads 2 --max-connections 19000 --idle-timeout 10m --session-ttl 10m --drain 0 \
+    --threads 2 --max-connections-per-ip 0 --max-connections 19000 --idle-timeout 10m --session-ttl 10m --drain 0 \
     --compression "$1" || return 1
   pids=$server_pid
 }

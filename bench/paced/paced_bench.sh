@@ -127,7 +127,7 @@ run_one() { # ringcast|floor MODE_SPREAD_S REPEAT
   [[ $kind == floor ]] && name=floor-$name
   local settle=$((s == 0 ? spread + after : after))
   if [[ $kind == ringcast ]]; then
-    start_ringcast "$work/$name.log" "${binary[ringcast]}" --threads 2 \
+    start_ringcast "$work/$name.log" "${binary[ringcast]}" --threads 2 --max-connections-per-ip 0 \
       --max-connections $((clients + 50)) "${timer_flags[@]}" --drain 0 --tick-ms "$tick_ms"
   else # no timers of its own: nothing runs between publishes but the paced walk
     start_ringcast "$work/$name.log" "${binary[floor]}" --tick-ms "$tick_ms"

@@ -49,15 +49,19 @@ struct config {
   std::size_t max_queue = 1024;          // --max-queue: messages queued per connection
   std::size_t max_body = 64 * 1024;      // --max-body: admin request body bytes
   std::size_t max_connections = 20'000;  // --max-connections: open TCP connections
-  std::size_t max_scheduled = 100'000;   // --max-scheduled: promotions waiting to be published
-  std::size_t max_sticky = 100;          // --max-sticky: sticky messages in force at once
+  std::size_t send_buffer =
+      256 * 1024;                       // --send-buffer: SO_SNDBUF of a client socket; 0 = kernel's
+  std::size_t max_scheduled = 100'000;  // --max-scheduled: promotions waiting to be published
+  std::size_t max_sticky = 100;         // --max-sticky: sticky messages in force at once
 
-  // Per-address and per-client limits (docs/security.md): client connections one address holds
-  // (0 = no limit), its connects a second (0 = no limit), the proxies whose X-Forwarded-For
-  // names the client, and the frames a second a WebSocket client may send (0 = no limit).
-  std::size_t max_connections_per_ip = 0;  // --max-connections-per-ip
-  std::uint32_t connect_rate_per_ip = 0;   // --connect-rate-per-ip
-  std::string trusted_proxy;               // --trusted-proxy CIDR[,CIDR...] as given
+  // Per-address and per-client limits (docs/security.md): TCP connections one address holds
+  // (0 = no limit), its connects a second (0 = no limit), the bits of an IPv6 address that name
+  // one client, the proxies whose X-Forwarded-For names the client, and the frames a second a
+  // WebSocket client may send (0 = no limit).
+  std::size_t max_connections_per_ip = 64;  // --max-connections-per-ip
+  std::uint32_t connect_rate_per_ip = 0;    // --connect-rate-per-ip
+  unsigned ipv6_prefix = 64;                // --ipv6-prefix
+  std::string trusted_proxy;                // --trusted-proxy CIDR[,CIDR...] as given
   std::vector<address_range> trusted_proxies;
   std::uint32_t client_message_rate = 50;  // --client-message-rate
 
@@ -82,12 +86,13 @@ struct config {
   std::optional<redis_url> redis;
 
   // Client tokens: --client-secret (else $RINGCAST_CLIENT_SECRET) or --client-public-key FILE,
-  // with --require-exp. Neither: the client endpoints are open. The verifier itself is built
+  // refusing tokens without `exp` unless --allow-tokens-without-exp. Neither: the client endpoints
+  // are open. The verifier itself is built
   // from these at start-up (server/net/node_credentials.hpp).
   std::string client_secret;  // the HS256 secret, also for POST /demo/token
   std::string client_public_key_file;
   std::string client_public_key_pem;  // the file's contents
-  bool require_exp = false;
+  bool require_exp = true;            // false with --allow-tokens-without-exp
   std::string client_audience;  // --client-audience: a token's `aud` must name it (empty: any)
   std::string client_issuer;    // --client-issuer: a token's `iss` must be it (empty: any)
   bool demo = false;            // --demo: demo-only routes (POST /demo/token)

@@ -65,7 +65,9 @@ void resolve_admin_token(const po::variables_map& vm,
 
 void resolve_client_tokens(const po::variables_map& vm,
                            const std::function<const char*(const char*)>& getenv, config& cfg) {
-  const bool require_exp = vm.count("require-exp") > 0;
+  const bool allow_without_exp = vm.count("allow-tokens-without-exp") > 0;
+  if (allow_without_exp && vm.count("require-exp"))
+    bad_flag("allow-tokens-without-exp", "give either it or --require-exp, not both");
   std::string secret;
   if (vm.count("client-secret") && vm.count("client-secret-file"))
     bad_flag("client-secret-file", "give either --client-secret or --client-secret-file, not both");
@@ -93,10 +95,11 @@ void resolve_client_tokens(const po::variables_map& vm,
     cfg.client_public_key_pem = pem.str();
   } else if (!secret.empty()) {
     cfg.client_secret = std::move(secret);
-  } else if (require_exp) {
-    bad_flag("require-exp", "needs --client-secret or --client-public-key");
+  } else if (allow_without_exp || vm.count("require-exp")) {
+    bad_flag(allow_without_exp ? "allow-tokens-without-exp" : "require-exp",
+             "needs --client-secret or --client-public-key");
   }
-  cfg.require_exp = require_exp;
+  cfg.require_exp = !allow_without_exp;
   for (const char* flag : {"client-audience", "client-issuer"}) {
     if (!vm.count(flag)) continue;
     if (!cfg.client_tokens()) bad_flag(flag, "needs --client-secret or --client-public-key");

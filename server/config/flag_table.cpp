@@ -232,10 +232,18 @@ std::vector<flag_group> build_table() {
                   "largest admin request body accepted"),
            number("max-connections", "N", &config::max_connections, 1, no_limit, sighup::live,
                   "open TCP connections beyond which new ones get 503 overloaded"),
+           number("send-buffer", "BYTES", &config::send_buffer, 0, 1ULL << 30, sighup::live,
+                  "kernel send buffer (SO_SNDBUF) of each accepted connection, so that a client "
+                  "that does not read pins at most this much kernel memory; 0 = the kernel's "
+                  "autotuned size"),
            number("max-connections-per-ip", "N", &config::max_connections_per_ip, 0, no_limit,
                   sighup::live,
-                  "client connections (/ws, /sse, held /poll) one address may hold open; more get "
-                  "503 overloaded; 0 = no limit"),
+                  "TCP connections one address may hold open, counted from accept (behind a "
+                  "--trusted-proxy: under the X-Forwarded-For client, from its request head); more "
+                  "are closed at once (a proxied one gets 503 overloaded); 0 = no limit"),
+           number("ipv6-prefix", "BITS", &config::ipv6_prefix, 1, 128, sighup::live,
+                  "an IPv6 client is its network of this many bits for every per-address limit "
+                  "(one customer's /64 is one address); IPv4 addresses count one by one"),
            number("connect-rate-per-ip", "N", &config::connect_rate_per_ip, 0, 1'000'000,
                   sighup::live,
                   "connects to /ws, /sse, /poll per second per address, in bursts of N; more get "
@@ -309,9 +317,14 @@ std::vector<flag_group> build_table() {
            text("client-public-key", "FILE", &config::client_public_key_pem,
                 "require client tokens signed by the key of this PEM public key: RS256 for an RSA "
                 "key, ES256 for an EC P-256 key"),
+           {.name = "allow-tokens-without-exp",
+            .help = "accept client tokens without an exp (expiry) claim (refused by default: such "
+                    "a token, once leaked, is valid forever)",
+            .value = [](const config& c) { return yes_no(!c.require_exp); }},
+           // Not a setting of its own: the default now, --allow-tokens-without-exp's opposite.
            {.name = "require-exp",
-            .help = "refuse client tokens without an exp (expiry) claim",
-            .value = [](const config& c) { return yes_no(c.require_exp); }},
+            .help = "refuse client tokens without an exp claim (the default; kept so that older "
+                    "command lines and config files still start)"},
            text("client-audience", "AUD", &config::client_audience,
                 "refuse client tokens whose aud (a string or an array) does not name AUD"),
            text("client-issuer", "ISS", &config::client_issuer,

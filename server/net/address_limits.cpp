@@ -1,5 +1,7 @@
 #include "address_limits.hpp"
 
+#include "client_address.hpp"
+
 namespace ringcast {
 
 namespace {
@@ -18,29 +20,53 @@ token_bucket::shape address_limits::shape() const {
   return {rate, rate};
 }
 
-address_limits::outcome address_limits::try_open(const address& a, time_point now) {
-  std::lock_guard lock(mutex_);
+std::unordered_map<address_limits::address, address_limits::entry>::iterator
+address_limits::entry_of(const address& a, time_point now) {
   if (now > last_now_) last_now_ = now;
-  if (settings_.max_connections == 0 && settings_.connect_rate == 0) return {};
   sweep(now);
-  auto [it, added] = table_.try_emplace(a, entry{0, token_bucket(now, shape().burst), false});
-  entry& e = it->second;
-  if (settings_.max_connections > 0 && e.open >= settings_.max_connections) {
+  return table_
+      .try_emplace(address_group(a, settings_.ipv6_prefix),
+                   entry{0, token_bucket(now, shape().burst), false})
+      .first;
+}
+
+address_limits::outcome address_limits::open_connection(const address& a, time_point now) {
+  std::lock_guard lock(mutex_);
+  if (settings_.max_connections == 0) return {};
+  const auto it = entry_of(a, now);
+  if (it->second.open >= settings_.max_connections) {
     ++refused_connections_;
     return {slot(), refusal::too_many_connections, {}};
   }
-  if (settings_.connect_rate > 0) {
-    if (!e.bucket.take(now, shape())) {
-      ++refused_rate_;
-      const auto wait = std::chrono::ceil<std::chrono::seconds>(e.bucket.wait(now, shape()));
-      forget_if_idle(it, now);
-      return {slot(), refusal::too_fast, std::max(wait, std::chrono::seconds(1))};
-    }
-  }
-  ++e.open;
-  return {slot(this, a), refusal::none, {}};
+  ++it->second.open;
+  return {slot(this, it->first), refusal::none, {}};
 }
 
+address_limits::slot address_limits::adopt_connection(const address& a, time_point now) {
+  std::lock_guard lock(mutex_);
+  if (settings_.max_connections == 0) return {};
+  const auto it = entry_of(a, now);
+  ++it->second.open;
+  return slot(this, it->first);
+}
+
+address_limits::outcome address_limits::connect(const address& a, time_point now) {
+  std::lock_guard lock(mutex_);
+  if (now > last_now_) last_now_ = now;
+  if (settings_.connect_rate == 0) return {};
+  const auto it = entry_of(a, now);
+  entry& e = it->second;
+  if (!e.bucket.take(now, shape())) {
+    ++refused_rate_;
+    const auto wait = std::chrono::ceil<std::chrono::seconds>(e.bucket.wait(now, shape()));
+    forget_if_idle(it, now);
+    return {slot(), refusal::too_fast, std::max(wait, std::chrono::seconds(1))};
+  }
+  forget_if_idle(it, now);
+  return {};
+}
+
+// `a` is the group the slot was counted under (a SIGHUP may have changed the prefix since).
 void address_limits::release(const address& a) {
   std::lock_guard lock(mutex_);
   const auto it = table_.find(a);

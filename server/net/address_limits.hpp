@@ -1,14 +1,16 @@
-// Per-address limits of the client endpoints (/ws, /sse, /poll), shared by every event loop:
-// --max-connections-per-ip (client connections a single address holds open at once: streams and
-// held polls) and --connect-rate-per-ip (connects per second, a token bucket with a burst of the
-// same number). The address is the client's (client_address.hpp: X-Forwarded-For from a
-// --trusted-proxy).
+// Per-address limits, shared by every event loop: --max-connections-per-ip (the TCP connections
+// an address holds open, from accept() to their end, whatever they are doing) and
+// --connect-rate-per-ip (connects to /ws, /sse, /poll per second, a token bucket with a burst of
+// the same number). The address is the client's: the TCP peer, or for a --trusted-proxy peer its
+// X-Forwarded-For client (client_address.hpp), counted once the request head names it. An IPv6
+// address counts as its --ipv6-prefix network (one customer's /64 is one address), an IPv4
+// address as itself (address_group).
 //
 // The table has an entry only for an address that holds a connection or whose bucket is not
 // full again; an entry left with neither is freed at the next connect after its bucket has had
 // time to refill (at most 1 s, since the burst is one second's worth). So it is bounded by the
-// open client connections plus the connects of the last second, whatever the addresses.
-// One mutex: taken once per connect and once per connection's end, never while waiting.
+// open connections plus the connects of the last second, whatever the addresses.
+// One mutex: taken once per accept, per connect and per connection's end, never while waiting.
 // Time is passed in: unit-tested on a simulated clock (tests/server/limits_test.cpp).
 #pragma once
 
@@ -36,9 +38,10 @@ class address_limits {
   struct settings {
     std::size_t max_connections = 0;  // per address; 0 = no limit
     std::uint32_t connect_rate = 0;   // connects a second per address; 0 = no limit
+    unsigned ipv6_prefix = 64;        // the bits of an IPv6 address that name one client
   };
 
-  // A client connection counted against its address, from admission to its end; moves with it.
+  // A TCP connection counted against its address until it ends; moves with the connection.
   class slot {
    public:
     slot() = default;
@@ -62,7 +65,7 @@ class address_limits {
 
   enum class refusal { none, too_many_connections, too_fast };
   struct outcome {
-    slot held;  // empty when refused, or when neither limit is on
+    slot held;  // open_connection's: empty when refused, or when the limit is off
     refusal refused = refusal::none;
     std::chrono::seconds retry_after{0};  // with too_fast: when a token is there, at least 1 s
   };
@@ -78,9 +81,15 @@ class address_limits {
   address_limits(const address_limits&) = delete;
   address_limits& operator=(const address_limits&) = delete;
 
-  // A new client connection from `a`.
-  outcome try_open(const address& a, time_point now);
-  // SIGHUP: for connects from now on (connections already open stay).
+  // A TCP connection from `a` (at accept(), or at its request head from a trusted proxy): its slot,
+  // or too_many_connections when its address holds --max-connections-per-ip already.
+  outcome open_connection(const address& a, time_point now);
+  // A connection that is already open and cannot be refused (handed over by an upgrade in place):
+  // counted like one, even over the limit.
+  slot adopt_connection(const address& a, time_point now);
+  // A connect to a client endpoint from `a`: none, or too_fast over --connect-rate-per-ip.
+  outcome connect(const address& a, time_point now);
+  // SIGHUP: for connections and connects from now on (connections already open stay counted).
   void configure(settings s);
   counters snapshot() const;
 
@@ -91,6 +100,8 @@ class address_limits {
     bool queued = false;  // in idle_, waiting to be freed
   };
   token_bucket::shape shape() const;
+  // The entry of `a`'s group (created empty), with the lock held.
+  std::unordered_map<address, entry>::iterator entry_of(const address& a, time_point now);
   void release(const address& a);
   // Frees the entries without connections whose bucket has refilled since they were queued.
   void sweep(time_point now);

@@ -36,7 +36,7 @@ void add_operations_routes(route_table& routes, node_health& health, node_snapsh
 void add_message_routes(route_table& routes, node_messages& messages, node_promotions& promotions,
                         node_health& health) {
   routes.add("/admin/publish")
-      .on(http::verb::post, [&messages, &promotions, &health](const route_call& call) {
+      .on_body(http::verb::post, [&messages, &promotions, &health](const route_call& call) {
         const auto& req = call.request;
         const auto& reply = call.reply;
         auto body = parse_publish_request(req.body(), call.connection.settings().max_spread);
@@ -63,7 +63,7 @@ void add_message_routes(route_table& routes, node_messages& messages, node_promo
                   fmt::format(R"({{"id":{},"recipients":{}}})", r->id, r->recipients), req));
             });
       });
-  routes.add("/admin/kick").on(http::verb::post, [&messages](const route_call& call) {
+  routes.add("/admin/kick").on_body(http::verb::post, [&messages](const route_call& call) {
     const auto& req = call.request;
     auto body = parse_kick_request(req.body());
     if (!body)

@@ -19,8 +19,8 @@ struct connection_parts {
   net_stream stream;
   boost::beast::flat_buffer buffer;
   connection_limit::slot slot;
-  // Held from admission while the client's stream or held poll lasts (--max-connections-per-ip);
-  // dropped when a poll connection goes back to reading requests.
+  // The connection counted against its address (--max-connections-per-ip), from accept() (or,
+  // from a trusted proxy, its request head) to its end, whatever it is doing meanwhile.
   address_limits::slot address{};
 
   // For the hand-off: the socket leaves its loop as a descriptor (with its TLS session).

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "client_address.hpp"
 #include "client_start.hpp"
 #include "connect_check.hpp"
 #include "http_framing.hpp"
@@ -35,11 +34,12 @@ std::string_view path_of(std::string_view target) {
 
 }  // namespace
 
-void http_connection::start(connection_context& ctx, tcp::socket socket, slot_type slot) {
+void http_connection::start(connection_context& ctx, tcp::socket socket, slot_type slot,
+                            address_limits::slot address) {
   const auto tls = ctx.tls();
   if (!tls) {
     auto c = std::make_shared<http_connection>(ctx, net_stream(std::move(socket)), std::move(slot),
-                                               beast::flat_buffer{});
+                                               std::move(address), beast::flat_buffer{});
     c->arm_deadline(waiting::first_request);
     c->read_request();
     return;
@@ -50,11 +50,10 @@ void http_connection::start(connection_context& ctx, tcp::socket socket, slot_ty
     return;  // the socket closes as it goes out of scope
   }
   std::make_shared<http_connection>(ctx, net_stream(std::move(socket), std::move(session)),
-                                    std::move(slot), beast::flat_buffer{})
+                                    std::move(slot), std::move(address), beast::flat_buffer{})
       ->handshake();
 }
 
-// The poll's address slot ends with `parts`: between polls the connection counts as none.
 void http_connection::resume(connection_context& ctx, connection_parts parts) {
   adopt(ctx, std::move(parts), 0);
 }
@@ -62,7 +61,7 @@ void http_connection::resume(connection_context& ctx, connection_parts parts) {
 void http_connection::adopt(connection_context& ctx, connection_parts parts,
                             std::size_t allowance) {
   auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
-                                             std::move(parts.buffer));
+                                             std::move(parts.address), std::move(parts.buffer));
   c->header_allowance_ = allowance;
   c->arm_deadline(waiting::next_request);
   c->read_request();
@@ -70,17 +69,18 @@ void http_connection::adopt(connection_context& ctx, connection_parts parts,
 
 void http_connection::answer(connection_context& ctx, connection_parts parts, http_response res) {
   auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
-                                             std::move(parts.buffer));
+                                             std::move(parts.address), std::move(parts.buffer));
   c->reply(std::move(res));
 }
 
 http_connection::http_connection(connection_context& ctx, net_stream stream, slot_type slot,
-                                 beast::flat_buffer buffer)
+                                 address_limits::slot address, beast::flat_buffer buffer)
     : loop_timer(ctx.timers()),
       ctx_(ctx),
       stream_(std::move(stream)),
       buffer_(std::move(buffer)),
-      slot_(std::move(slot)) {
+      slot_(std::move(slot)),
+      address_(std::move(address)) {
   loop_connections_.insert(this);
 }
 
@@ -158,7 +158,9 @@ void http_connection::discard_until_eof() {
 void http_connection::read_request() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(header_limit + header_allowance_));
-  parser_->body_limit(ctx_.settings().max_body);
+  // No limit while the header is read: judge_body sets the route's once the header is judged, so
+  // that a large Content-Length without the admin token gets 401, not 413.
+  parser_->body_limit(boost::none);
   scanned_ = 0;
   if (handing_over_ && !stream_.secure()) return park();
   read_header_bytes();
@@ -201,15 +203,15 @@ void http_connection::on_header(beast::error_code ec) {
   const auto& header = parser_->get();
   if (const auto why = framing_error(header))
     return refuse_request(http_status::bad_request, "bad_request", *why);
-  // A connect has nothing to say in a body: refused before a byte of it is buffered (a wrong
-  // method as such, as admit() would).
-  const auto route = ctx_.routes().find(path_of(header.target()));
-  if (route.found && route.found->client() && has_body(header)) {
-    if (header.method() != http::verb::get)
-      return refuse_request(http_status::method_not_allowed, "method_not_allowed", "use GET",
-                            "GET");
-    return refuse_request(http_status::bad_request, "bad_request",
-                          "a request to /ws, /sse or /poll has no body");
+  if (!count_proxied_client(header)) return;
+  if (has_body(header)) {
+    // Judged from the header: a refused body is never read (the reply closes the connection).
+    const auto route = ctx_.routes().find(path_of(header.target()));
+    const auto length = parser_->content_length();  // none: chunked
+    auto verdict = ctx_.routes().judge_body(
+        route, header, length ? std::optional(*length) : std::nullopt, ctx_.settings());
+    if (verdict.refusal) return refuse(std::move(*verdict.refusal));
+    parser_->body_limit(verdict.limit);
   }
   if (parser_->is_done()) return on_read({});
   http::async_read(stream_, buffer_, *parser_,
@@ -328,87 +330,20 @@ void http_connection::handle(http_request req) {
               [self = shared_from_this()](http_response res) { self->reply(std::move(res)); }});
 }
 
-// A connect to /ws, /sse or /poll: its address's limits, the admission, the connect hook if
-// any, then its transport.
-void http_connection::connect(http_request req, transport which) {
-  auto address = hold_address(req);
-  if (!address) return;  // refused, and answered
-  auto outcome = admit(std::move(req), which, ctx_);
-  connect_gate* gate = ctx_.connect_hook();
-  if (!gate || std::holds_alternative<http_response>(outcome))
-    return proceed(std::move(outcome), std::move(*address));
-  boost::system::error_code ec;
-  const auto peer = stream_.socket().remote_endpoint(ec);
-  // Shared: the backend's callback is a std::function, which must be copyable.
-  auto held = std::make_shared<address_limits::slot>(std::move(*address));
-  check_with_backend(ctx_, *gate, std::get<admission>(std::move(outcome)),
-                     ec ? std::string() : peer.address().to_string(),
-                     [self = shared_from_this(), held](std::variant<admission, http_response> v) {
-                       self->proceed(std::move(v), std::move(*held));
-                     });
-}
-
-// A connect to a client endpoint counts against its client's address: the address slot, or none
-// when a per-address limit refused it (answered here).
-std::optional<address_limits::slot> http_connection::hold_address(const http_request& req) {
-  static repeated_warning refusals;  // every loop's: logged at most once a second
-  boost::system::error_code ec;
-  const auto peer = stream_.socket().remote_endpoint(ec);
-  if (ec) {  // the client is already gone
-    close();
-    return std::nullopt;
-  }
-  std::vector<std::string_view> forwarded_for;
-  for (auto [f, end] = req.equal_range("X-Forwarded-For"); f != end; ++f)
-    forwarded_for.emplace_back(f->value().data(), f->value().size());
-  const auto client =
-      client_address(peer.address(), forwarded_for, ctx_.settings().trusted_proxies);
-  auto outcome = ctx_.client_addresses().try_open(client, ctx_.now());
-  switch (outcome.refused) {
-    case address_limits::refusal::none:
-      return std::move(outcome.held);
-    case address_limits::refusal::too_many_connections:
-      refusals.warn(ctx_.now(), "{}: refused 503 over --max-connections-per-ip",
-                    client.to_string());
-      reply(error_response(http_status::service_unavailable, "overloaded",
-                           "too many connections from this address (--max-connections-per-ip)",
-                           req));
-      break;
-    case address_limits::refusal::too_fast: {
-      refusals.warn(ctx_.now(), "{}: refused 429 over --connect-rate-per-ip", client.to_string());
-      auto res =
-          error_response(http_status::too_many_requests, "too_many",
-                         "connecting too often from this address (--connect-rate-per-ip)", req);
-      res.set(http::field::retry_after, std::to_string(outcome.retry_after.count()));
-      reply(std::move(res));
-      break;
-    }
-  }
-  return std::nullopt;
-}
-
-void http_connection::proceed(std::variant<admission, http_response> outcome,
-                              address_limits::slot address) {
-  if (auto* refusal = std::get_if<http_response>(&outcome)) {
-    reply(std::move(*refusal));
-    return;
-  }
-  closing_ = true;  // the stream now belongs to the client's transport
-  start_client(
-      ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_), std::move(address)},
-      std::get<admission>(std::move(outcome)), &http_connection::resume, &http_connection::answer);
-}
-
 void http_connection::refuse_request(http_status status, std::string_view code,
                                      std::string_view message, std::string_view allow) {
+  http_request bad;  // no request to echo: answer HTTP/1.1 and close
+  bad.version(11);
+  auto res = error_response(status, code, message, bad);
+  if (!allow.empty()) res.set(http::field::allow, allow);
+  refuse(std::move(res));
+}
+
+void http_connection::refuse(http_response res) {
   ctx_.remove_idle(*this);
   disarm();
   refused_ = true;
-  http_request bad;  // no request to echo: answer HTTP/1.1 and close
-  bad.version(11);
-  bad.keep_alive(false);
-  auto res = error_response(status, code, message, bad);
-  if (!allow.empty()) res.set(http::field::allow, allow);
+  res.keep_alive(false);
   reply(std::move(res));
 }
 

@@ -2,7 +2,9 @@
 // handshake and the first request within --handshake-timeout, later ones within
 // --keepalive-timeout, each reply within --write-timeout), looks each up once in the route table
 // (route_table.hpp), which answers the admin API and the pages, and gives admitted client
-// connects to their transport (client_start). Nothing here holds a client.
+// connects to their transport (client_start). Nothing here holds a client. A request's body is
+// read only once its header has been judged (route_table::judge_body). Connect handling is in
+// http_connect.cpp.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -25,8 +27,10 @@ class http_connection final : public loop_timer,
  public:
   using slot_type = std::optional<connection_limit::slot>;  // none: over --max-connections
 
-  // A freshly accepted socket.
-  static void start(connection_context& ctx, boost::asio::ip::tcp::socket socket, slot_type slot);
+  // A freshly accepted socket, counted against its address (none from a trusted proxy: counted
+  // under its client once a request head names it).
+  static void start(connection_context& ctx, boost::asio::ip::tcp::socket socket, slot_type slot,
+                    address_limits::slot address);
   // A connection whose long-poll was answered, reading its next request (keep-alive).
   static void resume(connection_context& ctx, connection_parts parts);
   // A connection handed over by an upgrade in place: as resume, but its first request may be
@@ -36,7 +40,7 @@ class http_connection final : public loop_timer,
   static void answer(connection_context& ctx, connection_parts parts, http_response res);
 
   http_connection(connection_context& ctx, net_stream stream, slot_type slot,
-                  boost::beast::flat_buffer buffer);
+                  address_limits::slot address, boost::beast::flat_buffer buffer);
   ~http_connection();
 
   // An upgrade in place on this loop's thread (docs/operations.md, "Upgrading"), in three steps:
@@ -75,14 +79,21 @@ class http_connection final : public loop_timer,
   // the connection closes.
   void refuse_request(http_status status, std::string_view code, std::string_view message,
                       std::string_view allow = {});
+  void refuse(http_response res);  // as refuse_request, with a reply of the caller's
   void refuse_header_too_large();  // 431
   void close_after_reply();
   // A whole request: refused (--max-connections, drain, --allowed-hosts), or its route's.
   void handle(http_request req);
   void connect(http_request req, transport which);
+  // The client's address (client_address.hpp); none when the peer is gone.
+  std::optional<boost::asio::ip::address> client_of(const http_request& req);
+  // From a --trusted-proxy: the connection counted under the client its request head names
+  // (--max-connections-per-ip); false when refused (answered) or gone.
+  bool count_proxied_client(const http_request& header);
+  // --connect-rate-per-ip; false when refused (answered) or gone.
+  bool within_connect_rate(const http_request& req);
   // The admission (start the client) or the refusal (reply), after the connect hook if any.
-  std::optional<address_limits::slot> hold_address(const http_request& req);
-  void proceed(std::variant<admission, http_response> outcome, address_limits::slot address);
+  void proceed(std::variant<admission, http_response> outcome);
   void reply(http_response res);
   void close();
   // Bytes of a request (not of the TLS handshake) have arrived on this connection's current wait.
@@ -95,6 +106,7 @@ class http_connection final : public loop_timer,
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   slot_type slot_;
+  address_limits::slot address_;      // this connection counted against its address
   std::size_t scanned_ = 0;           // bytes of the buffer already searched for the header's end
   std::size_t header_allowance_ = 0;  // over the header limit, for the first request (adopt)
   waiting waiting_ = waiting::first_request;

@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "accepted_socket.hpp"
 #include "http_connection.hpp"
 #include "log.hpp"
 
@@ -85,16 +86,18 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket,
     });
     return;
   }
-  if (!ec) {
-    // Pushes are small writes that must go out at once, not wait behind Nagle for an ACK (a TLS
-    // handshake's session tickets followed by the first response would stall ~40 ms).
-    boost::system::error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);
-    asio::post(loop.io(), [&loop, socket = std::move(socket), slot = limit_.try_open()]() mutable {
-      http_connection::start(loop, std::move(socket), std::move(slot));
-    });
-  }
+  if (!ec) admit(std::move(socket), loop);
   accept();
+}
+
+void listener::admit(tcp::socket socket, connection_context& loop) {
+  connection_context& home = *loops_.front();  // this thread's: its settings are safe to read
+  auto address = accept_socket(socket, home.settings(), home.client_addresses(), home.now());
+  if (!address) return;  // refused (closed) or gone
+  asio::post(loop.io(), [&loop, socket = std::move(socket), slot = limit_.try_open(),
+                         address = std::move(*address)]() mutable {
+    http_connection::start(loop, std::move(socket), std::move(slot), std::move(address));
+  });
 }
 
 }  // namespace ringcast

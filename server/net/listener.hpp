@@ -1,4 +1,5 @@
-// Accepts TCP connections on --listen and gives each to an event loop, round-robin.
+// Accepts TCP connections on --listen and gives each to an event loop, round-robin, once
+// accept_socket has counted it against its address (accepted_socket.hpp).
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -34,6 +35,7 @@ class listener {
   void listening();  // logs the address and starts accepting
   void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket,
                  connection_context& loop);
+  void admit(boost::asio::ip::tcp::socket socket, connection_context& loop);
 
   std::vector<connection_context*> loops_;
   connection_limit& limit_;

@@ -23,9 +23,11 @@ void add_page_routes(route_table& routes) {
     call.reply(demo_token_response(call.request, ctx.client_tokens() != nullptr,
                                    ctx.settings().demo_secret, call.connection.timers().unix_ms()));
   };
+  // Anyone may ask for a demo token: its body, {"user":"..."}, is held to a few hundred bytes.
+  constexpr std::uint64_t demo_body_limit = 512;
   routes.add("/demo/token")
       .on(http::verb::get, demo_token)
-      .on(http::verb::post, demo_token)
+      .on_body(http::verb::post, demo_token, demo_body_limit)
       .wrong_method("use GET or POST");
   const auto page = [](const route_call& call) {
     call.reply(serve_page(call.request, call.connection.settings().web_root));

@@ -7,6 +7,7 @@
 
 #include "client_auth.hpp"
 #include "connection_context.hpp"
+#include "http_reply.hpp"
 
 namespace ringcast {
 
@@ -39,7 +40,15 @@ boost::asio::any_io_executor route_call::origin() const {
 route_table::route& route_table::route::on(http::verb method, handler h) {
   if (!allow_.empty()) allow_ += ", ";
   allow_ += http::to_string(method);
-  methods_.emplace_back(method, std::move(h));
+  methods_.push_back({method, std::move(h), false, std::nullopt});
+  return *this;
+}
+
+route_table::route& route_table::route::on_body(http::verb method, handler h,
+                                                std::optional<std::uint64_t> limit) {
+  on(method, std::move(h));
+  methods_.back().takes_body = true;
+  methods_.back().body_limit = limit;
   return *this;
 }
 
@@ -83,25 +92,64 @@ route_table::match route_table::find(std::string_view path) const {
   return {otherwise_.methods_.empty() ? nullptr : &otherwise_, {}, false};
 }
 
-void route_table::answer(const match& m, const route_call& call) const {
-  const http_request& req = call.request;
+std::optional<http_response> route_table::refusal(const match& m, const http_request& req,
+                                                  std::string_view admin_token) const {
   // The token first, for every /admin/ path: without it, which paths exist is not told either.
-  if (m.admin && !admin_authorized(req, call.connection.settings().admin_token))
-    return call.reply(unauthorized_response("Authorization: Bearer <admin token> required", req));
-  if (!m.found)
-    return call.reply(error_response(http_status::not_found, "not_found", "no such path", req));
+  if (m.admin && !admin_authorized(req, admin_token))
+    return unauthorized_response("Authorization: Bearer <admin token> required", req);
+  if (!m.found) return error_response(http_status::not_found, "not_found", "no such path", req);
   const auto& methods = m.found->methods_;
-  const auto it = std::find_if(methods.begin(), methods.end(),
-                               [&](const auto& h) { return h.first == req.method(); });
-  if (it == methods.end()) {
-    const auto& allow = m.found->allow_;
-    const auto& message = m.found->wrong_method_;
-    auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
-                              message.empty() ? fmt::format("use {}", allow) : message, req);
-    res.set(http::field::allow, allow);
-    return call.reply(std::move(res));
+  if (std::any_of(methods.begin(), methods.end(),
+                  [&](const auto& h) { return h.verb == req.method(); }))
+    return std::nullopt;
+  const auto& allow = m.found->allow_;
+  const auto& message = m.found->wrong_method_;
+  auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
+                            message.empty() ? fmt::format("use {}", allow) : message, req);
+  res.set(http::field::allow, allow);
+  return res;
+}
+
+void route_table::answer(const match& m, const route_call& call) const {
+  if (auto refused = refusal(m, call.request, call.connection.settings().admin_token))
+    return call.reply(std::move(*refused));
+  const auto& methods = m.found->methods_;
+  std::find_if(methods.begin(), methods.end(), [&](const auto& h) {
+    return h.verb == call.request.method();
+  })->answer(call);
+}
+
+route_table::body_verdict route_table::judge_body(const match& m, const http_request& header,
+                                                  std::optional<std::uint64_t> content_length,
+                                                  const connection_settings& settings) const {
+  const auto refuse = [](http_response res) { return body_verdict{std::move(res), 0}; };
+  // A connect has nothing to say in a body (a wrong method as such, as admit() would).
+  if (m.found && m.found->client()) {
+    if (header.method() != http::verb::get) {
+      auto res =
+          error_response(http_status::method_not_allowed, "method_not_allowed", "use GET", header);
+      res.set(http::field::allow, "GET");
+      return refuse(std::move(res));
+    }
+    return refuse(error_response(http_status::bad_request, "bad_request",
+                                 "a request to /ws, /sse or /poll has no body", header));
   }
-  it->second(call);
+  if (auto refused = refusal(m, header, settings.admin_token)) return refuse(std::move(*refused));
+  const auto& methods = m.found->methods_;
+  const auto& taken = *std::find_if(methods.begin(), methods.end(),
+                                    [&](const auto& h) { return h.verb == header.method(); });
+  if (!taken.takes_body)
+    return refuse(error_response(http_status::payload_too_large, "too_large",
+                                 fmt::format("{} {} takes no request body", header.method_string(),
+                                             header.target().substr(0, header.target().find('?'))),
+                                 header));
+  const std::uint64_t limit = taken.body_limit.value_or(settings.max_body);
+  if (content_length && *content_length > limit)
+    return refuse(error_response(http_status::payload_too_large, "too_large",
+                                 taken.body_limit ? fmt::format("request body over {} bytes", limit)
+                                                  : "request body over --max-body",
+                                 header));
+  return {std::nullopt, limit};
 }
 
 }  // namespace ringcast

@@ -3,7 +3,9 @@
 // and /poll. The table also holds the rules that used to be written into each API: every path
 // under /admin/ needs the admin token before anything else is told (401 before 404 and 405), a
 // method a path does not take is a 405 with Allow, and a path without a route is the pages'
-// (GET/HEAD), or 404 under /admin/. Built once by the server (node_routes.hpp).
+// (GET/HEAD), or 404 under /admin/. A request with a body is judged from its header before a
+// byte of the body is read (judge_body): only an authorized request to a method that takes a
+// body gets it read, within that method's limit. Built once by the server (node_routes.hpp).
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -22,6 +24,7 @@
 namespace ringcast {
 
 class connection_context;
+struct connection_settings;
 
 // One request to a handler: `rest` is what a prefix route's path leaves ("<id>" of
 // /admin/scheduled/<id>); `reply` may run later, on the connection's loop.
@@ -41,7 +44,11 @@ class route_table {
 
   class route {
    public:
+    // A method that takes no body (a request with one is refused from its header).
     route& on(boost::beast::http::verb method, handler h);
+    // A method that takes a body of at most `limit` bytes (none: --max-body).
+    route& on_body(boost::beast::http::verb method, handler h,
+                   std::optional<std::uint64_t> limit = std::nullopt);
     // Answered whatever the Host (--allowed-hosts): /healthz, for load balancers that probe by
     // address.
     route& any_host();
@@ -55,8 +62,14 @@ class route_table {
 
    private:
     friend class route_table;
+    struct method_route {
+      boost::beast::http::verb verb;
+      handler answer;
+      bool takes_body = false;
+      std::optional<std::uint64_t> body_limit;  // with takes_body; none: --max-body
+    };
     std::string path_;
-    std::vector<std::pair<boost::beast::http::verb, handler>> methods_;
+    std::vector<method_route> methods_;
     std::string allow_;  // the methods, "GET, DELETE", for a 405's Allow
     std::string wrong_method_;
     std::optional<transport> client_;
@@ -80,7 +93,24 @@ class route_table {
   // token), 404, 405, or the route's handler.
   void answer(const match& m, const route_call& call) const;
 
+  // A request whose header says a body follows, before any of it is read: refused (400 or 405
+  // for a client endpoint, 401 for /admin/ without the admin token, 404, 405, 413 for a method
+  // that takes no body or a Content-Length over its limit), or the most its body may be.
+  struct body_verdict {
+    std::optional<http_response> refusal;
+    std::uint64_t limit = 0;
+  };
+  // `content_length`: the header's, none when the body is chunked (its limit applies as it is
+  // read).
+  body_verdict judge_body(const match& m, const http_request& header,
+                          std::optional<std::uint64_t> content_length,
+                          const connection_settings& settings) const;
+
  private:
+  // The 401, 404 or 405 a request gets before its handler, if any.
+  std::optional<http_response> refusal(const match& m, const http_request& req,
+                                       std::string_view admin_token) const;
+
   // A dozen or so routes: a scan costs less than the request's parsing, and keeps the order in
   // which they were added (an exact path and a prefix never overlap).
   std::vector<route> routes_;

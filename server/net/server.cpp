@@ -28,7 +28,7 @@ server::server(config cfg, node_credentials credentials)
     : cfg_(std::move(cfg)),
       credentials_(std::move(credentials)),
       connections_(cfg_.max_connections),
-      addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip}),
+      addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip, cfg_.ipv6_prefix}),
       sessions_(cfg_.session_limit()),
       last_id_(first_floor_id(clock_)) {
   const auto epoch = clock_.now();
@@ -229,7 +229,8 @@ void server::apply_live(const config& settings) {
     upgrade_.binary = settings.upgrade_binary;
   }
   connections_.set_max(settings.max_connections);
-  addresses_.configure({settings.max_connections_per_ip, settings.connect_rate_per_ip});
+  addresses_.configure(
+      {settings.max_connections_per_ip, settings.connect_rate_per_ip, settings.ipv6_prefix});
   for (auto& loop : loops_)
     asio::post(loop->io(), [l = loop.get(), settings] { l->apply_live(settings); });
 }

@@ -157,6 +157,7 @@ class server final : public shared_by_loops,
   upgrade::handover_state capture_node();
   bool restore_node(const std::string& bytes);
   void adopt_streams();
+  address_limits::slot adopted_address(net_stream& stream);
   void adopt_http();
   bool open_listener();
 

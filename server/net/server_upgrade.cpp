@@ -11,6 +11,7 @@
 #include <latch>
 #include <thread>
 
+#include "client_address.hpp"
 #include "handover_messages.hpp"
 #include "handover_version.hpp"
 #include "http_connection.hpp"
@@ -18,6 +19,8 @@
 #include "log.hpp"
 #include "poll_connection.hpp"
 #include "server.hpp"
+
+#include "client_address.hpp"
 #include "sse_connection.hpp"
 #include "state_codec.hpp"
 #include "stream_connection.hpp"
@@ -266,6 +269,15 @@ process_handover server::capture_for_upgrade() {
   return state;
 }
 
+// A connection the old process handed over counts against its address as it did there (never
+// refused: it is open already); one from a trusted proxy counts at its next request head.
+address_limits::slot server::adopted_address(net_stream& stream) {
+  boost::system::error_code ec;
+  const auto peer = stream.socket().remote_endpoint(ec);
+  if (ec || in_ranges(cfg_.trusted_proxies, peer.address())) return {};
+  return addresses_.adopt_connection(peer.address(), std::chrono::steady_clock::now());
+}
+
 // Each stream goes to its session's home loop, which attaches it once it runs.
 void server::adopt_streams() {
   for (moved_stream& m : upgrade_.adopted->streams) {
@@ -276,7 +288,8 @@ void server::adopt_streams() {
       log_warn("upgrade: a handed-over connection of {} could not be adopted", m.user);
       continue;
     }
-    connection_parts parts{std::move(*stream), {}, connections_.count_open(), {}};
+    connection_parts parts{
+        std::move(*stream), {}, connections_.count_open(), adopted_address(*stream)};
     asio::post(home.io(), [&home, parts = std::move(parts), m = std::move(m)]() mutable {
       if (m.kind == moved_stream::kind_t::ws) {
         ws_connection::adopt(home, std::move(parts), m);
@@ -305,7 +318,8 @@ void server::adopt_http() {
       log_warn("upgrade: a handed-over HTTP connection could not be adopted");
       continue;
     }
-    connection_parts parts{std::move(*stream), {}, connections_.count_open(), {}};
+    connection_parts parts{
+        std::move(*stream), {}, connections_.count_open(), adopted_address(*stream)};
     const std::size_t n = boost::asio::buffer_copy(parts.buffer.prepare(m.unread.size()),
                                                    boost::asio::buffer(m.unread));
     parts.buffer.commit(n);

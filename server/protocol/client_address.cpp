@@ -40,12 +40,25 @@ std::optional<ip::address> hop_address(std::string_view hop) {
   return std::nullopt;
 }
 
-bool trusted_by(const std::vector<address_range>& ranges, const ip::address& a) {
+}  // namespace
+
+bool in_ranges(const std::vector<address_range>& ranges, const ip::address& a) {
   return std::any_of(ranges.begin(), ranges.end(),
                      [&a](const address_range& r) { return r.contains(a); });
 }
 
-}  // namespace
+ip::address address_group(const ip::address& a, unsigned v6_prefix) {
+  const ip::address c = canonical(a);
+  if (c.is_v4()) return c;
+  auto bytes = c.to_v6().to_bytes();
+  unsigned bits = v6_prefix;
+  for (auto& b : bytes) {
+    const unsigned keep = std::min(bits, 8u);
+    b = static_cast<unsigned char>(b & (0xff00u >> keep));
+    bits -= keep;
+  }
+  return ip::address_v6(bytes);
+}
 
 ip::address canonical(const ip::address& a) {
   if (a.is_v6() && a.to_v6().is_v4_mapped()) return ip::make_address_v4(ip::v4_mapped, a.to_v6());
@@ -98,7 +111,7 @@ ip::address client_address(const ip::address& peer,
                            const std::vector<std::string_view>& forwarded_for,
                            const std::vector<address_range>& trusted) {
   const ip::address from = canonical(peer);
-  if (forwarded_for.empty() || !trusted_by(trusted, from)) return from;
+  if (forwarded_for.empty() || !in_ranges(trusted, from)) return from;
   std::optional<ip::address> nearest_trusted;
   for (auto field = forwarded_for.rbegin(); field != forwarded_for.rend(); ++field) {
     std::string_view rest = *field;
@@ -109,7 +122,7 @@ ip::address client_address(const ip::address& peer,
       if (!hop.empty()) {
         const auto a = hop_address(hop);
         if (!a) return from;  // not written by a trusted proxy: the header is not usable
-        if (!trusted_by(trusted, *a)) return *a;
+        if (!in_ranges(trusted, *a)) return *a;
         nearest_trusted = a;
       }
       if (comma == std::string_view::npos) break;

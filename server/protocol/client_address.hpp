@@ -26,6 +26,14 @@ parsed<std::vector<address_range>> parse_address_ranges(std::string_view text);
 // spellings are one client.
 boost::asio::ip::address canonical(const boost::asio::ip::address& a);
 
+// What the per-address limits count as one client: an IPv4 address itself (canonical), an IPv6
+// address its network of `v6_prefix` bits (the rest zeroed): one customer's /64 is one client,
+// not 2^64 of them.
+boost::asio::ip::address address_group(const boost::asio::ip::address& a, unsigned v6_prefix);
+
+// `a` is in one of `ranges` (a --trusted-proxy peer).
+bool in_ranges(const std::vector<address_range>& ranges, const boost::asio::ip::address& a);
+
 // `forwarded_for`: the X-Forwarded-For fields of the request in order (empty: none). From a
 // trusted peer the hops are read from the right, trusted ones skipped; the first untrusted hop is
 // the client (all trusted: the leftmost). A hop that is not an address before that, or a peer

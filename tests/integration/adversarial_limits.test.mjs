@@ -62,7 +62,8 @@ describe('connection churn (--session-ttl 1)', () => {
 
 describe('--max-connections 20', () => {
   let srv;
-  before(async () => { srv = await startServer(['--max-connections', '20', '--threads', '2']); });
+  before(async () => { srv = await startServer(['--max-connections', '20', '--threads', '2',
+    '--max-connections-per-ip', '0']); });
   after(async () => { await srv?.stop(); });
 
   test('at the limit every further request gets 503 overloaded; below it again, all is served', async () => {
@@ -87,7 +88,8 @@ describe('--max-connections 20', () => {
 describe('out of file descriptors (ulimit -n 64)', { skip: OUT_OF_DESCRIPTORS_SKIP }, () => {
   let srv;
   before(async () => {
-    srv = await startServer(['--threads', '1', '--handshake-timeout', '30'], { maxFiles: 64 });
+    srv = await startServer(['--threads', '1', '--handshake-timeout', '30',
+      '--max-connections-per-ip', '0'], { maxFiles: 64 });
   });
   after(async () => { await srv?.stop(); });
 

@@ -4,7 +4,36 @@
 // the request was authorized, uncapped kernel send buffers, tokens without an expiry.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertServes, rawWebSocket, startServer, uid, wsFrame } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import net from 'node:net';
+import {
+  assertServes, rawWebSocket, sleep, startServer, uid, waitFor, wsFrame,
+} from './harness.mjs';
+
+// A TCP connection to the server from `localAddress` (any 127.x.y.z is this host), with
+// `gone` (true once the server closed it) and `text` (all it received).
+function connectFrom(srv, localAddress) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ host: srv.host, port: srv.port, localAddress }, () => resolve(s));
+    s.text = '';
+    s.gone = false;
+    s.on('data', (c) => { s.text += c.toString('latin1'); });
+    s.on('close', () => { s.gone = true; });
+    s.on('error', (e) => { if (!s.connecting) return; reject(e); });
+  });
+}
+
+// The status of the first response on `s` to `request`, or null if the connection closed first.
+async function statusOf(s, request, timeoutMs = 3000) {
+  s.write(request);
+  await waitFor(() => s.gone || /^HTTP\/1\.1 \d{3}/u.test(s.text), timeoutMs, 'a response');
+  const m = /^HTTP\/1\.1 (\d{3})/u.exec(s.text);
+  return m ? Number(m[1]) : null;
+}
+
+const sseRequest = (user, headers = '') =>
+  `GET /sse?user=${user} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n`;
 
 // The close frame a raw WebSocket got, or null if the connection closed without one.
 async function closeCode(c, timeoutMs = 5000) {
@@ -46,6 +75,144 @@ describe('WebSocket frames that make no message (issue 35, 4)', () => {
       await assertServes(srv);
     } finally {
       await srv.stop();
+    }
+  });
+});
+
+describe('TCP connections count against their address from accept() (issue 35, 5)', () => {
+  test('200 idle sockets from one address do not keep a newcomer from another out', async () => {
+    // The defaults but for --max-connections 200: main counted a connection against its address
+    // only once it asked for a stream, so 200 silent sockets filled the server.
+    const srv = await startServer(['--max-connections', '200']);
+    const idle = [];
+    try {
+      for (let i = 0; i < 200; i++) idle.push(await connectFrom(srv, '127.0.0.3'));
+      // Over --max-connections-per-ip (64 by default), closed at once.
+      await waitFor(() => idle.filter((s) => s.gone).length >= 200 - 64, 3000, 'the extra sockets closed');
+      await sleep(200);
+      assert.equal(idle.filter((s) => s.gone).length, 200 - 64);
+      const newcomer = await connectFrom(srv, '127.0.0.2');
+      assert.equal(await statusOf(newcomer, sseRequest(uid('new'))), 200);
+      await waitFor(() => newcomer.text.includes('event: hello'), 3000, 'the newcomer\'s hello');
+      newcomer.destroy();
+      const s = await srv.stats();
+      assert.equal(s.client_addresses.refused_connections, 200 - 64);
+    } finally {
+      for (const s of idle) s.destroy();
+      await srv.stop();
+    }
+  });
+
+  test('from a --trusted-proxy, a connection counts under the X-Forwarded-For client once its head is read', async () => {
+    const srv = await startServer(['--trusted-proxy', '127.0.0.4', '--max-connections-per-ip', '2']);
+    const held = [];
+    try {
+      // The proxy's own connections are not counted at accept: ten idle ones stay open.
+      for (let i = 0; i < 10; i++) held.push(await connectFrom(srv, '127.0.0.4'));
+      const via = (client) => `X-Forwarded-For: ${client}\r\n`;
+      for (let i = 0; i < 2; i++) {
+        const s = held[i];
+        assert.equal(await statusOf(s, sseRequest(uid('hog'), via('198.51.100.66'))), 200);
+      }
+      assert.equal(await statusOf(held[2], sseRequest(uid('hog'), via('198.51.100.66'))), 503);
+      assert.match(held[2].text, /--max-connections-per-ip/u);
+      assert.equal(await statusOf(held[3], sseRequest(uid('shopper'), via('203.0.113.7'))), 200);
+      await sleep(200);
+      assert.deepEqual(held.slice(4).map((s) => s.gone), [false, false, false, false, false, false]);
+      await assertServes(srv);
+    } finally {
+      for (const s of held) s.destroy();
+      await srv.stop();
+    }
+  });
+});
+
+describe('bodies are judged from the header before they are read (issue 35, 7)', () => {
+  test('an admin request without the token gets 401 before its body; a route without a body, 413', async () => {
+    const srv = await startServer([]);
+    try {
+      // Main waited for the 60,000 announced bytes (and buffered them) before looking at the token.
+      const head = (target, extra = '') => `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 60000\r\n${extra}\r\n`;
+      for (const [target, extra, want] of [
+        ['/admin/publish', '', 401],
+        ['/admin/publish', 'Authorization: Bearer wrong\r\n', 401],
+        ['/admin/nothing', '', 401],
+        ['/healthz', '', 405],
+      ]) {
+        const s = await connectFrom(srv, '127.0.0.1');
+        assert.equal(await statusOf(s, head(target, extra), 2000), want, `${target} ${extra}`);
+        await waitFor(() => s.gone, 3000, 'the connection closed: its body is never read');
+        s.destroy();
+      }
+      const get = await connectFrom(srv, '127.0.0.1');
+      assert.equal(await statusOf(get, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 60000\r\n\r\n', 2000), 413);
+      get.destroy();
+      // With the token, the body is read and the request served.
+      assert.equal((await srv.publish({ data: { ok: true } })).id > 0, true);
+      await assertServes(srv);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
+// The server's socket to the client on `clientPort`, as `ss` shows it: Send-Q (bytes queued) and
+// tb (the send buffer's size).
+function serverSocket(serverPort, clientPort) {
+  const out = execFileSync('ss', ['-tmnH', 'state', 'established', `( sport = :${serverPort} and dport = :${clientPort} )`], { encoding: 'utf8' });
+  const m = /^\s*(\d+)\s+(\d+)\s.*skmem:\(([^)]*)\)/msu.exec(out);
+  assert.ok(m, `no socket in ss's output: ${out}`);
+  const tb = /(?:^|,)tb(\d+)/u.exec(m[3]);
+  return { sendQ: Number(m[2]), tb: Number(tb[1]) };
+}
+
+describe('a client that does not read (issue 35, 8: --send-buffer)', () => {
+  test('pins at most the capped kernel send buffer (256 KiB, doubled by the kernel)', async () => {
+    const srv = await startServer(['--write-timeout', '30']);
+    try {
+      const user = uid('deaf');
+      const c = await rawWebSocket(srv, { user });
+      await c.frames.next((f) => f.opcode === 1); // hello
+      c.socket.pause();
+      const blob = 'x'.repeat(60000);
+      for (let i = 0; i < 100; i++) await srv.publish({ user, data: { blob } }); // 6 MB
+      await sleep(500);
+      const { sendQ, tb } = serverSocket(srv.port, c.socket.localPort);
+      // Main let the kernel autotune it towards net.ipv4.tcp_wmem's maximum (4 MiB here).
+      assert.ok(tb <= 2 * 256 * 1024, `send buffer ${tb} bytes`);
+      assert.ok(sendQ <= 2 * 256 * 1024, `${sendQ} bytes queued in the kernel`);
+      c.socket.destroy();
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
+describe('client tokens without exp (issue 35, 8)', () => {
+  const secret = 'side-door-secret';
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const hs256 = (claims) => {
+    const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`;
+    return `${head}.${createHmac('sha256', secret).update(head).digest('base64url')}`;
+  };
+
+  test('are refused 401 by default, and accepted with --allow-tokens-without-exp', async () => {
+    const strict = await startServer(['--client-secret', secret]);
+    try {
+      const refused = await strict.wsRefused({ token: hs256({ sub: uid('t') }) });
+      assert.equal(refused.status, 401);
+      const c = await strict.wsHello({ token: hs256({ sub: uid('t'), exp: Math.floor(Date.now() / 1000) + 60 }) });
+      c.close();
+    } finally {
+      await strict.stop();
+    }
+    const lenient = await startServer(['--client-secret', secret, '--allow-tokens-without-exp']);
+    try {
+      const c = await lenient.wsHello({ token: hs256({ sub: uid('t') }) });
+      c.close();
+    } finally {
+      await lenient.stop();
     }
   });
 });

@@ -188,7 +188,7 @@ test('ES256 public key: an EC P-256 signature verifies', async () => {
   try {
     assert.match(srv.log, /client tokens required \(ES256\)/);
     const user = uid('es');
-    const ws = await srv.wsHello({ token: es256({ sub: user }, ec.privateKey) });
+    const ws = await srv.wsHello({ token: es256({ sub: user, exp: nowS() + 60 }, ec.privateKey) });
     assert.equal(ws.hello.session, `${user}/0`);
     await assertRefused(srv, { token: rs256({ sub: user }, rsa.privateKey) }, 401, 'unauthorized', 'RS256');
   } finally {

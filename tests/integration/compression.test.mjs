@@ -218,7 +218,8 @@ describe('permessage-deflate', () => {
 
 describe('no memory per connection', () => {
   let srv;
-  before(async () => { srv = await startServer(['--threads', '1', '--heartbeat', '60', '--idle-timeout', '60']); });
+  before(async () => { srv = await startServer(['--threads', '1', '--heartbeat', '60', '--idle-timeout', '60',
+    '--max-connections-per-ip', '0']); });
   after(async () => { await srv?.stop(); });
 
   // N connections that each send a ping (compressed if `extensions`), get its pong and a

@@ -166,7 +166,7 @@ test('with client tokens the token is checked first, then the backend is asked a
     const c = await srv.wsHello({ token: token({ sub: user, exp: Math.floor(Date.now() / 1000) + 60 }) });
     assert.match(c.hello.session, new RegExp(`^${user}/`, 'u'));
     assert.ok(asked.some((q) => q.user === user));
-    const refused = await srv.wsRefused({ token: token({ sub: uid('no-') }) });
+    const refused = await srv.wsRefused({ token: token({ sub: uid('no-'), exp: Math.floor(Date.now() / 1000) + 60 }) });
     assert.equal(refused.status, 403);
   } finally {
     await srv.stop();

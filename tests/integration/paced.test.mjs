@@ -9,7 +9,8 @@ import { offsetMs } from './pacing_offset.mjs';
 const TICK_MS = 50;
 let srv;
 before(async () => {
-  srv = await startServer(['--tick-ms', String(TICK_MS), '--max-spread', '20s', '--poll-timeout', '20s']);
+  srv = await startServer(['--tick-ms', String(TICK_MS), '--max-spread', '20s', '--poll-timeout', '20s',
+    '--max-connections-per-ip', '0']);
 });
 after(async () => { await srv?.stop(); });
 

@@ -14,7 +14,8 @@ let nodes = [];
 before(async () => {
   redis = await startRedis();
   nodes = await Promise.all([1, 2].map(() =>
-    startServer(['--redis', redis.url, '--threads', '2', '--tick-ms', String(TICK_MS)])));
+    startServer(['--redis', redis.url, '--threads', '2', '--tick-ms', String(TICK_MS),
+      '--max-connections-per-ip', '0'])));
 });
 
 after(async () => {

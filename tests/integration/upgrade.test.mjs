@@ -405,7 +405,7 @@ function pollingClient(srv, user) {
 // build; the 50-client test above covers the same under the sanitizers.
 test('SIGUSR2 twice under 2,000 WebSocket, 500 SSE and 200 long-poll clients with 20 publishes a second: same PID, no connection closes, every message once in id order', { skip: SANITIZER !== 'none' && 'a load case: run in the plain build only' }, async () => {
   const next = copyOfBinary();
-  const srv = await startServer(['--upgrade-binary', next, '--threads', '2', '--max-connections', '4000', '--poll-timeout', '20'], { maxFiles: 12000 });
+  const srv = await startServer(['--upgrade-binary', next, '--threads', '2', '--max-connections', '4000', '--poll-timeout', '20', '--max-connections-per-ip', '0'], { maxFiles: 12000 });
   const pollers = [];
   try {
     const pid = srv.proc.pid;

@@ -59,7 +59,7 @@ finish_server() {
 
 # 1. Plain: 200 clients, 10 %/s churn, 5 s. Port 0: the kernel picks a free one, read back from
 # the log. Short poll timeout so that the long-poll clients also see `timeout` replies.
-start_ringcast "$work/server.log" "$server" --threads 2 --max-connections 2000 \
+start_ringcast "$work/server.log" "$server" --threads 2 --max-connections-per-ip 0 --max-connections 2000 \
   --poll-timeout 3s --idle-timeout 2m --session-ttl 2m --drain 0 ||
   { echo "e2e: the server did not start" >&2; exit 1; }
 timeout 120 "$load" --target "127.0.0.1:$port" --clients 200 \
@@ -80,7 +80,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
   -subj /CN=ringcast-e2e-other -addext subjectAltName=IP:127.0.0.1 \
   -keyout "$work/other-key.pem" -out "$work/other.pem" 2>"$work/openssl.log" ||
   { cat "$work/openssl.log" >&2; exit 1; }
-start_ringcast "$work/server-tls.log" "$server" --threads 2 --max-connections 2000 \
+start_ringcast "$work/server-tls.log" "$server" --threads 2 --max-connections-per-ip 0 --max-connections 2000 \
   --poll-timeout 2s --idle-timeout 2m --session-ttl 2m --drain 0 \
   --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" ||
   { echo "e2e: the TLS server did not start" >&2; exit 1; }

@@ -27,7 +27,7 @@ export RINGCAST_ADMIN_TOKEN=paced-e2e-$RANDOM$RANDOM
 case $kind in
   ringcast)
     mix=ws=60,sse=25,poll=15
-    start_ringcast "$work/server.log" "$server" --threads 2 --max-connections 1000 \
+    start_ringcast "$work/server.log" "$server" --threads 2 --max-connections-per-ip 0 --max-connections 1000 \
       --idle-timeout 2m --session-ttl 2m --drain 0
     ;;
   floor)

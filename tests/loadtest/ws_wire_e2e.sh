@@ -20,7 +20,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 export RINGCAST_ADMIN_TOKEN=wire-$RANDOM$RANDOM
-start_ringcast "$work/server.log" "$server" --threads 2 --idle-timeout 2m --session-ttl 2m \
+start_ringcast "$work/server.log" "$server" --threads 2 --max-connections-per-ip 0 --idle-timeout 2m --session-ttl 2m \
   --drain 0 || { echo "ws_wire_e2e: the server did not start" >&2; exit 1; }
 for mode in plain deflate; do
   flags=()

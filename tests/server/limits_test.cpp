@@ -58,9 +58,14 @@ const ip::address a1 = ip::make_address("192.0.2.1");
 const ip::address a2 = ip::make_address("192.0.2.2");
 
 TEST(AddressLimits, OffHoldsNothing) {
-  address_limits limits;
-  for (int i = 0; i < 1000; ++i)
-    EXPECT_EQ(limits.try_open(a1, t0).refused, address_limits::refusal::none);
+  address_limits limits({.max_connections = 0, .connect_rate = 0});
+  std::vector<address_limits::slot> held;
+  for (int i = 0; i < 1000; ++i) {
+    auto o = limits.open_connection(a1, t0);
+    EXPECT_EQ(o.refused, address_limits::refusal::none);
+    held.push_back(std::move(o.held));
+    EXPECT_EQ(limits.connect(a1, t0).refused, address_limits::refusal::none);
+  }
   EXPECT_EQ(limits.snapshot().addresses, 0u);
 }
 
@@ -68,31 +73,36 @@ TEST(AddressLimits, ConnectionsPerAddressAreCountedUntilTheirSlotsEnd) {
   address_limits limits({.max_connections = 3, .connect_rate = 0});
   std::vector<address_limits::slot> held;
   for (int i = 0; i < 3; ++i) {
-    auto o = limits.try_open(a1, t0);
+    auto o = limits.open_connection(a1, t0);
     ASSERT_EQ(o.refused, address_limits::refusal::none);
     held.push_back(std::move(o.held));
   }
-  EXPECT_EQ(limits.try_open(a1, t0).refused, address_limits::refusal::too_many_connections);
-  EXPECT_EQ(limits.try_open(a2, t0).refused, address_limits::refusal::none) << "others unaffected";
+  EXPECT_EQ(limits.open_connection(a1, t0).refused, address_limits::refusal::too_many_connections);
+  EXPECT_EQ(limits.open_connection(a2, t0).refused, address_limits::refusal::none)
+      << "others unaffected";
   held.pop_back();
-  auto again = limits.try_open(a1, t0);
+  auto again = limits.open_connection(a1, t0);
   EXPECT_EQ(again.refused, address_limits::refusal::none);
   EXPECT_EQ(limits.snapshot().refused_connections, 1u);
+  // A connection handed over by an upgrade is counted even over the limit.
+  held.push_back(limits.adopt_connection(a1, t0));
+  held.push_back(std::move(again.held));
+  held.pop_back();
+  EXPECT_EQ(limits.open_connection(a1, t0).refused, address_limits::refusal::too_many_connections);
   held.clear();
-  again = {};
   EXPECT_EQ(limits.snapshot().addresses, 0u) << "an address without connections is freed";
 }
 
 TEST(AddressLimits, ConnectRateIsABucketPerAddressWithRetryAfter) {
   address_limits limits({.max_connections = 0, .connect_rate = 5});
   for (int i = 0; i < 5; ++i)
-    ASSERT_EQ(limits.try_open(a1, t0).refused, address_limits::refusal::none) << i;
-  const auto refused = limits.try_open(a1, t0);
+    ASSERT_EQ(limits.connect(a1, t0).refused, address_limits::refusal::none) << i;
+  const auto refused = limits.connect(a1, t0);
   EXPECT_EQ(refused.refused, address_limits::refusal::too_fast);
   EXPECT_EQ(refused.retry_after, 1s);
-  EXPECT_EQ(limits.try_open(a2, t0).refused, address_limits::refusal::none);
-  EXPECT_EQ(limits.try_open(a1, t0 + 200ms).refused, address_limits::refusal::none);
-  EXPECT_EQ(limits.try_open(a1, t0 + 200ms).refused, address_limits::refusal::too_fast);
+  EXPECT_EQ(limits.connect(a2, t0).refused, address_limits::refusal::none);
+  EXPECT_EQ(limits.connect(a1, t0 + 200ms).refused, address_limits::refusal::none);
+  EXPECT_EQ(limits.connect(a1, t0 + 200ms).refused, address_limits::refusal::too_fast);
   EXPECT_EQ(limits.snapshot().refused_rate, 2u);
 }
 
@@ -101,24 +111,67 @@ TEST(AddressLimits, TheTableIsBoundedByConnectionsAndTheLastSecondsConnects) {
   // 10,000 addresses connect and leave at once (a spoofed flood behind a trusted proxy).
   for (unsigned i = 0; i < 10'000; ++i) {
     const auto a = ip::make_address_v4(0x0a000000u + i);
-    auto o = limits.try_open(a, t0);
+    auto o = limits.open_connection(a, t0);
     ASSERT_EQ(o.refused, address_limits::refusal::none);
+    ASSERT_EQ(limits.connect(a, t0).refused, address_limits::refusal::none);
   }
   EXPECT_EQ(limits.snapshot().addresses, 10'000u) << "their buckets are not full yet";
   // One more connect a second later frees them all: their buckets have refilled.
-  auto held = limits.try_open(a1, t0 + 1s);
+  auto held = limits.open_connection(a1, t0 + 1s);
+  limits.connect(a1, t0 + 1s);
   EXPECT_EQ(limits.snapshot().addresses, 1u);
   held = {};
   EXPECT_EQ(limits.snapshot().addresses, 1u) << "a1's bucket is one token short";
-  limits.try_open(a2, t0 + 2s + 1ms);
+  limits.connect(a2, t0 + 2s + 1ms);
   EXPECT_EQ(limits.snapshot().addresses, 1u) << "a1 freed; a2's own bucket is one short";
 }
 
 TEST(AddressLimits, ASlotReleasedOnAnotherThreadCountsThere) {
   address_limits limits({.max_connections = 1, .connect_rate = 0});
-  auto o = limits.try_open(a1, t0);
+  auto o = limits.open_connection(a1, t0);
   std::thread([s = std::move(o.held)]() mutable { s = {}; }).join();
-  EXPECT_EQ(limits.try_open(a1, t0).refused, address_limits::refusal::none);
+  EXPECT_EQ(limits.open_connection(a1, t0).refused, address_limits::refusal::none);
+}
+
+// IPv6 (issue 35): one customer's /64 is one address for every limit, whatever the host bits;
+// another /64 is another address. IPv4 addresses stay one by one, mapped or not.
+TEST(AddressGroup, IPv6IsGroupedByPrefixIPv4ByAddress) {
+  const auto group = [](std::string_view a, unsigned bits) {
+    return address_group(ip::make_address(std::string(a)), bits).to_string();
+  };
+  EXPECT_EQ(group("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64), "2001:db8:1:2::");
+  EXPECT_EQ(group("2001:db8:1:2::1", 64), group("2001:db8:1:2:ffff::9", 64));
+  EXPECT_NE(group("2001:db8:1:2::1", 64), group("2001:db8:1:3::1", 64));
+  EXPECT_EQ(group("2001:db8:1:2::1", 48), group("2001:db8:1:3::1", 48));
+  EXPECT_EQ(group("2001:db8:1:2::1", 60), "2001:db8:1::");
+  EXPECT_EQ(group("2001:db8:1:2::1", 128), "2001:db8:1:2::1");
+  EXPECT_EQ(group("192.0.2.7", 64), "192.0.2.7");
+  EXPECT_EQ(group("::ffff:192.0.2.7", 64), "192.0.2.7");
+  EXPECT_NE(group("192.0.2.7", 1), group("192.0.2.8", 1));
+}
+
+TEST(AddressLimits, AnIPv6PrefixIsOneAddress) {
+  address_limits limits({.max_connections = 2, .connect_rate = 1, .ipv6_prefix = 64});
+  const auto host = [](unsigned n) {
+    return ip::make_address("2001:db8:0:1::" + std::to_string(n));
+  };
+  auto first = limits.open_connection(host(1), t0);
+  auto second = limits.open_connection(host(2), t0);
+  EXPECT_EQ(limits.open_connection(host(3), t0).refused,
+            address_limits::refusal::too_many_connections);
+  EXPECT_EQ(limits.open_connection(ip::make_address("2001:db8:0:2::1"), t0).refused,
+            address_limits::refusal::none);
+  EXPECT_EQ(limits.connect(host(4), t0).refused, address_limits::refusal::none);
+  EXPECT_EQ(limits.connect(host(5), t0).refused, address_limits::refusal::too_fast);
+  // A prefix changed by SIGHUP meanwhile: the slots counted under the old grouping are released
+  // from it, so that it is whole again once the prefix is changed back.
+  limits.configure({.max_connections = 2, .connect_rate = 0, .ipv6_prefix = 128});
+  first = {};
+  second = {};
+  limits.configure({.max_connections = 2, .connect_rate = 0, .ipv6_prefix = 64});
+  auto again = limits.open_connection(host(6), t0);
+  EXPECT_EQ(again.refused, address_limits::refusal::none);
+  EXPECT_EQ(limits.open_connection(host(7), t0).refused, address_limits::refusal::none);
 }
 
 std::vector<address_range> ranges(std::string_view text) {

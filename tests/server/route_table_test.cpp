@@ -22,6 +22,8 @@ class RouteTable : public ::testing::Test {
     loop_.mutable_settings().admin_token = "secret";
     routes_.add("/open").any_host().on(http::verb::get, answered_by("open"));
     routes_.add("/admin/list").on(http::verb::get, answered_by("list"));
+    routes_.add("/admin/post").on_body(http::verb::post, answered_by("post"));
+    routes_.add("/small").on_body(http::verb::post, answered_by("small"), 100);
     routes_.add("/admin/item/")
         .on(http::verb::get, answered_by("item"))
         .on(http::verb::delete_, answered_by("item"));
@@ -91,6 +93,39 @@ TEST_F(RouteTable, FindsTheClientTransportAndWhoAnswersAnyHost) {
   EXPECT_TRUE(routes_.find("/open").found->answers_any_host());
   EXPECT_FALSE(routes_.find("/").found->answers_any_host());
   EXPECT_FALSE(routes_.find("/").found->client());
+}
+
+// Issue 35: a body is judged from the request's header, before any of it is read. Without the
+// admin token an /admin/ request is 401 whatever its Content-Length; a method that takes no body
+// is 413; a body over its method's limit is 413 from its Content-Length.
+TEST_F(RouteTable, ABodyIsJudgedFromTheHeaderBeforeItIsRead) {
+  loop_.mutable_settings().max_body = 1000;
+  const auto judge = [this](http::verb method, std::string_view path, std::uint64_t length,
+                            bool with_token = true) {
+    http_request req{method, path, 11};
+    if (with_token) req.set(http::field::authorization, "Bearer secret");
+    req.set(http::field::content_length, std::to_string(length));
+    return routes_.judge_body(routes_.find(path), req, length, loop_.settings());
+  };
+  const auto status = [](const route_table::body_verdict& v) {
+    return v.refusal ? v.refusal->result() : http::status::ok;
+  };
+  EXPECT_EQ(status(judge(http::verb::post, "/admin/post", 1'000'000'000, false)),
+            http::status::unauthorized);
+  EXPECT_EQ(status(judge(http::verb::post, "/admin/nothing", 10, false)),
+            http::status::unauthorized);
+  EXPECT_EQ(status(judge(http::verb::post, "/admin/post", 1001)), http::status::payload_too_large);
+  const auto admitted = judge(http::verb::post, "/admin/post", 1000);
+  EXPECT_FALSE(admitted.refusal);
+  EXPECT_EQ(admitted.limit, 1000u);
+  EXPECT_EQ(status(judge(http::verb::get, "/admin/list", 10)), http::status::payload_too_large);
+  EXPECT_EQ(status(judge(http::verb::post, "/admin/list", 10)), http::status::method_not_allowed);
+  EXPECT_EQ(status(judge(http::verb::get, "/", 10, false)), http::status::payload_too_large);
+  EXPECT_EQ(status(judge(http::verb::get, "/open", 10, false)), http::status::payload_too_large);
+  EXPECT_EQ(status(judge(http::verb::post, "/small", 101, false)), http::status::payload_too_large);
+  EXPECT_EQ(judge(http::verb::post, "/small", 100, false).limit, 100u);
+  EXPECT_EQ(status(judge(http::verb::get, "/sse", 10, false)), http::status::bad_request);
+  EXPECT_EQ(status(judge(http::verb::post, "/sse", 10, false)), http::status::method_not_allowed);
 }
 
 TEST(RouteTableWithoutPages, AnyOtherPathIsNotFound) {

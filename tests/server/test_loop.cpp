@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include "accepted_socket.hpp"
 #include "http_connection.hpp"
 
 namespace ringcast::test {
@@ -41,11 +42,12 @@ test_loop::~test_loop() {
 void test_loop::accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec) return;
+    auto address = accept_socket(socket, settings(), client_addresses(), now());
+    if (!address) return accept();  // refused per address, closed
     boost::system::error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);
     if (const int bytes = send_buffer_.load(); bytes > 0)
       socket.set_option(asio::socket_base::send_buffer_size(bytes), ignored);
-    http_connection::start(*this, std::move(socket), limit_.try_open());
+    http_connection::start(*this, std::move(socket), limit_.try_open(), std::move(*address));
     accept();
   });
 }

@@ -1,0 +1,40 @@
+#include "accepted_socket.hpp"
+
+#include "client_address.hpp"
+#include "repeated_warning.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+std::optional<address_limits::slot> accept_socket(tcp::socket& socket, const config& settings,
+                                                  address_limits& addresses,
+                                                  address_limits::time_point now) {
+  static repeated_warning refusals;  // logged at most once a second while it lasts
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  if (ec) return std::nullopt;  // gone already
+  address_limits::slot address;
+  if (!in_ranges(settings.trusted_proxies, peer.address())) {
+    auto held = addresses.open_connection(peer.address(), now);
+    if (held.refused != address_limits::refusal::none) {
+      refusals.warn(now, "{}: closed at accept over --max-connections-per-ip",
+                    peer.address().to_string());
+      socket.close(ec);
+      return std::nullopt;
+    }
+    address = std::move(held.held);
+  }
+  // Pushes are small writes that must go out at once, not wait behind Nagle for an ACK (a TLS
+  // handshake's session tickets followed by the first response would stall ~40 ms).
+  socket.set_option(tcp::no_delay(true), ec);
+  // A client that does not read pins at most this much kernel memory (the kernel doubles it for
+  // its bookkeeping), instead of the autotuned net.ipv4.tcp_wmem maximum.
+  if (settings.send_buffer > 0)
+    socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(settings.send_buffer)),
+                      ec);
+  return address;
+}
+
+}  // namespace ringcast

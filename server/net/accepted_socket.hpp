@@ -1,0 +1,22 @@
+// What every accepted TCP connection goes through before an event loop serves it (the listener's,
+// and the unit tests' loop): counted against its address (--max-connections-per-ip, closed at once
+// over it; a --trusted-proxy peer is counted later, under the client its request head names),
+// TCP_NODELAY, and a send buffer capped at --send-buffer.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include <optional>
+
+#include "address_limits.hpp"
+#include "config.hpp"
+
+namespace ringcast {
+
+// The connection's address slot (empty for a trusted proxy, or with the limit off), or none when
+// it was refused: the socket is closed then.
+std::optional<address_limits::slot> accept_socket(boost::asio::ip::tcp::socket& socket,
+                                                  const config& settings, address_limits& addresses,
+                                                  address_limits::time_point now);
+
+}  // namespace ringcast
