@@ -4,8 +4,13 @@
 //   RINGCAST_BIN=build/server/ringcast node scripts/budget.mjs
 // Memory is the growth of the server's RSS divided by the count; loop time is the CPU time of the
 // server's threads (schedstat) divided by the count. Small counts keep it under a minute on a laptop.
+// The side-door rows (issue 35) run at the default flags and also count the kernel's memory for
+// the server's sockets (`ss -tm`: what each holds queued and allocated), and say whether a
+// newcomer from another address still gets in.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { rawConnect, rssKiB, sleep, startServer, uid, waitFor } from '../tests/integration/harness.mjs';
+import net from 'node:net';
+import { rawConnect, rawWebSocket, rssKiB, sleep, startServer, uid, waitFor } from '../tests/integration/harness.mjs';
 
 // CPU time of every thread of the process, in ns (/proc/PID/task/TID/schedstat: time on a CPU).
 function cpuNs(pid) {
@@ -45,10 +50,11 @@ async function measure(srv, n, open) {
   return { kib: rssKiB(pid) - rss0, ticks: cpuNs(pid) - cpu0, held };
 }
 
-// Each row on a fresh server, so that memory another row freed is not reused and hidden.
+// Each row on a fresh server, so that memory another row freed is not reused and hidden. These
+// rows open thousands of connections from 127.0.0.1: no per-address limit.
 async function onFreshServer(fn) {
   const srv = await startServer(['--threads', '1', '--max-connections', '30000',
-    '--session-ttl', '3s', '--write-timeout', '5s']);
+    '--session-ttl', '3s', '--write-timeout', '5s', '--max-connections-per-ip', '0']);
   try {
     await fn(srv);
   } finally {
@@ -147,6 +153,127 @@ await onFreshServer(async (srv) => {
   });
   row('HTTP request (GET /healthz, keep-alive, pipelined)', 20000, null, m.ticks);
 });
+// ---- The side doors of issue 35, at the default flags (one loop) ----
+
+// The kernel memory of the server's sockets on `port`, in KiB: each one's receive and send queues
+// and its forward allocation (ss -tm: r, w, f), which count against the unit's MemoryMax.
+function kernelKiB(port) {
+  const out = execFileSync('ss', ['-tmnH', `( sport = :${port} )`], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  let bytes = 0;
+  for (const m of out.matchAll(/skmem:\(([^)]*)\)/gu)) {
+    for (const [, k, v] of m[1].matchAll(/(?:^|,)([a-z]+)(\d+)/gu)) if (k === 'r' || k === 'w' || k === 'f') bytes += Number(v);
+  }
+  return bytes / 1024;
+}
+const perEach = (kib, n) => Math.max(0, kib / Math.max(1, n)).toFixed(2);
+
+function connectFrom(srv, localAddress) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ host: srv.host, port: srv.port, localAddress }, () => resolve(s));
+    s.gone = false;
+    s.text = '';
+    s.on('data', (c) => { s.text += c.toString('latin1'); });
+    s.on('close', () => { s.gone = true; });
+    s.on('error', (e) => { if (s.connecting) reject(e); });
+  });
+}
+
+// Whether a client from 127.0.0.2 gets its SSE hello within 3 s.
+async function newcomerServed(srv) {
+  const s = await connectFrom(srv, '127.0.0.2').catch(() => null);
+  if (!s) return false;
+  s.write(`GET /sse?user=${uid('newcomer')} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+  const ok = await waitFor(() => s.text.includes('event: hello') || s.gone, 3000, 'hello').then(() => s.text.includes('event: hello'), () => false);
+  s.destroy();
+  return ok;
+}
+
+const notes = [];
+async function onDefaultServer(fn) {
+  const srv = await startServer(['--threads', '1']);
+  try {
+    await fn(srv);
+  } finally {
+    await srv.stop();
+  }
+}
+
+// Idle sockets that never send a request: from one address, then from 200.
+for (const addresses of [1, 200]) {
+  await onDefaultServer(async (srv) => {
+    const pid = srv.proc.pid;
+    const rss0 = rssKiB(pid);
+    const k0 = kernelKiB(srv.port);
+    const perAddress = 70;  // 6 over the default --max-connections-per-ip of 64
+    const sockets = [];
+    for (let a = 0; a < addresses; a++) {
+      const from = `127.0.${10 + Math.floor(a / 250)}.${1 + (a % 250)}`;
+      const batch = await Promise.all(Array.from({ length: perAddress }, () => connectFrom(srv, from).catch(() => null)));
+      sockets.push(...batch.filter(Boolean));
+    }
+    await sleep(500);
+    const kept = sockets.filter((s) => !s.gone).length;
+    const kib = rssKiB(pid) - rss0;
+    const kernel = kernelKiB(srv.port) - k0;
+    const served = await newcomerServed(srv);
+    row(`idle TCP connection, no request (${addresses} address${addresses > 1 ? 'es' : ''} x ${perAddress} tried, ${kept} kept)`, kept, kib, null);
+    notes.push(`${addresses} address(es) x ${perAddress} idle sockets: ${kept} kept open, ` +
+      `${sockets.length - kept} closed at accept; kernel ${perEach(kernel, kept)} KiB each; ` +
+      `a newcomer from another address ${served ? 'is served' : 'is KEPT OUT'}`);
+    for (const s of sockets) s.destroy();
+  });
+}
+
+// 300 anonymous POSTs announcing 64 KiB to the admin API, none with the token, each holding back
+// its body's last byte (main buffered the rest until --handshake-timeout).
+await onDefaultServer(async (srv) => {
+  const pid = srv.proc.pid;
+  const rss0 = rssKiB(pid);
+  const k0 = kernelKiB(srv.port);
+  const body = 'x'.repeat(64 * 1024);
+  const sockets = [];
+  for (let a = 0; a < 5; a++) {  // 60 from each of 5 addresses: under the per-address limit
+    for (let i = 0; i < 60; i++) {
+      const s = await connectFrom(srv, `127.0.20.${a + 1}`);
+      s.on('error', () => {});
+      s.write(`POST /admin/publish HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      s.write(body.slice(1));
+      sockets.push(s);
+    }
+  }
+  await sleep(1000);
+  const answered = sockets.filter((s) => /^HTTP\/1\.1 401/u.test(s.text)).length;
+  row('anonymous POST announcing 64 KiB to /admin/publish, body all but sent', 300, rssKiB(pid) - rss0, null);
+  notes.push(`300 anonymous 64 KiB POSTs: ${answered} answered 401 within 1 s; kernel ${perEach(kernelKiB(srv.port) - k0, 300)} KiB each ` +
+    `while their unread bytes linger (at most 2 s)`);
+  for (const s of sockets) s.destroy();
+});
+
+// WebSockets that never read while 6 MB are broadcast (shared by all): the kernel's send buffer.
+await onDefaultServer(async (srv) => {
+  const pid = srv.proc.pid;
+  const n = 20;
+  const users = Array.from({ length: n }, () => uid('deaf'));
+  const clients = [];
+  for (const user of users) {
+    const c = await rawWebSocket(srv, { user });
+    await c.frames.next((f) => f.opcode === 1);
+    c.socket.pause();
+    clients.push(c);
+  }
+  const rss0 = rssKiB(pid);
+  const k0 = kernelKiB(srv.port);
+  const blob = 'x'.repeat(60000);
+  for (let i = 0; i < 100; i++) await srv.publish({ data: { blob } });
+  await sleep(1000);
+  const kernel = kernelKiB(srv.port) - k0;
+  row('WebSocket that never reads, 6 MB broadcast (RSS, the shared messages included; kernel below)', n, rssKiB(pid) - rss0, null);
+  notes.push(`${n} never-reading WebSockets, 6 MB broadcast: kernel ${perEach(kernel, n)} KiB each (--send-buffer 256 KiB, doubled by the kernel, plus the socket's own)`);
+  for (const c of clients) c.socket.destroy();
+});
+
 console.log('| what | n | memory each | loop time each |');
 console.log('|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.what} | ${r.n} | ${r.memory} | ${r.loop} |`);
+console.log('');
+for (const n of notes) console.log(`- ${n}`);
