@@ -235,7 +235,7 @@ describe('adversarial clients', () => {
     await assertServes(srv);
   });
 
-  test('pipelined HTTP requests in one write are all answered, in order', async () => {
+  test('pipelined HTTP requests in one write are answered in order, up to one refused from its header', async () => {
     const user = uid('pipe');
     const c = await srv.wsHello({ user });
     const body = JSON.stringify({ user, data: 'piped' });
@@ -244,14 +244,18 @@ describe('adversarial clients', () => {
       `POST /admin/publish HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${srv.token}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       'GET /no/such/page HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n',
+      // Refused from its header (issue 35): its body is never read, so the connection closes
+      // after the 401, and what was pipelined behind it is not answered.
       'POST /admin/kick HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nContent-Length: 2\r\n\r\n{}',
-      'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n',
     ];
     const responses = parseResponses(await rawExchange(srv, requests.join('')));
-    assert.deepEqual(responses.map((r) => r.status), [200, 200, 404, 401, 200]);
+    assert.deepEqual(responses.map((r) => r.status), [200, 200, 404, 200, 401]);
     assert.equal(responses[0].body, 'ok');
     const { id } = JSON.parse(responses[1].body);
-    assert.match(responses[4].body, /^ringcast_connections /mu);
+    assert.match(responses[3].body, /^ringcast_connections /mu);
+    assert.equal(responses[4].headers.connection, 'close');
     const m = await c.next('message');
     assert.equal(m.id, id);
     assert.equal(m.data, 'piped');
