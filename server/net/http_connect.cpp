@@ -73,7 +73,7 @@ bool http_connection::within_connect_rate(const http_request& req) {
 // if any, then its transport.
 void http_connection::connect(http_request req, transport which) {
   if (!within_connect_rate(req)) return;  // refused, and answered
-  auto outcome = admit(std::move(req), which, ctx_);
+  auto outcome = admit(std::move(req), which, ctx_, cors_.value_or(cors_grant{}));
   connect_gate* gate = ctx_.connect_hook();
   if (!gate || std::holds_alternative<http_response>(outcome)) return proceed(std::move(outcome));
   boost::system::error_code ec;
