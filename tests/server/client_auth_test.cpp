@@ -481,9 +481,16 @@ TEST(ClientTokenFlags, AudienceAndIssuer) {
   const auto verifier = verifier_of(*r.outcome.cfg);
   ASSERT_NE(verifier, nullptr);
   const auto token = [](const std::string& claims) { return sign(JWT_ALG_HS256, "s", claims); };
-  EXPECT_TRUE(verifier->verify(token(R"({"sub":"a","aud":"shop","iss":"me"})"), now_s));
-  EXPECT_EQ(verifier->verify(token(R"({"sub":"a","aud":"shop"})"), now_s).error,
+  const std::string exp = R"(,"exp":)" + std::to_string(now_s + 60);
+  EXPECT_TRUE(verifier->verify(token(R"({"sub":"a","aud":"shop","iss":"me")" + exp + "}"), now_s));
+  EXPECT_EQ(verifier->verify(token(R"({"sub":"a","aud":"shop")" + exp + "}"), now_s).error,
             "token: iss: expected 'me'");
+  // Without exp, refused by default (issue 35), unless --allow-tokens-without-exp.
+  EXPECT_EQ(verifier->verify(token(R"({"sub":"a","aud":"shop","iss":"me"})"), now_s).error,
+            "token: exp: required");
+  const test::run lenient({"--client-secret", "s", "--allow-tokens-without-exp"});
+  ASSERT_TRUE(lenient.outcome.cfg) << lenient.err;
+  EXPECT_TRUE(verifier_of(*lenient.outcome.cfg)->verify(token(R"({"sub":"a"})"), now_s));
 
   const test::run alone({"--client-audience", "shop"});
   EXPECT_EQ(alone.err,

@@ -13,8 +13,8 @@
 
 #include <unistd.h>
 
-#include "config_secrets.hpp"
 #include "config_flags.hpp"
+#include "config_secrets.hpp"
 #include "parse_config_run.hpp"
 
 namespace ringcast {
@@ -304,7 +304,9 @@ TEST(ParseConfig, NumberRanges) {
 TEST(ParseConfig, PerAddressAndPerClientLimits) {
   const run defaults({});
   ASSERT_TRUE(defaults.outcome.cfg) << defaults.err;
-  EXPECT_EQ(defaults.cfg().max_connections_per_ip, 0u);
+  EXPECT_EQ(defaults.cfg().max_connections_per_ip, 64u);
+  EXPECT_EQ(defaults.cfg().ipv6_prefix, 64u);
+  EXPECT_EQ(defaults.cfg().send_buffer, 256u * 1024);
   EXPECT_EQ(defaults.cfg().connect_rate_per_ip, 0u);
   EXPECT_TRUE(defaults.cfg().trusted_proxies.empty());
   EXPECT_EQ(defaults.cfg().client_message_rate, 50u);
