@@ -249,8 +249,10 @@ std::string prometheus_text(const server_snapshot& s) {
   sample("ringcast_refused_total", t.refused_host, R"({reason="host"})");
   metric("ringcast_client_addresses", "gauge",
          "Client addresses tracked for the per-address limits.", s.client_addresses);
-  family("ringcast_client_address_refused_total", "counter",
-         "Client connects refused by a per-address limit.");
+  family(
+      "ringcast_client_address_refused_total", "counter",
+      "Connections closed at accept (or proxied requests refused) over --max-connections-per-ip, "
+      "and connects refused over --connect-rate-per-ip.");
   sample("ringcast_client_address_refused_total", s.refused_per_ip_connections,
          R"({limit="connections"})");
   sample("ringcast_client_address_refused_total", s.refused_per_ip_rate, R"({limit="rate"})");
