@@ -30,7 +30,7 @@ type Post =
   | { t: 'join' | 'channels'; from: string; channels: string[] }
   | { t: 'leave'; from: string; leader: boolean }
   | { t: 'ack'; from: string; id: number }
-  | { t: 'beat'; from: string }
+  | { t: 'beat' | 'restart'; from: string }
   | { t: 'state'; from: string; members: Array<[string, string[]]>; sid: string;
       cursor: number | null; acked: number | null; status: StatusEvent | null;
       session: HelloEnvelope | null }
@@ -76,7 +76,12 @@ export class TabGroup {
   get lastId() { return this.connection?.lastId ?? this.cursor; }
 
   start() {
-    if (this.bus) return;
+    if (this.bus) {
+      // connect() after a final close (kicked, replaced) of the group's connection: start it again.
+      if (this.connection) this.connection.start();
+      else this.post({ t: 'restart' });
+      return;
+    }
     this.bus = new BroadcastChannel(this.name);
     this.bus.onmessage = (event) => this.receive(event.data as Post);
     addEventListener('pagehide', this.onPageHide);
@@ -233,6 +238,9 @@ export class TabGroup {
       case 'ack':
         this.noteAck(post.id);
         this.connection?.ack(post.id);
+        break;
+      case 'restart':
+        this.connection?.start();
         break;
       case 'beat':
         this.lastBeat = performance.now();
