@@ -5,7 +5,8 @@
 //   ../../web/ringcast.js, ringcast.mjs the files the server embeds and serves (classic script and
 //                                        ES module), so the server's client is this package
 // `node build.mjs --web-out DIR` writes the two web files into DIR instead (and builds nothing
-// else): test/web_build.test.mjs compares them with the committed ones.
+// else): test/web_build.test.mjs compares them with the committed ones. `--package` builds dist/
+// only (npm pack's prepack: packing never rewrites the repository's web/).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -66,5 +67,6 @@ async function buildPackage() {
   execFileSync(process.execPath, [tsc, '-p', join(here, 'tsconfig.json')], { stdio: 'inherit' });
 }
 
+const packageOnly = process.argv.includes('--package');
 if (webOutIndex < 0) await buildPackage();
-await buildWeb();
+if (!packageOnly) await buildWeb();
