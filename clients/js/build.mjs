@@ -36,7 +36,10 @@ const coreAsExternal = (format) => ({
 });
 
 async function buildWeb() {
-  const common = { bundle: true, target: TARGET, banner: { js: WEB_BANNER }, logLevel: 'warning' };
+  // absWorkingDir: the paths in the output's comments do not depend on where the build runs.
+  const common = {
+    absWorkingDir: here, bundle: true, target: TARGET, banner: { js: WEB_BANNER }, logLevel: 'warning',
+  };
   await esbuild.build({ ...common, entryPoints: [join(here, 'src/web/script.ts')], format: 'iife',
     outfile: join(webOut, 'ringcast.js') });
   await esbuild.build({ ...common, entryPoints: [join(here, 'src/web/module.ts')], format: 'esm',
@@ -51,6 +54,7 @@ async function buildPackage() {
     const entry = join(here, 'src', subpath === '.' ? 'index.ts' : `${name}/index.ts`);
     for (const format of ['esm', 'cjs']) {
       await esbuild.build({
+        absWorkingDir: here,
         entryPoints: [entry],
         outfile: join(here, 'dist', `${name}.${format === 'esm' ? 'mjs' : 'cjs'}`),
         bundle: true,
