@@ -443,6 +443,7 @@ var Connection = class {
 var BEAT_MS = 500;
 var LEADER_LOST_MS = 1500;
 var IN_FORCE_KEPT = 100;
+var MAX_CHANNELS = 32;
 function canShare() {
   return typeof document !== "undefined" && typeof BroadcastChannel !== "undefined";
 }
@@ -481,6 +482,8 @@ var TabGroup = class {
   lockRequest = null;
   beatTimer;
   lastBeat = 0;
+  overflow = "";
+  // the channels last left out of the union (union())
   onPageHide = () => this.stop();
   onPageShow = (event) => {
     if (event.persisted) this.start();
@@ -597,10 +600,37 @@ var TabGroup = class {
     this.resign?.();
     this.resign = null;
   }
+  // Every tab's channels, this tab's first, at most the server's 32 for one connection. The
+  // channels left out are announced (`overflow`): their tabs report an error instead of silently
+  // missing them.
   union() {
     const all = new Set(this.channels);
-    for (const channels of this.members.values()) for (const c of channels) all.add(c);
+    const left = /* @__PURE__ */ new Set();
+    for (const channels of this.members.values()) {
+      for (const c of channels) {
+        if (all.has(c)) continue;
+        if (all.size < MAX_CHANNELS) all.add(c);
+        else left.add(c);
+      }
+    }
+    const overflow = [...left].sort().join(",");
+    if (overflow !== this.overflow) {
+      this.overflow = overflow;
+      if (left.size > 0) {
+        this.post({ t: "overflow", channels: [...left] });
+        this.reportOverflow([...left]);
+      }
+    }
     return all;
+  }
+  reportOverflow(channels) {
+    const mine = channels.filter((c) => this.channels.has(c));
+    if (mine.length === 0) return;
+    this.sink.error({
+      type: "error",
+      code: "too_many_channels",
+      message: `not subscribed to ${mine.join(", ")}: the connection shared by this browser's tabs holds at most ${MAX_CHANNELS} channels (share: false gives this tab a connection of its own)`
+    });
   }
   // The group's channels changed: bring the connection's set to the union.
   applyUnion() {
@@ -683,6 +713,9 @@ var TabGroup = class {
         this.lastBeat = performance.now();
         this.followStatus(post.status);
         break;
+      case "overflow":
+        this.reportOverflow(post.channels);
+        break;
       case "gap":
         this.sink.gap(post.detail);
         break;
@@ -735,7 +768,7 @@ var TabGroup = class {
 // src/client.ts
 var TRANSPORTS = ["ws", "sse", "poll"];
 var NAME_PATTERN = /^[A-Za-z0-9_.:@-]{1,64}$/;
-var MAX_CHANNELS = 32;
+var MAX_CHANNELS2 = 32;
 var RECENT_IDS = 1024;
 var DEFAULTS = {
   sid: "0",
@@ -869,8 +902,8 @@ var RingcastClient = class extends EventTarget {
   }
   addChannels(channels) {
     const names = channels.map((c) => checkName("channel", c));
-    if ((/* @__PURE__ */ new Set([...this.channels, ...names])).size > MAX_CHANNELS) {
-      throw new RangeError(`RingcastClient: at most ${MAX_CHANNELS} channels`);
+    if ((/* @__PURE__ */ new Set([...this.channels, ...names])).size > MAX_CHANNELS2) {
+      throw new RangeError(`RingcastClient: at most ${MAX_CHANNELS2} channels`);
     }
     for (const c of names) this.channels.add(c);
   }

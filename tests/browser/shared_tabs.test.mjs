@@ -109,4 +109,55 @@ describe('tabs of one browser share one connection', { skip: fakeSkip('counts th
     const takeoverMs = await runTabs({ tabs: 4, withoutWebLocks: true });
     console.log(`takeover without Web Locks: ${takeoverMs} ms`);
   });
+
+  test('tabs of another user, or with share: false, hold their own; channels past 32 in a group are an error', async () => {
+    const browser = await launchBrowser();
+    try {
+      const [alice, bob] = [uniqueUser('alice'), uniqueUser('bob')];
+      const range = (from, to) => Array.from({ length: to - from }, (_, i) => `c${from + i}`);
+      const open = async (options) => {
+        const page = await browser.context.newPage();
+        await page.goto(`${server.url}/healthz`); // a page of the server's origin
+        await page.addScriptTag({ url: '/ringcast.js' });
+        await page.evaluate((o) => {
+          window.got = [];
+          window.errors = [];
+          window.client = new RingcastClient(o);
+          window.client.on('message', (m) => window.got.push(m.data.n));
+          window.client.on('error', (e) => window.errors.push(e));
+          window.client.connect();
+        }, options);
+        await page.waitForFunction(() => window.client.state === 'open', null, { timeout: 10000 });
+        return page;
+      };
+      const first = await open({ user: alice, channels: range(0, 20) });
+      const second = await open({ user: alice, channels: range(20, 40) });
+      const other = await open({ user: bob, channels: range(0, 20) });
+      const alone = await open({ user: alice, sid: 'alone', share: false, channels: ['c5'] });
+      await until('three client connections', async () => (await clientConnections()) === 3, 3000);
+      assert.deepEqual(await Promise.all([first, second, other, alone].map((p) => p.evaluate(() => window.client.shared))),
+        [true, true, true, false]);
+
+      // The group of alice's two tabs holds c0..c31: the second tab's c32..c39 are left out, and it
+      // says so.
+      const errors = await second.evaluate(() => window.errors);
+      assert.equal(errors.length, 1, JSON.stringify(errors));
+      assert.equal(errors[0].code, 'too_many_channels');
+      assert.match(errors[0].message, /c32, c33, c34, c35, c36, c37, c38, c39/);
+      assert.deepEqual(await first.evaluate(() => window.errors), []);
+
+      for (const [channel, n] of [['c5', 1], ['c25', 2], ['c35', 3]]) {
+        await server.publish({ channel, data: { n } });
+      }
+      await until('the messages', async () => (await second.evaluate(() => window.got.length)) >= 1 &&
+        (await alone.evaluate(() => window.got.length)) >= 1, 5000);
+      await sleep(300);
+      assert.deepEqual(await first.evaluate(() => window.got), [1]);
+      assert.deepEqual(await second.evaluate(() => window.got), [2]);
+      assert.deepEqual(await other.evaluate(() => window.got), [1]);
+      assert.deepEqual(await alone.evaluate(() => window.got), [1]);
+    } finally {
+      await browser.close();
+    }
+  });
 });

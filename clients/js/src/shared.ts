@@ -20,6 +20,7 @@ import type { HelloEnvelope, RingcastMessage, StatusEvent } from './types.js';
 const BEAT_MS = 500;
 const LEADER_LOST_MS = 1500;
 const IN_FORCE_KEPT = 100; // as the server's default --max-sticky
+const MAX_CHANNELS = 32; // the server's limit for one connection
 
 export function canShare(): boolean {
   return typeof document !== 'undefined' && typeof BroadcastChannel !== 'undefined';
@@ -39,6 +40,7 @@ type Post =
   | { t: 'expired'; from: string; id: number }
   | { t: 'status'; from: string; status: StatusEvent; session: HelloEnvelope | null;
       cursor: number | null }
+  | { t: 'overflow'; from: string; channels: string[] }
   | { t: 'gap' | 'error'; from: string; detail: any };
 
 type Distribute<T> = T extends unknown ? Omit<T, 'from'> : never;
@@ -59,6 +61,7 @@ export class TabGroup {
   private lockRequest: AbortController | null = null;
   private beatTimer: ReturnType<typeof setInterval> | undefined;
   private lastBeat = 0;
+  private overflow = ''; // the channels last left out of the union (union())
   private readonly onPageHide = () => this.stop();
   private readonly onPageShow = (event: PageTransitionEvent) => { if (event.persisted) this.start(); };
 
@@ -190,10 +193,38 @@ export class TabGroup {
     this.resign = null;
   }
 
+  // Every tab's channels, this tab's first, at most the server's 32 for one connection. The
+  // channels left out are announced (`overflow`): their tabs report an error instead of silently
+  // missing them.
   private union(): Set<string> {
     const all = new Set(this.channels);
-    for (const channels of this.members.values()) for (const c of channels) all.add(c);
+    const left = new Set<string>();
+    for (const channels of this.members.values()) {
+      for (const c of channels) {
+        if (all.has(c)) continue;
+        if (all.size < MAX_CHANNELS) all.add(c);
+        else left.add(c);
+      }
+    }
+    const overflow = [...left].sort().join(',');
+    if (overflow !== this.overflow) {
+      this.overflow = overflow;
+      if (left.size > 0) {
+        this.post({ t: 'overflow', channels: [...left] });
+        this.reportOverflow([...left]);
+      }
+    }
     return all;
+  }
+
+  private reportOverflow(channels: string[]) {
+    const mine = channels.filter((c) => this.channels.has(c));
+    if (mine.length === 0) return;
+    this.sink.error({
+      type: 'error', code: 'too_many_channels',
+      message: `not subscribed to ${mine.join(', ')}: the connection shared by this browser's tabs ` +
+        `holds at most ${MAX_CHANNELS} channels (share: false gives this tab a connection of its own)`,
+    });
   }
 
   // The group's channels changed: bring the connection's set to the union.
@@ -275,6 +306,9 @@ export class TabGroup {
         this.session = post.session;
         this.lastBeat = performance.now();
         this.followStatus(post.status);
+        break;
+      case 'overflow':
+        this.reportOverflow(post.channels);
         break;
       case 'gap':
         this.sink.gap(post.detail);
