@@ -39,6 +39,8 @@ async function buildWeb() {
   // absWorkingDir: the paths in the output's comments do not depend on where the build runs.
   const common = {
     absWorkingDir: here, bundle: true, target: TARGET, banner: { js: WEB_BANNER }, logLevel: 'warning',
+    define: { WEB_BUILD: 'true' },
+    minifySyntax: true, // folds WEB_BUILD away; names and layout stay readable
   };
   await esbuild.build({ ...common, entryPoints: [join(here, 'src/web/script.ts')], format: 'iife',
     outfile: join(webOut, 'ringcast.js') });
@@ -62,6 +64,7 @@ async function buildPackage() {
         platform: 'neutral',
         target: ['es2022', 'node20'],
         external: Object.keys(pkg.peerDependencies ?? {}),
+        define: { WEB_BUILD: 'false' },
         plugins: name === 'index' ? [] : [coreAsExternal(format)],
         logLevel: 'warning',
       });

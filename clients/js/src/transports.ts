@@ -28,6 +28,14 @@ export interface Endpoint {
 // within this time the server has accepted it (a refusal would have come back at once).
 const POLL_GRACE_MS = 1000;
 const WS_OPEN = 1; // WebSocket.OPEN, also where the implementation has no static constant
+// Set by build.mjs: true in the server's /ringcast.js and /ringcast.mjs, which leave out the SSE
+// reader for runtimes without EventSource (Node): every browser has EventSource.
+declare const WEB_BUILD: boolean;
+
+const unavailable = (h: Handlers, reason: string): OpenConnection => {
+  queueMicrotask(() => h.drop(reason)); // 'auto' goes on to the next transport
+  return { dispose() {} };
+};
 
 function parseEnvelope(text: unknown): ServerEnvelope | null {
   try {
@@ -45,11 +53,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 function openWebSocket(c: Endpoint, h: Handlers): OpenConnection {
-  if (!c.WebSocket) {
-    // Node 20 has none: pass `WebSocket` (e.g. the `ws` package); 'auto' falls back to SSE.
-    queueMicrotask(() => h.drop('no_websocket'));
-    return { dispose() {} };
-  }
+  // Node 20 has none: pass `WebSocket` (e.g. the `ws` package); 'auto' falls back to SSE.
+  if (!c.WebSocket) return unavailable(h, 'no_websocket');
   const ws = new c.WebSocket(c.urlFor('ws'));
   let pingTimer: ReturnType<typeof setInterval> | undefined;
   let pongTimer: ReturnType<typeof setTimeout> | undefined;
@@ -88,7 +93,9 @@ function openWebSocket(c: Endpoint, h: Handlers): OpenConnection {
 }
 
 function openEventSource(c: Endpoint, h: Handlers): OpenConnection {
-  if (typeof EventSource === 'undefined') return openEventStream(c, h);
+  if (typeof EventSource === 'undefined') {
+    return WEB_BUILD ? unavailable(h, 'no_eventsource') : openEventStream(c, h);
+  }
   const es = new EventSource(c.urlFor('sse'));
   const onEnvelope = (event: MessageEvent) => {
     const env = parseEnvelope(event.data);
