@@ -160,4 +160,25 @@ describe('tabs of one browser share one connection', { skip: fakeSkip('counts th
       await browser.close();
     }
   });
+
+  test('a tab that opens later gets the promotions in force from the group, not from a connection of its own', async () => {
+    const browser = await launchBrowser();
+    try {
+      const user = uniqueUser('late');
+      const first = await openStore(browser.context, server.url, { user });
+      const { id: sticky } = await server.publish({ user, sticky: true, ttl: '1h', data: { title: 'in force' } });
+      const { id: plain } = await server.publish({ user, data: { title: 'said once' } });
+      await until('shown', async () => (await shown(first)).length === 2, 5000);
+      const later = await openStore(browser.context, server.url, { user });
+      await until('the promotion in force', async () => (await shown(later)).includes(sticky), 5000);
+      await sleep(300);
+      // As a connect without `since` would: the promotion in force, not the message that was said
+      // once before the tab opened.
+      assert.deepEqual(await shown(later), [sticky]);
+      assert.deepEqual(await shown(first), [sticky, plain]);
+      assert.equal(await clientConnections(), 1);
+    } finally {
+      await browser.close();
+    }
+  });
 });
