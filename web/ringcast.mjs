@@ -436,7 +436,7 @@ var TabGroup = class {
       case "join":
       case "channels":
         if (this.members.set(post.from, post.channels), !leading) break;
-        this.applyUnion(), post.t === "join" && (this.broadcastState(), this.post({ t: "welcome", to: post.from, messages: this.messagesInForce() }));
+        this.applyUnion(), post.t === "join" && (this.connection.state === "closed" && this.connection.start(), this.broadcastState(), this.post({ t: "welcome", to: post.from, messages: this.messagesInForce() }));
         break;
       case "leave":
         this.members.delete(post.from), leading ? this.applyUnion() : post.leader && this.leaderGone();

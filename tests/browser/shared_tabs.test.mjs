@@ -181,4 +181,24 @@ describe('tabs of one browser share one connection', { skip: fakeSkip('counts th
       await browser.close();
     }
   });
+
+  test('a kick closes every tab of the group; a tab opened afterwards connects it again', async () => {
+    const browser = await launchBrowser();
+    try {
+      const user = uniqueUser('kicked');
+      const tabs = [];
+      for (let i = 0; i < 3; i++) tabs.push(await openStore(browser.context, server.url, { user }));
+      await server.kick(user);
+      for (const tab of tabs) await tab.locator('#status[data-state="closed"]').waitFor({ timeout: 5000 });
+      assert.deepEqual(await Promise.all(tabs.map((t) => t.textContent('#status'))),
+        ['closed (kicked)', 'closed (kicked)', 'closed (kicked)']);
+      await until('no client connection', async () => (await clientConnections()) === 0, 3000);
+      const later = await openStore(browser.context, server.url, { user }); // waits until open
+      await until('one client connection', async () => (await clientConnections()) === 1, 3000);
+      const id = await publish(user, 'after the kick');
+      await until('shown', async () => (await shown(later)).includes(id), 5000);
+    } finally {
+      await browser.close();
+    }
+  });
 });

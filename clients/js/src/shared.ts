@@ -257,6 +257,8 @@ export class TabGroup {
         if (!leading) break;
         this.applyUnion();
         if (post.t === 'join') {
+          // A tab opened after a final close (kicked, replaced) connects, as a tab of its own would.
+          if (this.connection!.state === 'closed') this.connection!.start();
           this.broadcastState();
           this.post({ t: 'welcome', to: post.from, messages: this.messagesInForce() });
         }
