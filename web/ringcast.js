@@ -12,7 +12,7 @@
       return null;
     }
   }
-  var sleep = (ms, signal) => new Promise((resolve) => {
+  var credentials = (c) => c.withCredentials ? "include" : "same-origin", sleep = (ms, signal) => new Promise((resolve) => {
     let timer = setTimeout(resolve, ms);
     signal.addEventListener("abort", () => {
       clearTimeout(timer), resolve();
@@ -42,7 +42,7 @@
   function openEventSource(c, h) {
     if (typeof EventSource > "u")
       return unavailable(h, "no_eventsource");
-    let es = new EventSource(c.urlFor("sse")), onEnvelope = (event) => {
+    let es = new EventSource(c.urlFor("sse"), { withCredentials: c.withCredentials }), onEnvelope = (event) => {
       let env = parseEnvelope(event.data);
       env && h.envelope(env);
     };
@@ -58,7 +58,11 @@
       for (; !abort.signal.aborted; ) {
         let response, body;
         try {
-          response = await c.fetch(c.urlFor("poll"), { signal: abort.signal, cache: "no-store" }), body = await response.json();
+          response = await c.fetch(c.urlFor("poll"), {
+            signal: abort.signal,
+            cache: "no-store",
+            credentials: credentials(c)
+          }), body = await response.json();
         } catch {
           abort.signal.aborted || h.drop("network");
           return;
@@ -131,6 +135,9 @@
     }
     get fetch() {
       return this.config.fetch;
+    }
+    get withCredentials() {
+      return this.config.withCredentials;
     }
     /** Starts (or restarts after stop()); `state` is what the first status says. */
     start(state = "connecting", reason = null) {
@@ -335,8 +342,8 @@
           !(channel === "*" || channel === "users" || channel.startsWith("user:") || this.channels.has(channel)) || this.recent.has(id) || (this.recent.add(id), this.recent.size > RECENT_IDS && this.recent.delete(this.recent.values().next().value), tabSink.message(message));
         }
       };
-      let { base, user, order, getToken } = config;
-      this.name = `ringcast:${JSON.stringify([base.href, user, order.join(), !!getToken])}`, this.sid = config.sid, this.cursor = config.since;
+      let { base, user, order, getToken, withCredentials } = config, key = [base.href, user, order.join(), !!getToken, withCredentials];
+      this.name = `ringcast:${JSON.stringify(key)}`, this.sid = config.sid, this.cursor = config.since;
     }
     get lastId() {
       return this.connection?.lastId ?? this.cursor;
@@ -531,7 +538,8 @@
     openTimeoutMs: 1e4,
     backoffMinMs: 500,
     backoffMaxMs: 3e4,
-    share: !0
+    share: !0,
+    withCredentials: !1
   };
   function checkName(kind, value) {
     if (typeof value != "string" || !NAME_PATTERN.test(value))

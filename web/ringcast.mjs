@@ -11,7 +11,7 @@ function parseEnvelope(text) {
     return null;
   }
 }
-var sleep = (ms, signal) => new Promise((resolve) => {
+var credentials = (c) => c.withCredentials ? "include" : "same-origin", sleep = (ms, signal) => new Promise((resolve) => {
   let timer = setTimeout(resolve, ms);
   signal.addEventListener("abort", () => {
     clearTimeout(timer), resolve();
@@ -41,7 +41,7 @@ function openWebSocket(c, h) {
 function openEventSource(c, h) {
   if (typeof EventSource > "u")
     return unavailable(h, "no_eventsource");
-  let es = new EventSource(c.urlFor("sse")), onEnvelope = (event) => {
+  let es = new EventSource(c.urlFor("sse"), { withCredentials: c.withCredentials }), onEnvelope = (event) => {
     let env = parseEnvelope(event.data);
     env && h.envelope(env);
   };
@@ -57,7 +57,11 @@ function openLongPoll(c, h) {
     for (; !abort.signal.aborted; ) {
       let response, body;
       try {
-        response = await c.fetch(c.urlFor("poll"), { signal: abort.signal, cache: "no-store" }), body = await response.json();
+        response = await c.fetch(c.urlFor("poll"), {
+          signal: abort.signal,
+          cache: "no-store",
+          credentials: credentials(c)
+        }), body = await response.json();
       } catch {
         abort.signal.aborted || h.drop("network");
         return;
@@ -130,6 +134,9 @@ var FINAL_CLOSE_REASONS = /* @__PURE__ */ new Set(["kicked", "replaced"]), ACK_I
   }
   get fetch() {
     return this.config.fetch;
+  }
+  get withCredentials() {
+    return this.config.withCredentials;
   }
   /** Starts (or restarts after stop()); `state` is what the first status says. */
   start(state = "connecting", reason = null) {
@@ -334,8 +341,8 @@ var TabGroup = class {
         !(channel === "*" || channel === "users" || channel.startsWith("user:") || this.channels.has(channel)) || this.recent.has(id) || (this.recent.add(id), this.recent.size > RECENT_IDS && this.recent.delete(this.recent.values().next().value), tabSink.message(message));
       }
     };
-    let { base, user, order, getToken } = config;
-    this.name = `ringcast:${JSON.stringify([base.href, user, order.join(), !!getToken])}`, this.sid = config.sid, this.cursor = config.since;
+    let { base, user, order, getToken, withCredentials } = config, key = [base.href, user, order.join(), !!getToken, withCredentials];
+    this.name = `ringcast:${JSON.stringify(key)}`, this.sid = config.sid, this.cursor = config.since;
   }
   get lastId() {
     return this.connection?.lastId ?? this.cursor;
@@ -530,7 +537,8 @@ var TRANSPORTS = ["ws", "sse", "poll"], NAME_PATTERN = /^[A-Za-z0-9_.:@-]{1,64}$
   openTimeoutMs: 1e4,
   backoffMinMs: 500,
   backoffMaxMs: 3e4,
-  share: !0
+  share: !0,
+  withCredentials: !1
 };
 function checkName(kind, value) {
   if (typeof value != "string" || !NAME_PATTERN.test(value))

@@ -23,6 +23,7 @@ const DEFAULTS = {
   backoffMinMs: 500,
   backoffMaxMs: 30000,
   share: true,
+  withCredentials: false,
 } as const;
 
 function checkName(kind: string, value: unknown): string {

@@ -39,6 +39,7 @@ export interface ConnectionConfig {
   getToken?: () => string | Promise<string>;
   WebSocket: WebSocketConstructor | undefined;
   fetch: typeof fetch;
+  withCredentials: boolean;
 }
 
 export class Connection implements Endpoint {
@@ -79,6 +80,7 @@ export class Connection implements Endpoint {
   get pongTimeoutMs() { return this.config.pongTimeoutMs; }
   get WebSocket() { return this.config.WebSocket; }
   get fetch() { return this.config.fetch; }
+  get withCredentials() { return this.config.withCredentials; }
 
   /** Starts (or restarts after stop()); `state` is what the first status says. */
   start(state: 'connecting' | 'reconnecting' = 'connecting', reason: string | null = null) {

@@ -90,8 +90,10 @@ export class TabGroup {
         tabSink.message(message);
       },
     };
-    const { base, user, order, getToken } = config;
-    this.name = `ringcast:${JSON.stringify([base.href, user, order.join(), Boolean(getToken)])}`;
+    // The group: the same server, user, transports and credentials.
+    const { base, user, order, getToken, withCredentials } = config;
+    const key = [base.href, user, order.join(), Boolean(getToken), withCredentials];
+    this.name = `ringcast:${JSON.stringify(key)}`;
     this.sid = config.sid;
     this.cursor = config.since;
   }

@@ -22,6 +22,7 @@ export interface Endpoint {
   readonly pongTimeoutMs: number;
   readonly WebSocket: WebSocketConstructor | undefined;
   readonly fetch: typeof fetch;
+  readonly withCredentials: boolean;
 }
 
 // A held long-poll gives no sign of life until something is published; if it has not failed
@@ -45,6 +46,10 @@ function parseEnvelope(text: unknown): ServerEnvelope | null {
     return null; // not ours to interpret; a broken frame must not kill the connection
   }
 }
+
+// A server on another origin gets the page's cookies over SSE and long-poll only when asked (as
+// EventSource's withCredentials); a WebSocket always sends them.
+const credentials = (c: Endpoint): RequestCredentials => (c.withCredentials ? 'include' : 'same-origin');
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -96,7 +101,7 @@ function openEventSource(c: Endpoint, h: Handlers): OpenConnection {
   if (typeof EventSource === 'undefined') {
     return WEB_BUILD ? unavailable(h, 'no_eventsource') : openEventStream(c, h);
   }
-  const es = new EventSource(c.urlFor('sse'));
+  const es = new EventSource(c.urlFor('sse'), { withCredentials: c.withCredentials });
   const onEnvelope = (event: MessageEvent) => {
     const env = parseEnvelope(event.data);
     if (env) h.envelope(env);
@@ -122,6 +127,7 @@ function openEventStream(c: Endpoint, h: Handlers): OpenConnection {
   (async () => {
     const response = await c.fetch(c.urlFor('sse'), {
       signal: abort.signal, headers: { accept: 'text/event-stream' }, cache: 'no-store',
+      credentials: credentials(c),
     });
     if (!response.ok || !response.body) {
       const body = await response.json().catch(() => null);
@@ -162,7 +168,9 @@ function openLongPoll(c: Endpoint, h: Handlers): OpenConnection {
       let response: Response;
       let body;
       try {
-        response = await c.fetch(c.urlFor('poll'), { signal: abort.signal, cache: 'no-store' });
+        response = await c.fetch(c.urlFor('poll'), {
+          signal: abort.signal, cache: 'no-store', credentials: credentials(c),
+        });
         body = await response.json();
       } catch {
         if (!abort.signal.aborted) h.drop('network');

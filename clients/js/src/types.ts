@@ -51,6 +51,12 @@ export interface RingcastOptions {
    * server with the same settings (default `true`; only where there is a `document`).
    */
   share?: boolean;
+  /**
+   * A server on another origin gets this page's cookies over SSE and long-poll too (default
+   * `false`; a WebSocket always sends them). The server must list the page's origin in
+   * `--allowed-origins`.
+   */
+  withCredentials?: boolean;
   /** A WebSocket implementation, where the runtime has none (Node 20: e.g. `ws`). */
   WebSocket?: WebSocketConstructor;
   /** A fetch implementation (default: the global `fetch`); SSE without `EventSource` and long-poll use it. */

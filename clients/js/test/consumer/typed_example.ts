@@ -39,6 +39,7 @@ const options: RingcastOptions = {
   backoffMaxMs: 30000,
   getToken: async () => 'a.jwt.token',
   share: false,
+  withCredentials: true,
   WebSocket: socketClass,
   fetch: globalThis.fetch,
 };
