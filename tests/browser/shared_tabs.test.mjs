@@ -92,6 +92,13 @@ describe('tabs of one browser share one connection', { skip: fakeSkip('counts th
       for (let n = 0; n < 3; n++) ids.push(await publish(user, `after ${n}`));
       await expectShown(rest, ids);
       assert.equal(rest.filter(hasLiveSocket).length, 1, 'one tab holds the WebSocket');
+      // Every tab acks what it shows; acks are cumulative (the client sends the newest, at most every
+      // 100 ms), and the group's one session counts the newest acked once, none twice.
+      const acked = async (id) => (await server.get(`/admin/messages/${id}`)).acked;
+      await until('the newest message acked', async () => (await acked(ids.at(-1))) === 1, 3000);
+      await sleep(300);
+      for (const id of ids) assert.ok((await acked(id)) <= 1, `message ${id} acked more than once`);
+      assert.equal(await acked(ids.at(-1)), 1);
       assert.ok(await stopWatching() <= 2, 'the server never counted more than two connections');
       return takeoverMs;
     } finally {
