@@ -352,7 +352,7 @@ var TabGroup = class {
       this.connection ? this.connection.start() : this.post({ t: "restart" });
       return;
     }
-    this.bus = new BroadcastChannel(this.name), this.bus.onmessage = (event) => this.receive(event.data), addEventListener("pagehide", this.onPageHide), addEventListener("pageshow", this.onPageShow), this.sink.status({ state: "connecting", transport: null, reason: null }), this.post({ t: "join", channels: [...this.channels] });
+    this.bus = new BroadcastChannel(this.name), this.bus.onmessage = (event) => this.receive(event.data), addEventListener("pagehide", this.onPageHide), addEventListener("pageshow", this.onPageShow), this.sink.status(this.groupStatus("connecting", null)), this.post({ t: "join", channels: [...this.channels] });
     let locks = typeof navigator < "u" ? navigator.locks : void 0;
     locks ? (this.lockRequest = new AbortController(), locks.request(this.name, { signal: this.lockRequest.signal }, () => this.lead()).catch(() => {
     })) : (this.lastBeat = performance.now(), this.beatTimer = setInterval(() => this.watchLeader(), BEAT_MS));
@@ -360,7 +360,7 @@ var TabGroup = class {
   stop() {
     if (!this.bus) return;
     let wasLeader = this.connection !== null;
-    this.endLead(), this.lockRequest?.abort(), this.lockRequest = null, clearInterval(this.beatTimer), this.post({ t: "leave", leader: wasLeader }), this.bus.close(), this.bus = null, removeEventListener("pagehide", this.onPageHide), removeEventListener("pageshow", this.onPageShow), this.sink.status({ state: "closed", transport: null, reason: "client" });
+    this.endLead(), this.lockRequest?.abort(), this.lockRequest = null, clearInterval(this.beatTimer), this.post({ t: "leave", leader: wasLeader }), this.bus.close(), this.bus = null, removeEventListener("pagehide", this.onPageHide), removeEventListener("pageshow", this.onPageShow), this.sink.status(this.groupStatus("closed", "client")), this.lastStatus = null;
   }
   // This tab's channels changed: the leader brings the group's connection to the new union.
   channelsChanged() {
@@ -493,12 +493,17 @@ var TabGroup = class {
         break;
     }
   }
+  // A status of the group's own (no connection's): the transport is the last one the group's
+  // connection used, or the first it will try, as a tab's own client says.
+  groupStatus(state, reason) {
+    return { state, transport: this.lastStatus?.transport ?? this.config.order[0], reason };
+  }
   followStatus(status) {
     this.lastStatus = status, this.sink.status(status);
   }
   // The leader left: until the next one's connection reports, the group is reconnecting.
   leaderGone() {
-    this.followStatus({ state: "reconnecting", transport: null, reason: "leader" }), this.beatTimer !== void 0 && [...this.members.keys()].every((tab) => tab > this.tab) && this.lead();
+    this.followStatus(this.groupStatus("reconnecting", "leader")), this.beatTimer !== void 0 && [...this.members.keys()].every((tab) => tab > this.tab) && this.lead();
   }
   watchLeader() {
     this.connection ? this.post({ t: "beat" }) : performance.now() - this.lastBeat > LEADER_LOST_MS && this.lead();

@@ -15,7 +15,7 @@
 // document (Node, workers), every client holds its own connection.
 import { Connection } from './connection.js';
 import type { ConnectionConfig, Sink } from './connection.js';
-import type { HelloEnvelope, RingcastMessage, StatusEvent } from './types.js';
+import type { ClientState, HelloEnvelope, RingcastMessage, StatusEvent } from './types.js';
 
 const BEAT_MS = 500;
 const LEADER_LOST_MS = 1500;
@@ -111,7 +111,7 @@ export class TabGroup {
     this.bus.onmessage = (event) => this.receive(event.data as Post);
     addEventListener('pagehide', this.onPageHide);
     addEventListener('pageshow', this.onPageShow);
-    this.sink.status({ state: 'connecting', transport: null, reason: null });
+    this.sink.status(this.groupStatus('connecting', null));
     this.post({ t: 'join', channels: [...this.channels] });
     const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
     if (locks) {
@@ -136,7 +136,8 @@ export class TabGroup {
     this.bus = null;
     removeEventListener('pagehide', this.onPageHide);
     removeEventListener('pageshow', this.onPageShow);
-    this.sink.status({ state: 'closed', transport: null, reason: 'client' });
+    this.sink.status(this.groupStatus('closed', 'client'));
+    this.lastStatus = null; // a connect() after this starts afresh, as a tab's own client would
   }
 
   // This tab's channels changed: the leader brings the group's connection to the new union.
@@ -343,6 +344,12 @@ export class TabGroup {
     }
   }
 
+  // A status of the group's own (no connection's): the transport is the last one the group's
+  // connection used, or the first it will try, as a tab's own client says.
+  private groupStatus(state: ClientState, reason: string | null): StatusEvent {
+    return { state, transport: this.lastStatus?.transport ?? this.config.order[0]!, reason };
+  }
+
   private followStatus(status: StatusEvent) {
     this.lastStatus = status;
     this.sink.status(status);
@@ -350,7 +357,7 @@ export class TabGroup {
 
   // The leader left: until the next one's connection reports, the group is reconnecting.
   private leaderGone() {
-    this.followStatus({ state: 'reconnecting', transport: null, reason: 'leader' });
+    this.followStatus(this.groupStatus('reconnecting', 'leader'));
     // Without Web Locks the lowest remaining tab id claims at once; the others wait for its beat.
     if (this.beatTimer !== undefined && [...this.members.keys()].every((tab) => tab > this.tab)) {
       void this.lead();
