@@ -5,7 +5,9 @@
 // Memory is the growth of the server's RSS divided by the count; loop time is the CPU time of the
 // server's threads (schedstat) divided by the count. Small counts keep it under a minute on a laptop.
 import { readdirSync, readFileSync } from 'node:fs';
-import { rawConnect, rssKiB, sleep, startServer, uid, waitFor } from '../tests/integration/harness.mjs';
+import {
+  floodNewUsers, rawConnect, rssKiB, sleep, startServer, uid, waitFor,
+} from '../tests/integration/harness.mjs';
 
 // CPU time of every thread of the process, in ns (/proc/PID/task/TID/schedstat: time on a CPU).
 function cpuNs(pid) {
@@ -146,29 +148,9 @@ await onFreshServer(async (srv) => {
 // longest-idle one, and a newcomer is served.
 await onFreshServer(async (srv) => {
   const n = 100000;
-  const statuses = new Map();
+  let statuses;
   const m = await measure(srv, n, async () => {
-    const s = await rawConnect(srv);
-    let answered = 0;
-    let tail = '';
-    s.on('data', (chunk) => {
-      const text = tail + chunk.toString('latin1');
-      let end = 0;
-      for (const r of text.matchAll(/HTTP\/1\.1 (\d{3}) /gu)) {
-        statuses.set(r[1], (statuses.get(r[1]) ?? 0) + 1);
-        ++answered;
-        end = r.index + r[0].length;
-      }
-      tail = text.slice(Math.max(end, text.length - 12));
-    });
-    const prefix = uid('flood');
-    for (let i = 0; i < n; i += 500) {
-      let batch = '';
-      for (let j = i; j < i + 500; j++) batch += `GET /poll?user=${prefix}-${j}&since=0 HTTP/1.1\r\nHost: x\r\n\r\n`;
-      s.write(batch);
-      await waitFor(() => answered >= i + 500, 10000, 'poll replies', 5);
-    }
-    s.destroy();
+    statuses = await floodNewUsers(srv, uid('flood'), n, 500);
   });
   const st = await srv.stats();
   row('session displacing the longest-idle one (table full: one client polling under new names)',

@@ -4,47 +4,13 @@
 // continuation delivering the rest of the backlog exactly once.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { SANITIZER, rawConnect, startServer, uid, waitFor } from './harness.mjs';
+import { SANITIZER, floodNewUsers, startServer, uid, waitFor } from './harness.mjs';
 
 const MiB = 1024 * 1024;
 // The server's own defaults for what harness.mjs shortens (its BASE_FLAGS), so that these tests
 // run with the default flags throughout (--drain aside, which only ends the test sooner).
 const DEFAULTS = ['--tick-ms', '100', '--session-ttl', '2m', '--poll-timeout', '25s',
   '--heartbeat', '25s', '--idle-timeout', '1m'];
-
-// Sends `count` pipelined polls with a new user each (since=0: answered at once, with a gap)
-// over one keep-alive connection, `inFlight` at a time; resolves with the status codes seen.
-async function floodNewUsers(srv, prefix, count, inFlight = 200) {
-  const s = await rawConnect(srv);
-  const statuses = new Map();
-  let sent = 0;
-  let answered = 0;
-  let tail = '';
-  let wake = null;
-  s.on('data', (chunk) => {
-    const text = tail + chunk.toString('latin1');
-    let end = 0;
-    for (const m of text.matchAll(/HTTP\/1\.1 (\d{3}) /gu)) {
-      statuses.set(m[1], (statuses.get(m[1]) ?? 0) + 1);
-      ++answered;
-      end = m.index + m[0].length;
-    }
-    // What may be the start of a status line cut by the chunk's end (never one counted).
-    tail = text.slice(Math.max(end, text.length - 12));
-    if (wake && sent - answered <= inFlight / 2) { const w = wake; wake = null; w(); }
-  });
-  while (sent < count) {
-    let batch = '';
-    const n = Math.min(inFlight / 2, count - sent);
-    for (let i = 0; i < n; i++) batch += `GET /poll?user=${prefix}${sent + i}&since=0 HTTP/1.1\r\nHost: x\r\n\r\n`;
-    sent += n;
-    s.write(batch);
-    if (sent - answered >= inFlight) await new Promise((r) => { wake = r; setTimeout(r, 1000); });
-  }
-  await waitFor(() => answered >= count, 30000, `the last of ${count} replies (${answered})`, 20);
-  s.destroy();
-  return statuses;
-}
 
 // The default flags: --max-sessions 80,000 (4 x --max-connections), --session-ttl 2m,
 // --first-poll-ttl 10s; 85,000 polls take 2-6 s in the plain build. Under a sanitizer's Debug

@@ -63,6 +63,22 @@ class HubSessions : public test::hub_fixture {
   hub::attach_result last;
 };
 
+// Another event loop's hub, sharing a node budget of `max` sessions with the fixture's.
+class HubSessionsTwoLoops : public HubSessions {
+ protected:
+  void SetUp() override {
+    other_hub = std::make_unique<hub>(cfg, other_timers, other_stats, 0);
+    the_hub().share_budget(shared);
+    other_hub->share_budget(shared);
+  }
+  void TearDown() override { other_hub.reset(); }
+
+  session_budget shared{2};
+  loop_timers other_timers{clock, epoch, cfg.tick, cfg.wheel_slots};
+  loop_stats other_stats;
+  std::unique_ptr<hub> other_hub;
+};
+
 TEST_F(HubSessions, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
   for (const char* sid : {"a", "b", "c"})
     ASSERT_EQ(poll_once(params("u", sid)), hub::room::ok);
@@ -181,13 +197,8 @@ TEST_F(HubSessions, APollAnsweredAtOnceThatNeverCameBackLivesTheFirstPollTtl) {
   EXPECT_EQ(stats.session_ttl, 4u);
 }
 
-TEST_F(HubSessions, TheBudgetIsSharedByTheLoopsOfANode) {
-  session_budget shared(2);
-  loop_timers other_timers(clock, epoch, cfg.tick, cfg.wheel_slots);  // another loop's
-  loop_stats other_stats;
-  hub other(cfg, other_timers, other_stats, 0);
-  the_hub().share_budget(shared);
-  other.share_budget(shared);
+TEST_F(HubSessionsTwoLoops, TheBudgetIsSharedByTheLoopsOfANode) {
+  hub& other = *other_hub;
   recording_subscriber a(transport::ws), p(transport::poll);
   ASSERT_EQ(connect(params("a", "0"), a), hub::room::ok);
   ASSERT_EQ(other.make_room("b", "0"), hub::room::ok);
@@ -205,13 +216,8 @@ TEST_F(HubSessions, TheBudgetIsSharedByTheLoopsOfANode) {
 
 // Issue 35: a loop whose sessions are all live while another holds idle ones, at --max-sessions,
 // has that other loop drop its longest-idle session, and admits the newcomer.
-TEST_F(HubSessions, AFullLoopWhoseSessionsAreAllLiveHasAnotherLoopDisplaceOne) {
-  session_budget shared(2);
-  loop_timers other_timers(clock, epoch, cfg.tick, cfg.wheel_slots);  // another loop's
-  loop_stats other_stats;
-  hub other(cfg, other_timers, other_stats, 0);
-  the_hub().share_budget(shared);
-  other.share_budget(shared);
+TEST_F(HubSessionsTwoLoops, AFullLoopWhoseSessionsAreAllLiveHasAnotherLoopDisplaceOne) {
+  hub& other = *other_hub;
   int asked = 0;
   the_hub().displace_elsewhere_with([&] {
     ++asked;
