@@ -71,6 +71,32 @@ describe('the session table never refuses a newcomer while it holds idle session
     }
   });
 
+  test('two event loops: a newcomer whose loop holds only live sessions has the other loop drop its longest-idle one', async () => {
+    // 19 held polls (live, spread over both loops by their users' hash) and one idle session
+    // fill a table of 20. Each newcomer's poll is answered at once, so it is then the idle one:
+    // the next newcomer lands on its loop (displaced there) or on the other (displaced across).
+    const srv = await startServer([...DEFAULTS, '--max-sessions', '20', '--threads', '2']);
+    try {
+      const held = [];
+      for (let i = 0; i < 19; i++) held.push(srv.poll({ user: uid('live') }));
+      await srv.statsUntil((s) => s.connections.poll === 19, 3000, '19 held polls');
+      assert.equal((await srv.poll({ user: uid('idle'), since: 0 })).status, 200);
+      for (let i = 0; i < 12; i++) {
+        const r = await srv.poll({ user: uid('new'), since: 0 });
+        assert.equal(r.status, 200, `newcomer ${i}: ${r.text}`);
+        // A displacement across loops is posted: it is done once the table is back at 20.
+        await srv.statsUntil((s) => s.sessions.total === 20, 3000, 'the table back at its limit');
+      }
+      const s = await srv.stats();
+      assert.equal(s.expirations.displaced, 12);
+      assert.equal(s.connections.poll, 19);
+      await srv.publish({ data: 'release' });
+      for (const r of await Promise.all(held)) assert.equal(r.json.messages[0].data, 'release');
+    } finally {
+      await srv.stop();
+    }
+  });
+
   test('a table whose sessions are all live refuses a newcomer 503 overloaded with Retry-After', async () => {
     const srv = await startServer(['--max-sessions', '3', '--threads', '1']);
     try {
