@@ -8,7 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startServer, wsParseFrames } from './harness.mjs';
-import { loadDocument, operations, escapeToken, resolve, schemaValidator, at } from './openapi.mjs';
+import { readFileSync } from 'node:fs';
+import { loadDocument, operations, escapeToken, resolve, schemaValidator, at, DOCUMENT_PATH } from './openapi.mjs';
 
 const doc = loadDocument();
 const validate = schemaValidator(doc);
@@ -213,4 +214,11 @@ test('every operation that needs the admin token answers 401 as documented witho
     const answer = await send(o.method, ex.path, ex.headers, ex.body);
     check(o, `${ex.path} without the token`, answer, 401);
   }
+});
+
+test('GET /openapi.yaml serves docs/openapi.yaml byte for byte', async () => {
+  const answer = await send('get', '/openapi.yaml', {});
+  assert.equal(answer.status, 200);
+  assert.equal(answer.headers['content-type'], 'application/yaml');
+  assert.equal(answer.text, readFileSync(DOCUMENT_PATH, 'utf8'), 'the binary embeds another version: rebuild');
 });
