@@ -295,15 +295,14 @@ var FINAL_CLOSE_REASONS = /* @__PURE__ */ new Set(["kicked", "replaced"]), ACK_I
 };
 
 // src/shared.ts
-var BEAT_MS = 500, LEADER_LOST_MS = 1500, IN_FORCE_KEPT = 100, MAX_CHANNELS = 32;
+var BEAT_MS = 500, LEADER_LOST_MS = 1500, IN_FORCE_KEPT = 100, MAX_CHANNELS = 32, RECENT_IDS = 1024;
 function canShare() {
   return typeof document < "u" && typeof BroadcastChannel < "u";
 }
 var TabGroup = class {
-  constructor(config, channels, sink) {
+  constructor(config, channels, tabSink) {
     this.config = config;
     this.channels = channels;
-    this.sink = sink;
     this.tab = Math.random().toString(36).slice(2) + Date.now().toString(36);
     this.bus = null;
     this.members = /* @__PURE__ */ new Map();
@@ -325,6 +324,15 @@ var TabGroup = class {
     this.onPageHide = () => this.stop();
     this.onPageShow = (event) => {
       event.persisted && this.start();
+    };
+    // this tab's client
+    this.recent = /* @__PURE__ */ new Set();
+    this.sink = {
+      ...tabSink,
+      message: (message) => {
+        let { channel, id } = message;
+        !(channel === "*" || channel === "users" || channel.startsWith("user:") || this.channels.has(channel)) || this.recent.has(id) || (this.recent.add(id), this.recent.size > RECENT_IDS && this.recent.delete(this.recent.values().next().value), tabSink.message(message));
+      }
     };
     let { base, user, order, getToken } = config;
     this.name = `ringcast:${JSON.stringify([base.href, user, order.join(), !!getToken])}`, this.sid = config.sid, this.cursor = config.since;
@@ -436,7 +444,7 @@ var TabGroup = class {
       case "join":
       case "channels":
         if (this.members.set(post.from, post.channels), !leading) break;
-        this.applyUnion(), post.t === "join" && (this.broadcastState(), this.post({ t: "welcome", to: post.from, messages: this.messagesInForce() }));
+        this.applyUnion(), post.t === "join" && (this.connection.state === "closed" && this.connection.start(), this.broadcastState(), this.post({ t: "welcome", to: post.from, messages: this.messagesInForce() }));
         break;
       case "leave":
         this.members.delete(post.from), leading ? this.applyUnion() : post.leader && this.leaderGone();
@@ -513,7 +521,7 @@ var TabGroup = class {
 };
 
 // src/client.ts
-var TRANSPORTS = ["ws", "sse", "poll"], NAME_PATTERN = /^[A-Za-z0-9_.:@-]{1,64}$/, MAX_CHANNELS2 = 32, RECENT_IDS = 1024, DEFAULTS = {
+var TRANSPORTS = ["ws", "sse", "poll"], NAME_PATTERN = /^[A-Za-z0-9_.:@-]{1,64}$/, MAX_CHANNELS2 = 32, DEFAULTS = {
   sid: "0",
   channels: [],
   transport: "auto",
@@ -536,13 +544,9 @@ var RingcastClient = class extends EventTarget {
     this.channels = /* @__PURE__ */ new Set();
     this.state = "idle";
     this.transport = null;
-    this.recent = /* @__PURE__ */ new Set();
-    // What the connection reports; with a shared connection every tab's client hears it.
+    // What the connection reports (with a shared connection, what the tab group passes on).
     this.sink = {
-      message: (message) => {
-        let { channel, id } = message;
-        !(channel === "*" || channel === "users" || channel.startsWith("user:") || this.channels.has(channel)) || this.recent.has(id) || (this.recent.add(id), this.recent.size > RECENT_IDS && this.recent.delete(this.recent.values().next().value), this.emit("message", message));
-      },
+      message: (message) => this.emit("message", message),
       expired: (id) => this.emit("expired", { id }),
       status: (status) => {
         this.state = status.state, this.transport = status.transport, this.emit("status", status);
@@ -558,19 +562,14 @@ var RingcastClient = class extends EventTarget {
     if (o.url === void 0 && !origin)
       throw new TypeError("RingcastClient: `url` is required where there is no page");
     let fetchImpl = o.fetch ?? globalThis.fetch, config = {
+      ...o,
       base: new URL(o.url ?? origin + "/"),
       user: this.user,
       sid: this.sid,
       order: o.transport === "auto" ? TRANSPORTS : [o.transport],
       since: o.since ?? null,
-      rewind: o.rewind,
-      pingIntervalMs: o.pingIntervalMs,
-      pongTimeoutMs: o.pongTimeoutMs,
-      openTimeoutMs: o.openTimeoutMs,
-      backoffMinMs: o.backoffMinMs,
-      backoffMaxMs: o.backoffMaxMs,
-      getToken: o.getToken,
       WebSocket: o.WebSocket ?? globalThis.WebSocket,
+      // Called as a function, not as the config's method: a browser's fetch wants `this` unset.
       fetch: (input, init) => fetchImpl(input, init)
     };
     this.shared = o.share && canShare(), this.link = this.shared ? new TabGroup(config, this.channels, this.sink) : new Connection(config, this.channels, this.sink);

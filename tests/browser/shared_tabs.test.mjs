@@ -160,4 +160,45 @@ describe('tabs of one browser share one connection', { skip: fakeSkip('counts th
       await browser.close();
     }
   });
+
+  test('a tab that opens later gets the promotions in force from the group, not from a connection of its own', async () => {
+    const browser = await launchBrowser();
+    try {
+      const user = uniqueUser('late');
+      const first = await openStore(browser.context, server.url, { user });
+      const { id: sticky } = await server.publish({ user, sticky: true, ttl: '1h', data: { title: 'in force' } });
+      const { id: plain } = await server.publish({ user, data: { title: 'said once' } });
+      await until('shown', async () => (await shown(first)).length === 2, 5000);
+      const later = await openStore(browser.context, server.url, { user });
+      await until('the promotion in force', async () => (await shown(later)).includes(sticky), 5000);
+      await sleep(300);
+      // As a connect without `since` would: the promotion in force, not the message that was said
+      // once before the tab opened.
+      assert.deepEqual(await shown(later), [sticky]);
+      assert.deepEqual(await shown(first), [sticky, plain]);
+      assert.equal(await clientConnections(), 1);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('a kick closes every tab of the group; a tab opened afterwards connects it again', async () => {
+    const browser = await launchBrowser();
+    try {
+      const user = uniqueUser('kicked');
+      const tabs = [];
+      for (let i = 0; i < 3; i++) tabs.push(await openStore(browser.context, server.url, { user }));
+      await server.kick(user);
+      for (const tab of tabs) await tab.locator('#status[data-state="closed"]').waitFor({ timeout: 5000 });
+      assert.deepEqual(await Promise.all(tabs.map((t) => t.textContent('#status'))),
+        ['closed (kicked)', 'closed (kicked)', 'closed (kicked)']);
+      await until('no client connection', async () => (await clientConnections()) === 0, 3000);
+      const later = await openStore(browser.context, server.url, { user }); // waits until open
+      await until('one client connection', async () => (await clientConnections()) === 1, 3000);
+      const id = await publish(user, 'after the kick');
+      await until('shown', async () => (await shown(later)).includes(id), 5000);
+    } finally {
+      await browser.close();
+    }
+  });
 });

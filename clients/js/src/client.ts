@@ -12,9 +12,6 @@ import type {
 const TRANSPORTS: readonly Transport[] = ['ws', 'sse', 'poll'];
 const NAME_PATTERN = /^[A-Za-z0-9_.:@-]{1,64}$/;
 const MAX_CHANNELS = 32;
-// Ids delivered lately, so that no message reaches the page twice, whatever way it came (a new
-// leader's resume overlapping what the old one fanned out).
-const RECENT_IDS = 1024;
 
 const DEFAULTS = {
   sid: '0',
@@ -56,7 +53,6 @@ export class RingcastClient extends EventTarget {
   /** True while this tab's connection is shared with other tabs (see `share`). */
   readonly shared: boolean;
   private readonly link: Link;
-  private readonly recent = new Set<number>();
 
   constructor(options: RingcastOptions) {
     super();
@@ -74,19 +70,14 @@ export class RingcastClient extends EventTarget {
     }
     const fetchImpl = o.fetch ?? globalThis.fetch;
     const config: ConnectionConfig = {
+      ...o,
       base: new URL(o.url ?? origin + '/'),
       user: this.user,
       sid: this.sid,
       order: o.transport === 'auto' ? TRANSPORTS : [o.transport],
       since: o.since ?? null,
-      rewind: o.rewind,
-      pingIntervalMs: o.pingIntervalMs,
-      pongTimeoutMs: o.pongTimeoutMs,
-      openTimeoutMs: o.openTimeoutMs,
-      backoffMinMs: o.backoffMinMs,
-      backoffMaxMs: o.backoffMaxMs,
-      getToken: o.getToken,
       WebSocket: o.WebSocket ?? globalThis.WebSocket,
+      // Called as a function, not as the config's method: a browser's fetch wants `this` unset.
       fetch: (input, init) => fetchImpl(input, init),
     };
     this.shared = o.share && canShare();
@@ -143,19 +134,9 @@ export class RingcastClient extends EventTarget {
     return () => this.removeEventListener(type, wrapped);
   }
 
-  // What the connection reports; with a shared connection every tab's client hears it.
+  // What the connection reports (with a shared connection, what the tab group passes on).
   private readonly sink: Sink = {
-    message: (message) => {
-      const { channel, id } = message;
-      // A shared connection carries every tab's channels: this tab takes its own and the
-      // messages to everyone, to its user or to a list of users.
-      const mine = channel === '*' || channel === 'users' || channel.startsWith('user:') ||
-        this.channels.has(channel);
-      if (!mine || this.recent.has(id)) return;
-      this.recent.add(id);
-      if (this.recent.size > RECENT_IDS) this.recent.delete(this.recent.values().next().value!);
-      this.emit('message', message);
-    },
+    message: (message) => this.emit('message', message),
     expired: (id) => this.emit('expired', { id }),
     status: (status) => {
       this.state = status.state;

@@ -30,13 +30,13 @@ export interface ConnectionConfig {
   sid: string;
   order: readonly Transport[];
   since: number | null;
-  rewind: number | string | undefined;
+  rewind?: number | string;
   pingIntervalMs: number;
   pongTimeoutMs: number;
   openTimeoutMs: number;
   backoffMinMs: number;
   backoffMaxMs: number;
-  getToken: (() => string | Promise<string>) | undefined;
+  getToken?: () => string | Promise<string>;
   WebSocket: WebSocketConstructor | undefined;
   fetch: typeof fetch;
 }

@@ -21,6 +21,9 @@ const BEAT_MS = 500;
 const LEADER_LOST_MS = 1500;
 const IN_FORCE_KEPT = 100; // as the server's default --max-sticky
 const MAX_CHANNELS = 32; // the server's limit for one connection
+// Ids this tab delivered lately, so that no message reaches the page twice, whatever way it came
+// (a new leader's resume overlapping what the old one fanned out).
+const RECENT_IDS = 1024;
 
 export function canShare(): boolean {
   return typeof document !== 'undefined' && typeof BroadcastChannel !== 'undefined';
@@ -65,11 +68,28 @@ export class TabGroup {
   private readonly onPageHide = () => this.stop();
   private readonly onPageShow = (event: PageTransitionEvent) => { if (event.persisted) this.start(); };
 
+  private readonly sink: Sink; // this tab's client
+  private readonly recent = new Set<number>();
+
   constructor(
     private readonly config: ConnectionConfig,
     private readonly channels: Set<string>, // this tab's own
-    private readonly sink: Sink,
+    tabSink: Sink,
   ) {
+    // The group's connection carries every tab's channels: this tab takes its own and the messages
+    // to everyone, to its user or to a list of users, each once.
+    this.sink = {
+      ...tabSink,
+      message: (message) => {
+        const { channel, id } = message;
+        const mine = channel === '*' || channel === 'users' || channel.startsWith('user:') ||
+          this.channels.has(channel);
+        if (!mine || this.recent.has(id)) return;
+        this.recent.add(id);
+        if (this.recent.size > RECENT_IDS) this.recent.delete(this.recent.values().next().value!);
+        tabSink.message(message);
+      },
+    };
     const { base, user, order, getToken } = config;
     this.name = `ringcast:${JSON.stringify([base.href, user, order.join(), Boolean(getToken)])}`;
     this.sid = config.sid;
@@ -257,6 +277,8 @@ export class TabGroup {
         if (!leading) break;
         this.applyUnion();
         if (post.t === 'join') {
+          // A tab opened after a final close (kicked, replaced) connects, as a tab of its own would.
+          if (this.connection!.state === 'closed') this.connection!.start();
           this.broadcastState();
           this.post({ t: 'welcome', to: post.from, messages: this.messagesInForce() });
         }

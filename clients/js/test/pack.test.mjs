@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startServer } from './server.mjs';
+// The integration suite's harness: the built server ($RINGCAST_BIN, else build/server/ringcast).
+import { startServer } from '../../../tests/integration/harness.mjs';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const CONSUMER_FILES = fileURLToPath(new URL('consumer/', import.meta.url));
@@ -61,7 +62,7 @@ describe('the packed tarball in an empty project', () => {
     test(`from Node over ${transport}: receives every publish once, in order, across reconnects`, () => {
       const flags = transport === 'ws' && NODE_MAJOR < 22 ? ['--experimental-websocket'] : [];
       const out = run(process.execPath,
-        [...flags, 'receive.mjs', server.url, server.token, transport, '12'], project());
+        [...flags, 'receive.mjs', `${server.base}/`, server.token, transport, '12'], project());
       const { received, statuses, shared } = JSON.parse(out.trim().split('\n').at(-1));
       assert.deepEqual(received, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], JSON.stringify(statuses));
       assert.equal(shared, false, 'no tabs to share with in Node');

@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { generatedTypes, OUTPUT } from '../generate_publish_types.mjs';
-import { startServer } from './server.mjs';
+// The integration suite's harness: the built server ($RINGCAST_BIN, else build/server/ringcast).
+import { startServer } from '../../../tests/integration/harness.mjs';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -34,11 +35,11 @@ describe('ringcast-client/publish against the built server', () => {
     execFileSync(process.execPath, ['build.mjs', '--package'], { cwd: PACKAGE_DIR, stdio: 'pipe' });
     mod = await import('ringcast-client/publish');
     server = await startServer();
-    admin = mod.createPublishClient({ url: server.url, adminToken: server.token });
+    admin = mod.createPublishClient({ url: server.base, adminToken: server.token });
   });
   after(async () => { await server?.stop(); });
 
-  const poll = async (query) => (await fetch(new URL(`poll?${query}`, server.url))).json();
+  const poll = async (query) => (await fetch(`${server.base}/poll?${query}`)).json();
 
   test('publish reaches a client; reach, recent messages and take-down follow its id', async () => {
     const user = `publish-${process.pid}`;
@@ -81,7 +82,7 @@ describe('ringcast-client/publish against the built server', () => {
     await assert.rejects(admin.publish(misspelt), (e) =>
       e instanceof mod.RingcastApiError && e.status === 400 && e.code === 'bad_request' && /chanel/.test(e.message));
     await assert.rejects(admin.cancelScheduled('dead-beef'), (e) => e.status === 404 && e.code === 'not_found');
-    const wrong = mod.createPublishClient({ url: server.url, adminToken: 'wrong' });
+    const wrong = mod.createPublishClient({ url: server.base, adminToken: 'wrong' });
     await assert.rejects(wrong.stats(), (e) => e.status === 401 && e.code === 'unauthorized');
   });
 });

@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startServer } from './server.mjs';
+// The integration suite's harness: the built server ($RINGCAST_BIN, else build/server/ringcast).
+import { startServer } from '../../../tests/integration/harness.mjs';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -33,7 +34,7 @@ describe('ringcast-client/react', () => {
     const user = `react-${process.pid}`;
     let client = null;
     function Promotions() {
-      const result = useRingcast({ url: server.url, user, transport: 'sse', channels: ['gree'] });
+      const result = useRingcast({ url: `${server.base}/`, user, transport: 'sse', channels: ['gree'] });
       client = result.client;
       return createElement('p', null, `${result.status.state}:${result.messages.map((m) => m.data.n).join(',')}`);
     }
@@ -42,12 +43,7 @@ describe('ringcast-client/react', () => {
       for (let i = 0; i < 250 && !predicate(); i++) await sleep(20);
       assert.ok(predicate(), what);
     };
-    const publish = async (body) => {
-      const response = await fetch(new URL('admin/publish', server.url), {
-        method: 'POST', headers: { Authorization: `Bearer ${server.token}` }, body: JSON.stringify(body),
-      });
-      assert.equal(response.status, 200, await response.text());
-    };
+    const publish = (body) => server.publish(body);
 
     // act() wants to know it is in a test environment; the updates in between come from the
     // client's events, as in an application.
