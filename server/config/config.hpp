@@ -139,6 +139,9 @@ struct config {
   ms upgrade_check_timeout{10'000};  // --upgrade-check-timeout: each check of the new binary
   bool check_config = false;
   int upgrade_state_fd = -1;
+  // --print-routes: print the HTTP route table as JSON and exit (tests compare it with
+  // docs/openapi.yaml).
+  bool print_routes = false;
 
   // The files secrets and keys were read from, as {flag, path} (--tls-key, --*-file): checked at
   // start-up for being readable by others (secret_file_warnings).

@@ -538,6 +538,11 @@ std::vector<flag_group> build_table() {
                       static_cast<int>(number_value("upgrade-state-fd", text, 3, 1 << 30));
                 },
             .in_file = false},
+           {.name = "print-routes",
+            .help = "print the HTTP routes (paths and methods) as JSON and exit; a test compares "
+                    "them with docs/openapi.yaml",
+            .read = [](const std::string&, config& cfg) { cfg.print_routes = true; },
+            .in_file = false},
        }});
   return table;
 }

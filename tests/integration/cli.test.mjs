@@ -79,6 +79,7 @@ const FLAGS = {
   '--upgrade-check-timeout': '10s',
   '--check-config': 'switch',
   '--upgrade-state-fd': null,
+  '--print-routes': 'switch',
 };
 
 // --help as { flag: default | null | 'switch' }, from Boost.Program_options' layout: an entry

@@ -1,9 +1,11 @@
 // Runs in an empty project into which the packed ringcast-client was installed (pack.test.mjs):
 //   node receive.mjs <server url> <admin token> <transport> <count>
-// connects as a new user over <transport>, publishes <count> messages to that user one every
-// 250 ms while the server ends every connection after a second (--max-connection-age), and prints
-// { received, statuses } as JSON: every message once, in order, across the reconnects.
+// connects as a new user over <transport>, publishes <count> messages to that user with the
+// package's typed publish client (ringcast-client/publish), one every 250 ms while the server
+// ends every connection after a second (--max-connection-age), and prints { received, statuses }
+// as JSON: every message once, in order, across the reconnects.
 import { RingcastClient } from 'ringcast-client';
+import { createPublishClient } from 'ringcast-client/publish';
 
 const [url, token, transport, countText] = process.argv.slice(2);
 const count = Number(countText);
@@ -17,13 +19,10 @@ async function until(what, predicate, ms) {
   }
 }
 
+// The package's typed publish client, as a backend would publish.
+const admin = createPublishClient({ url, adminToken: token });
 async function publish(n) {
-  const response = await fetch(new URL('admin/publish', url), {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ user, data: { n } }),
-  });
-  if (!response.ok) throw new Error(`publish: HTTP ${response.status} ${await response.text()}`);
+  await admin.publish({ user, data: { n } });
 }
 
 const client = new RingcastClient({ url, user, transport, backoffMinMs: 100 });
