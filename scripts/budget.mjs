@@ -10,7 +10,9 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
-import { rawConnect, rawWebSocket, rssKiB, sleep, startServer, uid, waitFor } from '../tests/integration/harness.mjs';
+import {
+  floodNewUsers, rawConnect, rawWebSocket, rssKiB, sleep, startServer, uid, waitFor,
+} from '../tests/integration/harness.mjs';
 
 // CPU time of every thread of the process, in ns (/proc/PID/task/TID/schedstat: time on a CPU).
 function cpuNs(pid) {
@@ -35,6 +37,8 @@ function onReplies(s, count) {
 }
 
 const rows = [];
+// What an attack came to, beside the table: one line each (who was refused, how big a reply).
+const outcomes = [];
 const row = (what, n, kib, ns) => rows.push({
   what, n,
   memory: kib === null ? '—' : `${(kib / n).toFixed(2)} KiB`,
@@ -50,11 +54,18 @@ async function measure(srv, n, open) {
   return { kib: rssKiB(pid) - rss0, ticks: cpuNs(pid) - cpu0, held };
 }
 
-// Each row on a fresh server, so that memory another row freed is not reused and hidden. These
-// rows open thousands of connections from 127.0.0.1: no per-address limit.
-async function onFreshServer(fn) {
-  const srv = await startServer(['--threads', '1', '--max-connections', '30000',
-    '--session-ttl', '3s', '--write-timeout', '5s', '--max-connections-per-ip', '0']);
+// The server's own defaults for the timeouts harness.mjs shortens, for the rows that run with the
+// default flags.
+const DEFAULT_TIMEOUTS = ['--tick-ms', '100', '--session-ttl', '2m', '--poll-timeout', '25s',
+  '--heartbeat', '25s', '--idle-timeout', '1m'];
+
+// Each row on a fresh server, so that memory another row freed is not reused and hidden. The rows
+// that do not ask for the defaults open thousands of connections from 127.0.0.1: no per-address
+// limit.
+async function onFreshServer(fn, flags = ['--max-connections', '30000', '--session-ttl', '3s',
+  '--max-connections-per-ip', '0']) {
+  const writeTimeout = flags.includes('--write-timeout') ? [] : ['--write-timeout', '5s'];
+  const srv = await startServer(['--threads', '1', ...writeTimeout, ...flags]);
   try {
     await fn(srv);
   } finally {
@@ -141,6 +152,58 @@ await onFreshServer(async (srv) => {
   for (const s of m.held) s.destroy();
 });
 
+// Issue 35: one client polling under new user names (since=0: answered at once) past
+// --max-sessions, with the default flags (80,000 sessions): each new session displaces the
+// longest-idle one, and a newcomer is served.
+await onFreshServer(async (srv) => {
+  const n = 100000;
+  let statuses;
+  const m = await measure(srv, n, async () => {
+    statuses = await floodNewUsers(srv, uid('flood'), n, 500);
+  });
+  const st = await srv.stats();
+  row('session displacing the longest-idle one (table full: one client polling under new names)',
+    n, m.kib, m.ticks);
+  const newcomer = await srv.poll({ user: uid('newcomer'), since: 0 });
+  outcomes.push(`one address polling under ${n} new user names, default flags (--max-sessions ` +
+    `80000): replies ${JSON.stringify(Object.fromEntries(statuses))}, ${st.sessions.total} sessions ` +
+    `held, ${st.expirations.displaced} displaced, ${st.expirations.session_ttl} gone at ` +
+    `--first-poll-ttl; a newcomer's poll: ${newcomer.status}`);
+}, DEFAULT_TIMEOUTS);
+
+// Issue 35: a first connect (no `since`) owed 100 promotions in force of 60 KB and `rewind`:
+// each reply bounded (1 MiB + one message, "more"), the rest fetched from its last_id.
+await onFreshServer(async (srv) => {
+  const blob = 'x'.repeat(60 * 1000);
+  for (let i = 0; i < 100; i++) await srv.publish({ data: { blob, i }, sticky: true });
+  for (let i = 0; i < 50; i++) await srv.publish({ data: { i } });
+  const sizes = [];
+  let seen = 0;
+  let repeated = 0;
+  const ids = new Set();
+  const m = await measure(srv, 1, async () => {
+    let since;
+    const user = uid('first');
+    for (;;) {
+      const r = await srv.poll(since === undefined ? { user, rewind: '2m' } : { user, since });
+      if (r.status !== 200) throw new Error(`poll: ${r.status} ${r.text}`);
+      sizes.push(Buffer.byteLength(r.text));
+      for (const msg of r.json.messages) {
+        ++seen;
+        if (ids.has(msg.id)) ++repeated;
+        ids.add(msg.id);
+      }
+      since = r.json.last_id;
+      if (!r.json.more) break;
+    }
+  });
+  row('first-connect poll reply (100 promotions in force of 60 KB + rewind), read at once',
+    sizes.length, null, m.ticks);
+  outcomes.push(`first-connect poll owed 100 promotions of 60 KB + 50 rewound, default flags: ` +
+    `${sizes.length} replies, the largest ${Math.max(...sizes)} bytes; ${seen} messages, ` +
+    `${repeated} repeated`);
+}, DEFAULT_TIMEOUTS);
+
 // Plain HTTP requests on a keep-alive connection.
 await onFreshServer(async (srv) => {
   const m = await measure(srv, 20000, async (n) => {
@@ -188,15 +251,7 @@ async function newcomerServed(srv) {
   return ok;
 }
 
-const notes = [];
-async function onDefaultServer(fn) {
-  const srv = await startServer(['--threads', '1']);
-  try {
-    await fn(srv);
-  } finally {
-    await srv.stop();
-  }
-}
+const onDefaultServer = (fn) => onFreshServer(fn, DEFAULT_TIMEOUTS);
 
 // Idle sockets that never send a request: from one address, then from 200.
 for (const addresses of [1, 200]) {
@@ -217,7 +272,7 @@ for (const addresses of [1, 200]) {
     const kernel = kernelKiB(srv.port) - k0;
     const served = await newcomerServed(srv);
     row(`idle TCP connection, no request (${addresses} address${addresses > 1 ? 'es' : ''} x ${perAddress} tried, ${kept} kept)`, kept, kib, null);
-    notes.push(`${addresses} address(es) x ${perAddress} idle sockets: ${kept} kept open, ` +
+    outcomes.push(`${addresses} address(es) x ${perAddress} idle sockets: ${kept} kept open, ` +
       `${sockets.length - kept} closed at accept; kernel ${perEach(kernel, kept)} KiB each; ` +
       `a newcomer from another address ${served ? 'is served' : 'is KEPT OUT'}`);
     for (const s of sockets) s.destroy();
@@ -244,13 +299,13 @@ await onDefaultServer(async (srv) => {
   await sleep(1000);
   const answered = sockets.filter((s) => /^HTTP\/1\.1 401/u.test(s.text)).length;
   row('anonymous POST announcing 64 KiB to /admin/publish, body all but sent', 300, rssKiB(pid) - rss0, null);
-  notes.push(`300 anonymous 64 KiB POSTs: ${answered} answered 401 within 1 s; kernel ${perEach(kernelKiB(srv.port) - k0, 300)} KiB each ` +
+  outcomes.push(`300 anonymous 64 KiB POSTs: ${answered} answered 401 within 1 s; kernel ${perEach(kernelKiB(srv.port) - k0, 300)} KiB each ` +
     `while their unread bytes linger (at most 2 s)`);
   for (const s of sockets) s.destroy();
 });
 
 // WebSockets that never read while 6 MB are broadcast (shared by all): the kernel's send buffer.
-await onDefaultServer(async (srv) => {
+await onFreshServer(async (srv) => {
   const pid = srv.proc.pid;
   const n = 20;
   const users = Array.from({ length: n }, () => uid('deaf'));
@@ -268,12 +323,12 @@ await onDefaultServer(async (srv) => {
   await sleep(1000);
   const kernel = kernelKiB(srv.port) - k0;
   row('WebSocket that never reads, 6 MB broadcast (RSS, the shared messages included; kernel below)', n, rssKiB(pid) - rss0, null);
-  notes.push(`${n} never-reading WebSockets, 6 MB broadcast: kernel ${perEach(kernel, n)} KiB each (--send-buffer 256 KiB, doubled by the kernel, plus the socket's own)`);
+  outcomes.push(`${n} never-reading WebSockets, 6 MB broadcast: kernel ${perEach(kernel, n)} KiB each (--send-buffer 256 KiB, doubled by the kernel, plus the socket's own)`);
   for (const c of clients) c.socket.destroy();
-});
+}, [...DEFAULT_TIMEOUTS, '--write-timeout', '30s']);
 
 console.log('| what | n | memory each | loop time each |');
 console.log('|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.what} | ${r.n} | ${r.memory} | ${r.loop} |`);
 console.log('');
-for (const n of notes) console.log(`- ${n}`);
+for (const o of outcomes) console.log(`- ${o}`);

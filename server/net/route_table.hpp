@@ -26,6 +26,9 @@ namespace ringcast {
 class connection_context;
 struct connection_settings;
 
+// The one method /ws, /sse and /poll take (admission answers any other 405).
+inline constexpr boost::beast::http::verb client_method = boost::beast::http::verb::get;
+
 // One request to a handler: `rest` is what a prefix route's path leaves ("<id>" of
 // /admin/scheduled/<id>); `reply` may run later, on the connection's loop.
 struct route_call {
@@ -105,6 +108,12 @@ class route_table {
   body_verdict judge_body(const match& m, const http_request& header,
                           std::optional<std::uint64_t> content_length,
                           const connection_settings& settings) const;
+
+  // Every route as JSON, in the order they are matched:
+  // {"routes":[{"path":"/ws","prefix":false,"methods":["GET"],"client":"ws"},...],
+  //  "otherwise":["GET","HEAD"]} (a prefix route's path ends in '/'; "otherwise": the methods of
+  // the pages, every other path outside /admin/). --print-routes prints it.
+  std::string describe_json() const;
 
  private:
   // The 401, 404 or 405 a request gets before its handler, if any.

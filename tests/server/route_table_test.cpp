@@ -128,6 +128,19 @@ TEST_F(RouteTable, ABodyIsJudgedFromTheHeaderBeforeItIsRead) {
   EXPECT_EQ(status(judge(http::verb::post, "/sse", 10, false)), http::status::method_not_allowed);
 }
 
+// --print-routes prints this; tests/integration/openapi_routes.test.mjs reads it.
+TEST_F(RouteTable, DescribesEveryRouteInOrderWithItsMethods) {
+  EXPECT_EQ(routes_.describe_json(),
+            R"({"routes":[)"
+            R"({"path":"/open","prefix":false,"methods":["GET"]},)"
+            R"({"path":"/admin/list","prefix":false,"methods":["GET"]},)"
+            R"({"path":"/admin/post","prefix":false,"methods":["POST"]},)"
+            R"({"path":"/small","prefix":false,"methods":["POST"]},)"
+            R"({"path":"/admin/item/","prefix":true,"methods":["GET","DELETE"]},)"
+            R"({"path":"/sse","prefix":false,"methods":["GET"],"client":"sse"}],)"
+            R"("otherwise":["GET"]})");
+}
+
 TEST(RouteTableWithoutPages, AnyOtherPathIsNotFound) {
   test::test_loop loop(config{});
   route_table routes;
