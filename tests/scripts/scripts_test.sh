@@ -192,6 +192,17 @@ else
   echo "ok: docs/client.md's examples call no undefined show()"
 fi
 
+# Every URL parameter the storefront reads is documented in docs/client.md (`?name=`).
+undocumented=()
+for name in $(grep -oE "params\.(get|has)\('[a-z_]+'\)" "$root/web/store.js" | sed -E "s/.*'([a-z_]+)'.*/\1/" | sort -u); do
+  grep -q "\`?$name=" "$root/docs/client.md" || undocumented+=("$name")
+done
+if ((${#undocumented[@]})); then
+  fail "the storefront's URL parameters ${undocumented[*]} are not in docs/client.md"
+else
+  echo "ok: every URL parameter of the storefront is in docs/client.md"
+fi
+
 if ((failures)); then
   echo "$failures check(s) failed" >&2
   exit 1
