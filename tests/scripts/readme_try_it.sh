@@ -90,6 +90,10 @@ grep -q '{"scheduled":"[^"]*","at":[0-9]*}' "$work/block.out" || fail "the delay
 [[ $(grep -c '"recipients":' "$work/block.out") -eq 3 ]] ||
   fail "expected three publishes (the sale, the sticky one, the paced one) answered with recipients"
 grep -q '"Spring sale"' <(sed -n '/"messages"/p' "$work/block.out") || fail "the long-poll did not return the Spring sale"
+# Its answer says "gap":true (that since is from before this server started): the README says why.
+grep -q '"gap":true' <(sed -n '/"messages"/p' "$work/block.out") || fail "the long-poll no longer answers gap: true"
+grep -A3 "^curl 'http://127.0.0.1:$port/poll" "$work/run-1.sh" | grep -q '^# .*"gap":true.*' ||
+  fail "the README does not say why the long-poll answers \"gap\":true"
 
 # 2. The WebSocket line, with Debian's python3 (the README's python3-websockets is its package).
 # The interactive client exits when its input ends: keep it open.
