@@ -65,7 +65,7 @@ help_if_asked() {
 build_load_tools() {
   local root=$1 build=$2
   # Said every time, before ninja looks: the first build takes minutes.
-  echo "building ringcast and ringcast-load in ${build#"$root"/}/ (Release; up to date in a second if scripts/run.sh or an earlier run built them)" >&2
+  echo "building ringcast and ringcast-load in ${build#"$root"/}/ (done in a second if they are up to date; a first build takes minutes)" >&2
   if [[ ! -f $build/build.ninja ]]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
       -DRINGCAST_BUILD_BENCH=OFF >&2
