@@ -34,6 +34,9 @@ struct config {
   ms heartbeat{25'000};
   ms idle_timeout{60'000};
   ms session_ttl{120'000};
+  // --first-poll-ttl: a session whose only connection was one long-poll (a client that never
+  // came back) is kept this long, not --session-ttl (docs/security.md, "Sessions").
+  ms first_poll_ttl{10'000};
   ms handshake_timeout{10'000};
   ms keepalive_timeout{10'000};  // idle between two requests; 0 = no keep-alive
   ms write_timeout{30'000};      // --write-timeout: a reply or queued data not written by then

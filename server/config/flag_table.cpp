@@ -186,6 +186,9 @@ std::vector<flag_group> build_table() {
                     "close a connection after this long without client activity"),
            duration("session-ttl", &config::session_ttl, sighup::restart, on_wheel::timeout,
                     "keep a session without a connection this long, for reconnects to resume"),
+           duration("first-poll-ttl", &config::first_poll_ttl, sighup::restart, on_wheel::timeout,
+                    "keep a session whose only connection was one long-poll this long (at most "
+                    "--session-ttl): its client polls again at once, or never"),
            duration("handshake-timeout", &config::handshake_timeout, sighup::live,
                     on_wheel::timeout,
                     "close a TCP connection that has not sent a whole HTTP request by then"),

@@ -23,6 +23,7 @@ const FLAGS = {
   '--heartbeat': '25s',
   '--idle-timeout': '1m',
   '--session-ttl': '2m',
+  '--first-poll-ttl': '10s',
   '--handshake-timeout': '10s',
   '--keepalive-timeout': '10s',
   '--write-timeout': '30s',
