@@ -74,7 +74,7 @@ bool server::open_listener() {
   if (!upgrade_.adopted) return listener_->open(cfg_.listen_host, cfg_.listen_port);
   const process_handover& state = *upgrade_.adopted;
   if (state.listeners.size() != 1) {
-    log_warn("the upgrade state holds {} listening sockets, not 1", state.listeners.size());
+    log_error("the upgrade state holds {} listening sockets, not 1", state.listeners.size());
     return false;
   }
   if (!listener_->adopt(state.listeners[0].fd, state.listeners[0].v6)) return false;
