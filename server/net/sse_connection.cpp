@@ -46,10 +46,11 @@ void sse_connection::start(connection_context& ctx, connection_parts parts,
 sse_connection::sse_connection(connection_context& ctx, connection_parts parts)
     : stream_connection(ctx, std::move(parts)) {}
 
-void sse_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m) {
+void sse_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
+                           std::vector<outbound> queue) {
   auto c = std::make_shared<sse_connection>(ctx, std::move(parts));
   c->gzip_ = m.deflate;
-  c->resume_moved(m);
+  c->resume_moved(m, std::move(queue));
   c->watch_for_close();
 }
 

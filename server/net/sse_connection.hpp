@@ -17,7 +17,9 @@ class sse_connection final : public stream_connection {
                     bool known_elsewhere);
   sse_connection(connection_context& ctx, connection_parts parts);
   // In the new process of an upgrade in place: an event stream the old one handed over.
-  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m);
+  // `queue`: what the old process had not written yet (queue_of()).
+  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
+                    std::vector<outbound> queue);
 
   transport kind() const override { return transport::sse; }
   void heartbeat() override;

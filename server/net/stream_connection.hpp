@@ -19,6 +19,7 @@
 
 #include "connection_context.hpp"
 #include "connection_parts.hpp"
+#include "handover_messages.hpp"
 #include "outbound_queue.hpp"
 #include "process_handover.hpp"
 
@@ -36,7 +37,8 @@ class stream_connection : public subscriber,
   // moves of each of this loop's streams that can move. One over native TLS cannot (OpenSSL's
   // state does not cross exec): it is sent the drain's reconnect now, and counted in the result.
   // The rest (ending, or in the middle of a client's WebSocket message) are closed by the exec.
-  static std::size_t capture_loop(std::vector<moved_stream>& out);
+  // A queued message goes by reference into `messages`, the loop's table (each message once).
+  static std::size_t capture_loop(std::vector<moved_stream>& out, queued_messages& messages);
 
  protected:
   stream_connection(connection_context& ctx, connection_parts parts);
@@ -45,8 +47,8 @@ class stream_connection : public subscriber,
   // Attaches to the session and queues hello and the resumed backlog.
   void attach(const client_params& params, bool known_elsewhere);
   // In the new process of an upgrade: attaches to its session again without a hello (the client
-  // had one), and queues first what the old process had not written yet.
-  void resume_moved(const moved_stream& m);
+  // had one), and queues first what the old process had not written yet (`queue`: queue_of()).
+  void resume_moved(const moved_stream& m, std::vector<outbound> queue);
   // The transport's part of the capture; false if it cannot move now.
   virtual bool capture_transport(moved_stream& out) const = 0;
   // Queues a frame of this connection's own, already framed for the transport.
@@ -84,7 +86,7 @@ class stream_connection : public subscriber,
   virtual void close_when_written() = 0;
 
  private:
-  bool capture(moved_stream& out);
+  bool capture(moved_stream& out, queued_messages& messages);
   std::size_t buffers_of(const outbound& item, frame_buffers& out) const;
   void push(outbound item);
   // When the oldest frame waiting for the socket must be written by (max: none is waiting).

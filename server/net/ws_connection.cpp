@@ -73,10 +73,11 @@ ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bo
       std::min<std::size_t>(ctx.settings().compress_min_bytes, UINT32_MAX));
 }
 
-void ws_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m) {
+void ws_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
+                          std::vector<outbound> queue) {
   auto c = std::make_shared<ws_connection>(ctx, std::move(parts), m.deflate);
   c->compress_min_ = m.compress_min;
-  c->resume_moved(m);
+  c->resume_moved(m, std::move(queue));
   if (!m.unread.empty() && !c->consume(m.unread)) return;
   c->read();
 }

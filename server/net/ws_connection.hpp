@@ -29,7 +29,9 @@ class ws_connection final : public stream_connection {
   // `deflate`: permessage-deflate was negotiated (ws_deflate.hpp).
   ws_connection(connection_context& ctx, connection_parts parts, bool deflate = false);
   // In the new process of an upgrade in place: a WebSocket the old one handed over.
-  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m);
+  // `queue`: what the old process had not written yet (queue_of()).
+  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
+                    std::vector<outbound> queue);
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;
