@@ -108,7 +108,7 @@ std::optional<std::vector<outbound>> queue_of(moved_stream& s,
     if (q.message == queued_frame::own) {
       out.push_back({nullptr, std::move(q.text)});
     } else if (table.at(q.message)) {  // the codec checked every reference
-      out.push_back({table[q.message], {}});
+      out.push_back({.msg = table[q.message], .text = {}, .unnumbered = q.unnumbered});
     } else {
       return std::nullopt;
     }

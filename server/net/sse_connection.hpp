@@ -32,11 +32,11 @@ class sse_connection final : public stream_connection {
   }
 
   bool capture_transport(moved_stream& out) const override;
-  std::size_t message_buffers(const message& m, frame_buffers& out) const override;
-  void queued(const message& m) override;
+  std::size_t message_buffers(const message& m, bool unnumbered, frame_buffers& out) const override;
+  void queued(const message& m, bool unnumbered) override;
+  bool numbers_frames() const override { return true; }
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) const override;
-  std::string unnumbered_frame(const message& m) const override;
   std::string resume_point_frame(std::uint64_t id) const override;
   std::string encoded(std::string text) const;
   void close_when_written() override;

@@ -117,9 +117,9 @@ bool stream_connection::capture(moved_stream& out, queued_messages& messages) {
   out.queued.reserve(items.size());
   for (const outbound& item : items) {
     if (item.msg)
-      out.queued.push_back({messages.add(item.msg), {}});
+      out.queued.push_back({messages.add(item.msg), {}, item.unnumbered});
     else
-      out.queued.push_back({queued_frame::own, item.text});
+      out.queued.push_back({queued_frame::own, item.text, false});
   }
   return true;
 }
@@ -131,7 +131,7 @@ void stream_connection::resume_moved(const moved_stream& m, std::vector<outbound
         ctx_.now() + std::chrono::milliseconds(*m.token_expires_ms - ctx_.timers().unix_ms());
   highest_id_ = m.highest_id;
   for (outbound& item : queue) {
-    if (item.msg) queued(*item.msg);  // its shared compressed form, for this transport
+    if (item.msg) queued(*item.msg, item.unnumbered);  // its shared compressed form
     push(std::move(item));
   }
   // The session came with the node's state, waiting for this connection: it goes on as it was.
@@ -171,15 +171,10 @@ void stream_connection::deliver(const message_ptr& m) {
 }
 
 void stream_connection::queue_message(message_ptr m) {
-  if (m->spread.count() > 0 && m->id < highest_id_) {
-    if (std::string unnumbered = unnumbered_frame(*m); !unnumbered.empty()) {
-      push({nullptr, std::move(unnumbered)});
-      return;
-    }
-  }
-  highest_id_ = std::max(highest_id_, m->id);
-  queued(*m);
-  push({std::move(m), {}});
+  const bool unnumbered = m->spread.count() > 0 && m->id < highest_id_ && numbers_frames();
+  if (!unnumbered) highest_id_ = std::max(highest_id_, m->id);
+  queued(*m, unnumbered);
+  push({.msg = std::move(m), .text = {}, .unnumbered = unnumbered});
 }
 
 // A frame queued behind one that is waiting for the socket waits from now.
@@ -267,7 +262,7 @@ void stream_connection::peer_gone() {
 }
 
 std::size_t stream_connection::buffers_of(const outbound& item, frame_buffers& out) const {
-  if (item.msg) return message_buffers(*item.msg, out);
+  if (item.msg) return message_buffers(*item.msg, item.unnumbered, out);
   out[0] = boost::asio::buffer(item.text);
   return 1;
 }

@@ -65,18 +65,20 @@ class stream_connection : public subscriber,
   bool closing() const { return closing_; }
 
   using frame_buffers = std::array<boost::asio::const_buffer, 3>;
-  // The bytes of a published message as this transport frames it (shared, never copied).
-  virtual std::size_t message_buffers(const message& m, frame_buffers& out) const = 0;
+  // The bytes of a published message as this transport frames it (shared, never copied);
+  // `unnumbered`: without its id (numbers_frames()).
+  virtual std::size_t message_buffers(const message& m, bool unnumbered,
+                                      frame_buffers& out) const = 0;
   // A published message was queued (before any message_buffers() of it): a transport may prepare
   // its shared bytes here and count them.
-  virtual void queued(const message&) {}
+  virtual void queued(const message&, bool /*unnumbered*/) {}
   // Wraps a control envelope ("hello", "reconnect", "close", "error", "pong") for the transport.
   virtual std::string frame(std::string_view event, std::string_view json,
                             std::optional<std::uint32_t> retry_ms) const = 0;
-  // A paced message with an id below one already sent, framed without its id, or empty when the
-  // transport needs no such frame (docs/protocol.md, "Paced publish": an SSE client's
-  // Last-Event-ID must stay at the highest id). Copied: only paced messages that arrive late.
-  virtual std::string unnumbered_frame(const message&) const { return {}; }
+  // Whether a message's frame carries its id, so that a paced message with an id below one
+  // already sent goes unnumbered (docs/protocol.md, "Paced publish": an SSE client's
+  // Last-Event-ID must stay at the highest id).
+  virtual bool numbers_frames() const { return false; }
   // A frame that only moves the client's resume point to `id` (SSE: an `id:` line alone sets
   // Last-Event-ID without an event); empty where the transport has none.
   virtual std::string resume_point_frame(std::uint64_t) const { return {}; }

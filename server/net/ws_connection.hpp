@@ -51,8 +51,9 @@ class ws_connection final : public stream_connection {
   }
 
   bool capture_transport(moved_stream& out) const override;
-  std::size_t message_buffers(const message& m, frame_buffers& out) const override;
-  void queued(const message& m) override;
+  // WebSocket frames carry no id: `unnumbered` changes nothing.
+  std::size_t message_buffers(const message& m, bool unnumbered, frame_buffers& out) const override;
+  void queued(const message& m, bool unnumbered) override;
   bool sends_compressed(const message& m) const;
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) const override;

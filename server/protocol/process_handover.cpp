@@ -138,7 +138,10 @@ void write_stream(writer& w, const moved_stream& s) {
   w.u32(static_cast<std::uint32_t>(s.queued.size()));
   for (const queued_frame& q : s.queued) {
     w.u32(q.message);
-    if (q.message == queued_frame::own) w.text(q.text);
+    if (q.message == queued_frame::own)
+      w.text(q.text);
+    else
+      w.u8(q.unnumbered);
   }
   w.text(s.unread);
 }
@@ -166,6 +169,8 @@ moved_stream read_stream(reader& r) {
     if (q.message == queued_frame::own) {
       q.text = r.text("queued frame");
       if (r.ok() && q.text.empty()) r.fail("queued frame: an empty frame of the stream's own");
+    } else {
+      q.unnumbered = r.flag("queued frame unnumbered");
     }
     s.queued.push_back(std::move(q));
   }

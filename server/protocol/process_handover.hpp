@@ -29,7 +29,8 @@ struct listening_socket {
 struct queued_frame {
   static constexpr std::uint32_t own = ~std::uint32_t{0};
   std::uint32_t message = own;
-  std::string text;  // the frame, when `message` is `own`
+  std::string text;         // the frame, when `message` is `own`
+  bool unnumbered = false;  // the message framed without its id (SSE: a paced message come late)
 };
 
 // A WebSocket or SSE connection with its session (user, sid) and its state on this side.

@@ -95,3 +95,58 @@ describe('gzip long-poll replies of several messages', () => {
     await assertServes(srv);
   });
 });
+
+// A paced message that reaches an SSE client after a higher id goes without its `id:` line
+// (docs/protocol.md, "Paced publish"). That form too is made once per node and shared: before,
+// every such client got its own copy (gzip-deflated for it alone), held while it did not read.
+describe('gzip SSE: paced messages that come late', () => {
+  let srv;
+  before(async () => {
+    srv = await startServer(['--threads', '2', '--max-body', String(1024 * 1024), '--write-timeout', '20s'],
+      { env: smallQuarantine });
+  });
+  after(async () => { await srv?.stop(); });
+
+  test('40 gzip SSE clients that never read 16 paced 400 KB messages come late add < 48 MiB, each message deflated once', async (t) => {
+    const pid = srv.proc.pid;
+    const sockets = [];
+    for (let i = 0; i < 40; i++) {
+      const s = await rawConnect(srv);
+      s.on('error', () => {});
+      s.pause(); // never reads
+      s.write(`GET /sse?user=${uid('late')} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAccept-Encoding: gzip\r\n\r\n`);
+      sockets.push(s);
+    }
+    await srv.statsUntil((s) => s.connections.sse === 40, 5000, '40 SSE streams');
+    const s0 = await srv.stats();
+    const rss0 = rssKiB(pid);
+    // 6.4 MB owed to each client, more than its socket takes: the rest waits in its queue.
+    for (let i = 0; i < 16; i++) {
+      await srv.publish({ data: randomBytes(300 * 1024).toString('base64'), spread: '1s' });
+    }
+    // A higher id, at once to everyone: the paced turns that come after it are unnumbered.
+    await srv.publish({ data: 'newer' });
+    await sleep(1500);
+    let peak = rssKiB(pid);
+    let cpu = cpuTicks(pid);
+    let quietAt = Date.now();
+    while (Date.now() - quietAt < 150) {
+      await sleep(5);
+      peak = Math.max(peak, rssKiB(pid));
+      const now = cpuTicks(pid);
+      if (now !== cpu) { cpu = now; quietAt = Date.now(); }
+    }
+    const s1 = await srv.stats();
+    const grown = peak - rss0;
+    const compressed = s1.compression.messages_compressed - s0.compression.messages_compressed;
+    t.diagnostic(`RSS ${rss0} KiB, peak ${peak} KiB (+${grown} KiB); ${compressed} compressed forms made`);
+    // The messages themselves (6.4 MB of envelopes, the one-message poll bodies, their gzip
+    // pieces numbered and not) are in that; 40 private copies are not.
+    assert.ok(grown < 48 * 1024, `server RSS grew by ${grown} KiB`);
+    // Each message deflated once per form (numbered, unnumbered), not once per client.
+    assert.ok(compressed <= 2 * 17, `${compressed} compressed forms for 17 messages`);
+    assert.ok(s1.connections.sse === 40, 'the clients are still connected');
+    for (const s of sockets) s.destroy();
+    await assertServes(srv);
+  });
+});

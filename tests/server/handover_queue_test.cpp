@@ -21,10 +21,11 @@ TEST(HandoverQueue, EachMessageOnceAcrossStreamsAndLoopsTheNodesOnlyById) {
   for (std::size_t loop = 0; loop < 2; ++loop) {
     for (int i = 0; i < 10; ++i) {
       moved_stream s;
-      s.queued.push_back({loops[loop].add(retained), {}});
-      s.queued.push_back({queued_frame::own, "hb"});
-      s.queued.push_back({loops[loop].add(gone), {}});
-      s.queued.push_back({loops[loop].add(notice), {}});
+      s.queued.push_back({loops[loop].add(retained), {}, false});
+      s.queued.push_back({queued_frame::own, "hb", false});
+      s.queued.push_back({loops[loop].add(gone), {}, false});
+      s.queued.push_back({loops[loop].add(notice), {}, false});
+      s.queued.push_back({loops[loop].add(gone), {}, true});  // SSE: a paced message come late
       streams[loop].push_back(std::move(s));
     }
   }
@@ -52,7 +53,10 @@ TEST(HandoverQueue, EachMessageOnceAcrossStreamsAndLoopsTheNodesOnlyById) {
     for (auto& s : loop)
       queues.push_back(*queue_of(s, table));
   for (const auto& q : queues) {
-    ASSERT_EQ(q.size(), 4u);
+    ASSERT_EQ(q.size(), 5u);
+    EXPECT_EQ(q[4].msg, q[2].msg);
+    EXPECT_TRUE(q[4].unnumbered);
+    EXPECT_FALSE(q[2].unnumbered);
     EXPECT_EQ(q[0].msg, table[0]);
     EXPECT_EQ(q[1].text, "hb");
     EXPECT_EQ(q[2].msg, queues[0][2].msg);  // one object, shared
@@ -65,7 +69,7 @@ TEST(HandoverQueue, EachMessageOnceAcrossStreamsAndLoopsTheNodesOnlyById) {
 TEST(HandoverQueue, APartlyWrittenFrameGoesFirstAndAMissingMessageRefusesTheQueue) {
   moved_stream s;
   s.partial = "rest of a frame";
-  s.queued = {{0, {}}};
+  s.queued = {{0, {}, false}};
   const std::vector<message_ptr> table{published(3, 10)};
   const auto q = queue_of(s, table);
   ASSERT_TRUE(q);
@@ -73,7 +77,7 @@ TEST(HandoverQueue, APartlyWrittenFrameGoesFirstAndAMissingMessageRefusesTheQueu
   EXPECT_EQ((*q)[0].text, "rest of a frame");
   EXPECT_EQ((*q)[1].msg, table[0]);
   moved_stream t;
-  t.queued = {{0, {}}};
+  t.queued = {{0, {}, false}};
   // The node's state was not restored: the message it carried is missing.
   const std::vector<message_ptr> missing{nullptr};
   EXPECT_FALSE(queue_of(t, missing));

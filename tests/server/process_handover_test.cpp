@@ -30,14 +30,17 @@ process_handover sample() {
   ws.deflate = true;
   ws.compress_min = 100;
   ws.partial = std::string("llo", 3);
-  ws.queued = {{0, {}}, {queued_frame::own, std::string("\x81\x02hb", 4)}, {1, {}}, {0, {}}};
+  ws.queued = {{0, {}, false},
+               {queued_frame::own, std::string("\x81\x02hb", 4), false},
+               {1, {}, false},
+               {0, {}, true}};
   ws.unread = std::string("\x81\x85", 2);
   moved_stream sse;
   sse.fd = 13;
   sse.kind = moved_stream::kind_t::sse;
   sse.user = "bob";
   sse.sid = "0";
-  sse.queued = {{1, {}}};
+  sse.queued = {{1, {}, false}};
   s.streams = {ws, sse};
   // One message the node's state carries, one framed here (an `expired` notice, say).
   s.messages = {{.id = 40, .in_node_state = true, .json = {}, .sse_prefix = {}},
@@ -92,6 +95,7 @@ TEST(ProcessHandover, EveryFieldRoundTrips) {
   for (std::size_t i = 0; i < a.queued.size(); ++i) {
     EXPECT_EQ(a.queued[i].message, b.queued[i].message);
     EXPECT_EQ(a.queued[i].text, b.queued[i].text);
+    EXPECT_EQ(a.queued[i].unnumbered, b.queued[i].unnumbered);
   }
   ASSERT_EQ(s.messages.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -194,13 +198,13 @@ TEST(ProcessHandover, RefusesAbsurdCountsAndValues) {
 // process never looks past the table, and the state carries no message for nothing.
 TEST(ProcessHandover, RefusesReferencesThatDoNotHold) {
   process_handover s = sample();
-  s.streams[1].queued = {{2, {}}};
+  s.streams[1].queued = {{2, {}, false}};
   auto r = decode_handover(encode_handover(s));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("names message 2 of 2"), std::string::npos) << r.error;
   s = sample();
   s.streams[1].queued.clear();
-  s.streams[0].queued = {{0, {}}};
+  s.streams[0].queued = {{0, {}, false}};
   r = decode_handover(encode_handover(s));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("no queued frame names"), std::string::npos) << r.error;
