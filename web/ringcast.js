@@ -43,6 +43,10 @@
     backoffMinMs: 500,
     backoffMaxMs: 30000,
     getToken: undefined, // async () => JWT, sent as `token=`; called before every connect
+    // A server on another origin gets this page's cookies for it over SSE and long-poll too (as
+    // EventSource names it); a WebSocket always sends them. The server must list this page's
+    // origin in --allowed-origins (docs/client.md, "A server on another origin").
+    withCredentials: false,
   };
 
   function checkName(kind, value) {
@@ -112,7 +116,9 @@
   }
 
   function openEventSource(client, h) {
-    const es = new EventSource(client.urlFor('sse'));
+    const es = new EventSource(client.urlFor('sse'), {
+      withCredentials: client.options.withCredentials,
+    });
     const onEnvelope = (event) => {
       const env = parseEnvelope(event.data);
       if (env) h.envelope(env);
@@ -140,7 +146,11 @@
         let response;
         let body;
         try {
-          response = await fetch(client.urlFor('poll'), { signal: abort.signal, cache: 'no-store' });
+          response = await fetch(client.urlFor('poll'), {
+            signal: abort.signal,
+            cache: 'no-store',
+            credentials: client.options.withCredentials ? 'include' : 'same-origin',
+          });
           body = await response.json();
         } catch {
           if (!abort.signal.aborted) h.drop('network');

@@ -155,8 +155,9 @@ std::vector<flag_group> build_table() {
            {.name = "trusted-proxy",
             .value_name = "CIDRS",
             .help = "comma-separated networks (10.0.0.0/8,::1) whose X-Forwarded-For names the "
-                    "client (the last hop not among them); from any other peer the header is "
-                    "ignored (default: none)",
+                    "client (the last hop not among them) and whose X-Forwarded-Proto the scheme "
+                    "of the server's own origin; from any other peer both are ignored "
+                    "(default: none)",
             .read =
                 [](const std::string& text, config& cfg) {
                   auto ranges = parse_address_ranges(text);
@@ -319,7 +320,8 @@ std::vector<flag_group> build_table() {
            {.name = "allowed-origins",
             .value_name = "LIST",
             .help = "pages of other sites that may open /ws, /sse and /poll, besides the server's "
-                    "own: comma-separated scheme://host[:port], a host may be *.name; * = any "
+                    "own, and read /sse and /poll with their cookies (CORS): comma-separated "
+                    "scheme://host[:port], a host may be *.name; * = any, without cookies "
                     "(default: none; a request without Origin is not a browser's and is admitted)",
             .read =
                 [](const std::string& text, config& cfg) {

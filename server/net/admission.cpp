@@ -12,21 +12,12 @@ namespace ringcast {
 namespace http = boost::beast::http;
 
 std::variant<admission, http_response> admit(http_request req, transport which,
-                                             connection_context& ctx) {
+                                             connection_context& ctx, cors_grant cors) {
   if (req.method() != http::verb::get) {
     auto res =
         error_response(http_status::method_not_allowed, "method_not_allowed", "use GET", req);
     res.set(http::field::allow, "GET");
     return res;
-  }
-  const auto origin = req.find(http::field::origin);
-  if (!origin_admitted(
-          ctx.settings().allowed_origins,
-          origin == req.end() ? std::nullopt : std::optional<std::string_view>(origin->value()),
-          req[http::field::host])) {
-    ++ctx.stats().refused_origin;
-    return error_response(http_status::forbidden, "origin",
-                          "a page of another site may not connect here (--allowed-origins)", req);
   }
   const token_verifier* tokens = ctx.client_tokens();
   auto params = parse_client_params(req.target(), /*user_required=*/!tokens);
@@ -59,7 +50,7 @@ std::variant<admission, http_response> admit(http_request req, transport which,
     return error_response(http_status::upgrade_required, "bad_request",
                           "/ws expects a WebSocket upgrade", req);
   }
-  return admission{which, std::move(*params.value), std::move(req)};
+  return admission{which, std::move(*params.value), std::move(req), std::move(cors)};
 }
 
 }  // namespace ringcast

@@ -1,6 +1,6 @@
-// A connect to /ws, /sse or /poll, checked once, on the loop that read it: method, Origin
-// (--allowed-origins), query, client token, Last-Event-ID and the WebSocket upgrade (a drain is
-// answered before, for any request). What comes out travels with the connection to its session's
+// A connect to /ws, /sse or /poll, checked once, on the loop that read it: method, query, client
+// token, Last-Event-ID and the WebSocket upgrade (its Origin, and a drain, are answered before:
+// origin_check.hpp). What comes out travels with the connection to its session's
 // loop, where nothing is parsed or verified again.
 #pragma once
 
@@ -10,6 +10,7 @@
 
 #include "client_params.hpp"
 #include "connection_context.hpp"
+#include "cross_origin.hpp"
 #include "http_reply.hpp"
 #include "transport.hpp"
 
@@ -19,11 +20,13 @@ struct admission {
   transport endpoint;
   client_params params;  // with the client token's identity, channels and expiry applied
   http_request request;  // the upgrade (WebSocket), and the version and keep-alive of replies
+  cors_grant cors;       // what every reply tells the page (origin_check.hpp)
 };
 
 // The admission, or the response that refuses it (docs/protocol.md, "Admin and operations" for
 // the error shape).
+// `cors`: the Origin check's grant, for the replies of the connect's transport.
 std::variant<admission, http_response> admit(http_request req, transport which,
-                                             connection_context& ctx);
+                                             connection_context& ctx, cors_grant cors);
 
 }  // namespace ringcast

@@ -25,6 +25,7 @@ std::optional<http_response> refusal(connection_context& home, const admission& 
                                   admitted.request);
   res.set(boost::beast::http::field::retry_after,
           std::to_string(home.settings().connect_retry_after.count()));
+  add_cors_headers(res, admitted.cors);
   return res;
 }
 

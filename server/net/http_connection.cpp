@@ -9,8 +9,10 @@
 #include "client_address.hpp"
 #include "client_start.hpp"
 #include "connect_check.hpp"
+#include "host_policy.hpp"
 #include "http_framing.hpp"
 #include "log.hpp"
+#include "origin_check.hpp"
 #include "repeated_warning.hpp"
 #include "route_table.hpp"
 #include "tls_context.hpp"
@@ -201,6 +203,8 @@ void http_connection::on_header(beast::error_code ec) {
   const auto& header = parser_->get();
   if (const auto why = framing_error(header))
     return refuse_request(http_status::bad_request, "bad_request", *why);
+  if (const auto why = host_field_error(header))
+    return refuse_request(http_status::bad_request, "bad_request", *why);
   // A connect has nothing to say in a body: refused before a byte of it is buffered (a wrong
   // method as such, as admit() would).
   const auto route = ctx_.routes().find(path_of(header.target()));
@@ -303,8 +307,19 @@ void http_connection::on_read(beast::error_code ec) {
 }
 
 void http_connection::handle(http_request req) {
+  if (!slot_) req.keep_alive(false);  // over --max-connections: closed after its answer
+  const auto route = ctx_.routes().find(path_of(req.target()));
+  const auto client = route.found ? route.found->client() : std::nullopt;
+  // A connect's Origin comes first: a page that may not connect is told so, whatever else.
+  if (client) {
+    boost::system::error_code ec;
+    const auto peer = stream_.socket().remote_endpoint(ec);
+    if (ec) return close();  // the client is already gone
+    auto checked = check_origin(req, *client, ctx_, peer.address(), stream_.secure());
+    if (checked.refusal) return reply(std::move(*checked.refusal));
+    if (*client != transport::ws) cors_ = std::move(checked.grant);
+  }
   if (!slot_) {
-    req.keep_alive(false);
     reply(error_response(http_status::service_unavailable, "overloaded",
                          "too many connections (--max-connections)", req));
     return;
@@ -313,7 +328,6 @@ void http_connection::handle(http_request req) {
     reply(draining_response(req, ctx_.settings().drain));
     return;
   }
-  const auto route = ctx_.routes().find(path_of(req.target()));
   // A name this server does not have: a page whose DNS name was rebound to our address.
   if (!(route.found && route.found->answers_any_host()) &&
       !host_allowed(ctx_.settings().allowed_hosts, req[http::field::host])) {
@@ -322,7 +336,8 @@ void http_connection::handle(http_request req) {
                          "this server does not answer to that Host (--allowed-hosts)", req));
     return;
   }
-  if (route.found && route.found->client()) return connect(std::move(req), *route.found->client());
+  if (cors_ && is_preflight(req)) return reply(preflight_response(req, *cors_));
+  if (client) return connect(std::move(req), *client);
   ctx_.routes().answer(
       route, {req, route.rest, ctx_,
               [self = shared_from_this()](http_response res) { self->reply(std::move(res)); }});
@@ -333,7 +348,7 @@ void http_connection::handle(http_request req) {
 void http_connection::connect(http_request req, transport which) {
   auto address = hold_address(req);
   if (!address) return;  // refused, and answered
-  auto outcome = admit(std::move(req), which, ctx_);
+  auto outcome = admit(std::move(req), which, ctx_, cors_.value_or(cors_grant{}));
   connect_gate* gate = ctx_.connect_hook();
   if (!gate || std::holds_alternative<http_response>(outcome))
     return proceed(std::move(outcome), std::move(*address));
@@ -413,6 +428,8 @@ void http_connection::refuse_request(http_status status, std::string_view code,
 }
 
 void http_connection::reply(http_response res) {
+  if (cors_) add_cors_headers(res, *cors_);  // the request's, if it was to /sse or /poll
+  cors_.reset();
   if (ctx_.draining()) res.keep_alive(false);
   announce_keep_alive(res, ctx_.settings().keepalive_timeout);
   announce_hsts(res, ctx_.settings().hsts_max_age);

@@ -77,7 +77,8 @@ class http_connection final : public loop_timer,
                       std::string_view allow = {});
   void refuse_header_too_large();  // 431
   void close_after_reply();
-  // A whole request: refused (--max-connections, drain, --allowed-hosts), or its route's.
+  // A whole request: refused (a connect's Origin, --max-connections, drain, --allowed-hosts), a
+  // CORS preflight answered, or its route's.
   void handle(http_request req);
   void connect(http_request req, transport which);
   // The admission (start the client) or the refusal (reply), after the connect hook if any.
@@ -103,6 +104,9 @@ class http_connection final : public loop_timer,
   bool refused_ = false;  // a request the parser refused: the reply closes the connection
   bool parked_ = false;   // see begin_handover
   std::shared_ptr<http_connection> parked_self_;
+  // The CORS grant of the request being answered, when it is to /sse or /poll (origin_check.hpp):
+  // every reply to it carries the grant's headers.
+  std::optional<cors_grant> cors_;
 
   // This loop's HTTP connections, and whether an upgrade is taking them (http_handover.cpp).
   static thread_local std::unordered_set<http_connection*> loop_connections_;

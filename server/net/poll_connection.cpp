@@ -41,6 +41,7 @@ void poll_connection::start(connection_context& ctx, connection_parts parts, adm
   auto c =
       std::make_shared<poll_connection>(ctx, std::move(parts), std::move(admitted.request), resume);
   c->since_ = admitted.params.since.value_or(0);
+  c->cors_ = std::move(admitted.cors);
   const auto accept = c->request_.find(http::field::accept_encoding);
   c->gzip_ =
       ctx.settings().compression && accept != c->request_.end() && gzip::accepted(accept->value());
@@ -193,6 +194,7 @@ http_response poll_connection::begin_reply() {
   if (ctx_.draining()) head.keep_alive(false);
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
   announce_hsts(head, ctx_.settings().hsts_max_age);
+  add_cors_headers(head, cors_);
   keep_alive_while_held_.reset();
   arm_at(ctx_.now() + ctx_.settings().write_timeout);
   return head;

@@ -79,6 +79,7 @@ class poll_connection final : public subscriber,
   connection_context& ctx_;
   connection_parts parts_;
   http_request request_;  // for the reply's version and keep-alive
+  cors_grant cors_;       // the reply's CORS headers (origin_check.hpp)
   http_resume resume_;
   std::uint64_t since_ = 0;  // the request's; a reply never tells the client to go back before it
   session* held_ = nullptr;

@@ -16,11 +16,11 @@ namespace {
 
 // The body is delimited by the end of the connection (no length, no chunking), which every
 // EventSource understands; the first write carries these headers.
-std::string response_head(const http_request& req, std::chrono::seconds hsts, bool gzip) {
+std::string response_head(const admission& admitted, std::chrono::seconds hsts, bool gzip) {
   return fmt::format(
       "HTTP/1.{} 200 OK\r\nServer: ringcast\r\nContent-Type: text/event-stream\r\n"
-      "Cache-Control: no-store\r\nConnection: close\r\nX-Accel-Buffering: no\r\n{}{}\r\n",
-      req.version() == 10 ? 0 : 1,
+      "Cache-Control: no-store\r\nConnection: close\r\nX-Accel-Buffering: no\r\n{}{}{}\r\n",
+      admitted.request.version() == 10 ? 0 : 1, cors_header_lines(admitted.cors),
       hsts.count() > 0 ? fmt::format("Strict-Transport-Security: max-age={}\r\n", hsts.count())
                        : std::string{},
       gzip ? "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n" : "");
@@ -36,7 +36,7 @@ void sse_connection::start(connection_context& ctx, connection_parts parts,
   const auto accept = admitted.request.find(http::field::accept_encoding);
   c->gzip_ = ctx.settings().compression && accept != admitted.request.end() &&
              gzip::accepted(accept->value());
-  std::string head = response_head(admitted.request, ctx.settings().hsts_max_age, c->gzip_);
+  std::string head = response_head(admitted, ctx.settings().hsts_max_age, c->gzip_);
   if (c->gzip_) head += gzip::header();
   c->send_framed(std::move(head));
   c->attach(admitted.params, known_elsewhere);

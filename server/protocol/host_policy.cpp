@@ -45,6 +45,11 @@ parsed<host_policy> parse_allowed_hosts(std::string_view list) {
   return parsed<host_policy>::ok(std::move(policy));
 }
 
+std::optional<std::string_view> host_field_error(const boost::beast::http::fields& header) {
+  if (header.count(boost::beast::http::field::host) > 1) return "more than one Host header";
+  return std::nullopt;
+}
+
 bool host_allowed(const host_policy& policy, std::string_view host_header) {
   if (policy.names.empty()) return true;
   const std::string name = host_name_of(host_header);

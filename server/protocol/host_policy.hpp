@@ -4,6 +4,9 @@
 // keeps such a page out of a localhost-only instance. Empty: any name.
 #pragma once
 
+#include <boost/beast/http/fields.hpp>
+
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +25,11 @@ parsed<host_policy> parse_allowed_hosts(std::string_view list);
 // The name of a Host header (or an origin's authority) without its port, lower case:
 // "Shop.Example:8080" -> "shop.example", "[::1]:8080" -> "[::1]".
 std::string host_name_of(std::string_view authority);
+
+// Why a request's Host is refused 400 before anything else, or none: more than one Host field
+// (RFC 9112 §3.2). A proxy in front may route by one while --allowed-hosts and the same-origin
+// check would read the other.
+std::optional<std::string_view> host_field_error(const boost::beast::http::fields& header);
 
 // Whether a request with this Host header (empty: none) may be answered.
 bool host_allowed(const host_policy& policy, std::string_view host_header);

@@ -68,14 +68,12 @@ std::optional<origin_parts> split_origin(std::string_view text) {
   return o;
 }
 
-// Host names the server as host[:port]; the Origin's host[:port] must name it the same way. A
-// default port written out on either side (Host: shop.example:443) is the same place.
-bool same_origin(const origin_parts& o, std::string_view host_header) {
-  std::string host = lower(host_header);
-  if (!o.port.empty()) return host == o.host + ":" + o.port;
-  if (host == o.host) return true;
-  const std::string_view default_port = o.scheme == "https" ? ":443" : ":80";
-  return host == o.host + std::string(default_port);
+// The server's own origin is its scheme and the request's Host: the Origin must have the same
+// scheme, host and port, a default port written out on either side being the same place.
+bool same_origin(const origin_parts& o, own_origin self) {
+  if (self.host.empty()) return false;
+  const auto own = split_origin(fmt::format("{}://{}", self.scheme, self.host));
+  return own && own->scheme == o.scheme && own->host == o.host && own->port == o.port;
 }
 
 bool matches(const origin_pattern& p, const origin_parts& o) {
@@ -114,15 +112,28 @@ parsed<origin_policy> parse_allowed_origins(std::string_view list) {
   return parsed<origin_policy>::ok(std::move(policy));
 }
 
-bool origin_admitted(const origin_policy& policy, std::optional<std::string_view> origin,
-                     std::string_view host) {
-  if (!origin) return true;  // not a browser: nothing of a victim's to ride on
-  if (policy.any) return true;
+std::string_view own_scheme(bool tls, bool peer_is_trusted_proxy,
+                            std::optional<std::string_view> forwarded_proto) {
+  const std::string_view own = tls ? "https" : "http";
+  if (!peer_is_trusted_proxy || !forwarded_proto) return own;
+  // Only the first value is the client's (a proxy further in appends what it saw).
+  const auto values = comma_list(*forwarded_proto);
+  if (values.empty()) return own;
+  const std::string first = lower(values.front());
+  if (first == "https") return "https";
+  if (first == "http") return "http";
+  return own;  // not a scheme we serve: the connection's own
+}
+
+origin_verdict judge_origin(const origin_policy& policy, std::optional<std::string_view> origin,
+                            own_origin self) {
+  if (!origin) return origin_verdict::no_origin;
   const auto o = split_origin(*origin);  // "null" (sandboxed frames, file:) never parses
-  if (!o) return false;
-  if (same_origin(*o, host)) return true;
-  return std::any_of(policy.allowed.begin(), policy.allowed.end(),
-                     [&](const origin_pattern& p) { return matches(p, *o); });
+  if (o && same_origin(*o, self)) return origin_verdict::same_origin;
+  if (o && std::any_of(policy.allowed.begin(), policy.allowed.end(),
+                       [&](const origin_pattern& p) { return matches(p, *o); }))
+    return origin_verdict::listed;
+  return policy.any ? origin_verdict::any : origin_verdict::refused;
 }
 
 }  // namespace ringcast

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "client_address.hpp"
 #include "client_auth.hpp"
 #include "message.hpp"
 #include "test_loop.hpp"
@@ -516,6 +517,179 @@ TEST(Admission, RefusedOnTheReadingLoop) {
   auto res = read_response(c, buffer);
   EXPECT_EQ(res.result(), http::status::service_unavailable);
   EXPECT_FALSE(res.keep_alive());
+  EXPECT_EQ(loop.run([&] { return loop.sessions().session_count(); }), 0u);
+}
+
+// ---- Origin first, CORS for /sse and /poll, Host (issues 35 and 36) --------------------------
+
+constexpr std::string_view shop = "https://www.shop.example";
+
+config with_origins(std::string_view list) {
+  auto cfg = short_timeouts();
+  cfg.allowed_origins = *parse_allowed_origins(list).value;
+  cfg.allowed_origins_text = list;
+  return cfg;
+}
+
+// A request with an Origin (and more header lines, each ending in CRLF) to the test's Host.
+std::string from_page(std::string_view method, std::string_view target, std::string_view origin,
+                      std::string_view more = {}) {
+  return std::string(method) + " " + std::string(target) +
+         " HTTP/1.1\r\nHost: test\r\nOrigin: " + std::string(origin) + "\r\n" + std::string(more) +
+         "\r\n";
+}
+
+TEST(OriginFirst, AForeignPageIs403BeforeTheMethodTheQueryTheAddressLimitsAndTheDrain) {
+  test::test_loop loop(with_origins(shop));
+  loop.client_addresses().configure({.max_connections = 1, .connect_rate = 0});
+  auto first = loop.connect();
+  send(first, get("/sse?user=a"));  // the address's one connection
+  ASSERT_NE(read_until(first, "hello").find("hello"), std::string::npos);
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  // A listed page meets the per-address limit...
+  send(c, from_page("GET", "/poll?user=b", shop));
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::service_unavailable);
+  // ... a foreign one its Origin, whatever else is wrong with it.
+  for (const std::string_view req : {"GET /poll?user=b", "GET /sse", "POST /ws?user=b",
+                                     "DELETE /poll?user=bad/name", "GET /ws?user=b"}) {
+    const auto space = req.find(' ');
+    send(c, from_page(req.substr(0, space), req.substr(space + 1), "https://evil.example"));
+    const auto res = read_response(c, buffer);
+    EXPECT_EQ(res.result(), http::status::forbidden) << req;
+    EXPECT_NE(res.body().find(R"("error":"origin")"), std::string::npos) << req << res.body();
+  }
+  loop.set_draining(true);
+  auto late = loop.connect();
+  send(late, from_page("GET", "/sse?user=c", "https://evil.example"));
+  EXPECT_EQ(read_response(late, buffer).result(), http::status::forbidden);
+  EXPECT_EQ(loop.run([&] { return loop.stats().refused_origin; }), 6u);
+  EXPECT_EQ(loop.run([&] { return loop.sessions().session_count(); }), 1u);
+}
+
+TEST(CrossOrigin, SseAndPollRepliesCarryTheGrantForAListedPage) {
+  auto cfg = with_origins(shop);
+  cfg.max_sessions_per_user = 1;
+  test::test_loop loop(cfg);
+  auto sse = loop.connect();
+  send(sse, from_page("GET", "/sse?user=s", shop));
+  const std::string head = read_until(sse, "hello");
+  EXPECT_NE(head.find("\r\nAccess-Control-Allow-Origin: https://www.shop.example\r\n"),
+            std::string::npos)
+      << head;
+  EXPECT_NE(head.find("\r\nAccess-Control-Allow-Credentials: true\r\n"), std::string::npos);
+  EXPECT_NE(head.find("\r\nVary: Origin\r\n"), std::string::npos);
+
+  auto poll = loop.connect();
+  send(poll, from_page("GET", "/poll?user=p", shop));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 2; }));
+  publish(loop, 7);
+  beast::flat_buffer buffer;
+  auto res = read_response(poll, buffer);
+  EXPECT_EQ(res.result(), http::status::ok);
+  EXPECT_EQ(res[http::field::access_control_allow_origin], shop);
+  EXPECT_EQ(res[http::field::access_control_allow_credentials], "true");
+  EXPECT_EQ(res[http::field::vary], "Origin");
+  // Refusals too, so that the page can read why: a bad query here, a full user on its loop.
+  send(poll, from_page("GET", "/poll?user=bad/name", shop));
+  res = read_response(poll, buffer);
+  EXPECT_EQ(res.result(), http::status::bad_request);
+  EXPECT_EQ(res[http::field::access_control_allow_origin], shop);
+  send(poll, from_page("GET", "/poll?user=s&sid=other", shop));
+  res = read_response(poll, buffer);
+  EXPECT_EQ(res.result(), http::status::too_many_requests);
+  EXPECT_EQ(res[http::field::access_control_allow_origin], shop);
+  // The server's own pages need no grant; the next request on the connection gets none of the
+  // last one's.
+  send(poll, "GET /poll?user=bad/name HTTP/1.1\r\nHost: test\r\nOrigin: http://test\r\n\r\n");
+  res = read_response(poll, buffer);
+  EXPECT_EQ(res.count(http::field::access_control_allow_origin), 0u);
+  EXPECT_EQ(res[http::field::vary], "Origin");
+  send(poll, get("/healthz"));
+  res = read_response(poll, buffer);
+  EXPECT_EQ(res.count(http::field::access_control_allow_origin), 0u);
+  EXPECT_EQ(res.count(http::field::vary), 0u);
+}
+
+TEST(CrossOrigin, APageOnlyStarAdmitsGetsNoCredentials) {
+  test::test_loop loop(with_origins("*"));
+  auto c = loop.connect();
+  send(c, from_page("GET", "/poll?user=bad/name", "https://anyone.example"));
+  beast::flat_buffer buffer;
+  const auto res = read_response(c, buffer);
+  EXPECT_EQ(res[http::field::access_control_allow_origin], "*");
+  EXPECT_EQ(res.count(http::field::access_control_allow_credentials), 0u);
+}
+
+TEST(CrossOrigin, APreflightIsAnsweredForAListedPageOnlyAndTheAdminApiHasNone) {
+  test::test_loop loop(with_origins(shop));
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  const std::string_view asks =
+      "Access-Control-Request-Method: GET\r\n"
+      "Access-Control-Request-Headers: authorization, last-event-id\r\n";
+  for (const std::string_view path : {"/poll?user=u", "/sse?user=u"}) {
+    send(c, from_page("OPTIONS", path, shop, asks));
+    const auto res = read_response(c, buffer);
+    EXPECT_EQ(res.result(), http::status::no_content) << path;
+    EXPECT_EQ(res[http::field::access_control_allow_origin], shop);
+    EXPECT_EQ(res[http::field::access_control_allow_credentials], "true");
+    EXPECT_EQ(res[http::field::access_control_allow_headers], "Authorization, Last-Event-ID");
+    EXPECT_TRUE(res.keep_alive());
+  }
+  send(c, from_page("OPTIONS", "/poll?user=u", "https://evil.example", asks));
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::forbidden);
+  // Not a preflight (no Access-Control-Request-Method), and /ws (never preflighted): 405.
+  send(c, from_page("OPTIONS", "/poll?user=u", shop));
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::method_not_allowed);
+  send(c, from_page("OPTIONS", "/ws?user=u", shop, asks));
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::method_not_allowed);
+  // The admin API stays same-origin: no grant to a listed page, no preflight answered.
+  send(c, from_page("GET", "/metrics", shop));
+  auto res = read_response(c, buffer);
+  EXPECT_EQ(res.count(http::field::access_control_allow_origin), 0u);
+  send(c, from_page("OPTIONS", "/metrics", shop, asks));
+  res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::method_not_allowed);
+  EXPECT_EQ(res.count(http::field::access_control_allow_origin), 0u);
+  EXPECT_EQ(loop.run([&] { return loop.sessions().session_count(); }), 0u);
+}
+
+TEST(OwnOrigin, ASchemeOtherThanTheServersIsForeignUnlessATrustedProxySaysSo) {
+  const std::string tls_page =
+      "GET /poll?user=u HTTP/1.1\r\nHost: test\r\nOrigin: https://test\r\n"
+      "X-Forwarded-Proto: https\r\n\r\n";
+  {
+    test::test_loop loop(short_timeouts());  // no --trusted-proxy: the header is anybody's
+    auto c = loop.connect();
+    send(c, tls_page);
+    beast::flat_buffer buffer;
+    EXPECT_EQ(read_response(c, buffer).result(), http::status::forbidden);
+  }
+  auto cfg = short_timeouts();
+  cfg.trusted_proxies = *parse_address_ranges("127.0.0.1").value;
+  test::test_loop loop(cfg);
+  auto c = loop.connect();
+  send(c, tls_page);
+  EXPECT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  auto plain = loop.connect();
+  send(plain, "GET /poll?user=v HTTP/1.1\r\nHost: test\r\nOrigin: https://test\r\n\r\n");
+  beast::flat_buffer buffer;
+  EXPECT_EQ(read_response(plain, buffer).result(), http::status::forbidden);
+}
+
+TEST(HttpConnection, TwoHostHeadersAre400AndTheConnectionCloses) {
+  test::test_loop loop(short_timeouts());
+  auto c = loop.connect();
+  send(c, "GET /healthz HTTP/1.1\r\nHost: test\r\nHost: other\r\n\r\n");
+  beast::flat_buffer buffer;
+  const auto res = read_response(c, buffer);
+  EXPECT_EQ(res.result(), http::status::bad_request);
+  EXPECT_NE(res.body().find("more than one Host header"), std::string::npos) << res.body();
+  EXPECT_FALSE(res.keep_alive());
+  auto sse = loop.connect();
+  send(sse, "GET /sse?user=u HTTP/1.1\r\nHost: test\r\nHost: test\r\n\r\n");
+  EXPECT_EQ(read_response(sse, buffer).result(), http::status::bad_request);
   EXPECT_EQ(loop.run([&] { return loop.sessions().session_count(); }), 0u);
 }
 

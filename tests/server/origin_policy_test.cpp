@@ -15,28 +15,78 @@ origin_policy policy(std::string_view list) {
   return p ? *p.value : origin_policy{};
 }
 
-bool admitted(const origin_policy& p, std::string_view origin, std::string_view host) {
-  return origin_admitted(p, origin, host);
+// Admitted by a server reached as `scheme`://`host` (its own origin).
+bool admitted(const origin_policy& p, std::string_view origin, std::string_view host,
+              std::string_view scheme = "https") {
+  return judge_origin(p, origin, {scheme, host}) != origin_verdict::refused;
 }
 
 TEST(OriginPolicy, NoOriginIsNotABrowserAndIsAdmitted) {
-  EXPECT_TRUE(origin_admitted(origin_policy{}, std::nullopt, "push.example"));
-  EXPECT_TRUE(origin_admitted(origin_policy{}, std::nullopt, ""));
+  EXPECT_EQ(judge_origin(origin_policy{}, std::nullopt, {"http", "push.example"}),
+            origin_verdict::no_origin);
+  EXPECT_EQ(judge_origin(origin_policy{}, std::nullopt, {"http", ""}), origin_verdict::no_origin);
 }
 
 TEST(OriginPolicy, TheServersOwnOriginIsAdmittedWithoutAnyFlag) {
   const origin_policy none;
-  EXPECT_TRUE(admitted(none, "http://127.0.0.1:8080", "127.0.0.1:8080"));
+  EXPECT_TRUE(admitted(none, "http://127.0.0.1:8080", "127.0.0.1:8080", "http"));
   EXPECT_TRUE(admitted(none, "https://Push.Example", "push.example"));
   EXPECT_TRUE(admitted(none, "https://push.example", "push.example:443"));  // default port
-  EXPECT_TRUE(admitted(none, "http://push.example:80", "push.example"));
-  EXPECT_TRUE(admitted(none, "http://[::1]:8080", "[::1]:8080"));
+  EXPECT_TRUE(admitted(none, "https://push.example:443", "push.example"));
+  EXPECT_TRUE(admitted(none, "http://push.example:80", "push.example", "http"));
+  EXPECT_TRUE(admitted(none, "http://[::1]:8080", "[::1]:8080", "http"));
+  EXPECT_EQ(judge_origin(none, "https://push.example", {"https", "push.example"}),
+            origin_verdict::same_origin);
   // Another port, another host, or the host inside a longer name: another origin.
-  EXPECT_FALSE(admitted(none, "http://127.0.0.1:8081", "127.0.0.1:8080"));
+  EXPECT_FALSE(admitted(none, "http://127.0.0.1:8081", "127.0.0.1:8080", "http"));
   EXPECT_FALSE(admitted(none, "https://push.example", "push.example:8443"));
   EXPECT_FALSE(admitted(none, "https://evil.example", "push.example"));
   EXPECT_FALSE(admitted(none, "https://push.example.evil.example", "push.example"));
-  EXPECT_FALSE(admitted(none, "http://push.example:443", "push.example"));
+  EXPECT_FALSE(admitted(none, "http://push.example:443", "push.example", "http"));
+  // No Host, or one that names no place: nothing is the server's own.
+  EXPECT_FALSE(admitted(none, "https://push.example", ""));
+  EXPECT_FALSE(admitted(none, "https://push.example", "push.example:"));
+}
+
+TEST(OriginPolicy, TheOwnOriginComparesTheScheme) {
+  const origin_policy none;
+  // A page over http is not the https server's own, nor the other way round (issue 35, point 8).
+  EXPECT_FALSE(admitted(none, "http://push.example", "push.example", "https"));
+  EXPECT_FALSE(admitted(none, "https://push.example", "push.example", "http"));
+  EXPECT_FALSE(admitted(none, "https://127.0.0.1:8080", "127.0.0.1:8080", "http"));
+  // A Host without a port is the server's scheme's default port, not the page's.
+  EXPECT_FALSE(admitted(none, "http://push.example:443", "push.example", "https"));
+  EXPECT_FALSE(admitted(none, "https://push.example:80", "push.example", "http"));
+  EXPECT_TRUE(admitted(none, "https://push.example:8443", "push.example:8443", "https"));
+}
+
+TEST(OriginPolicy, TheSchemeIsTheConnectionsOrATrustedProxysForwardedProto) {
+  EXPECT_EQ(own_scheme(false, false, std::nullopt), "http");
+  EXPECT_EQ(own_scheme(true, false, std::nullopt), "https");
+  // From a peer that is not a --trusted-proxy the header is anybody's: ignored.
+  EXPECT_EQ(own_scheme(false, false, "https"), "http");
+  EXPECT_EQ(own_scheme(true, false, "http"), "https");
+  EXPECT_EQ(own_scheme(false, true, "https"), "https");
+  EXPECT_EQ(own_scheme(false, true, "HTTPS"), "https");
+  EXPECT_EQ(own_scheme(true, true, "http"), "http");
+  EXPECT_EQ(own_scheme(false, true, " https, http"), "https");  // the first value is the client's
+  EXPECT_EQ(own_scheme(false, true, "wss"), "http");
+  EXPECT_EQ(own_scheme(false, true, ""), "http");
+  // A TLS proxy's page, same origin end to end.
+  const auto scheme = own_scheme(false, true, "https");
+  EXPECT_TRUE(admitted(origin_policy{}, "https://push.example", "push.example", scheme));
+}
+
+TEST(OriginPolicy, TheVerdictSaysHowAPageIsAdmitted) {
+  const origin_policy listed_and_any = policy("https://shop.example,*");
+  EXPECT_EQ(judge_origin(listed_and_any, "https://shop.example", {"https", "push.example"}),
+            origin_verdict::listed);
+  EXPECT_EQ(judge_origin(listed_and_any, "https://evil.example", {"https", "push.example"}),
+            origin_verdict::any);
+  EXPECT_EQ(judge_origin(listed_and_any, "null", {"https", "push.example"}), origin_verdict::any);
+  EXPECT_EQ(judge_origin(policy("https://shop.example"), "https://evil.example",
+                         {"https", "push.example"}),
+            origin_verdict::refused);
 }
 
 TEST(OriginPolicy, NullAndMalformedOriginsAreForeign) {
@@ -83,6 +133,17 @@ TEST(OriginPolicy, TheFlagRefusesWhatIsNotAnOrigin) {
   EXPECT_TRUE(parse_allowed_origins("https://[::1]:8443,http://127.0.0.1:3000"));
   const auto error = parse_allowed_origins("https://ok.example,shop.example").error;
   EXPECT_NE(error.find("'shop.example'"), std::string::npos) << error;
+}
+
+TEST(HostPolicy, MoreThanOneHostFieldIsRefused) {
+  boost::beast::http::fields one, two, none;
+  one.insert(boost::beast::http::field::host, "push.example");
+  two.insert(boost::beast::http::field::host, "push.example");
+  two.insert(boost::beast::http::field::host, "evil.example");
+  EXPECT_FALSE(host_field_error(one));
+  EXPECT_FALSE(host_field_error(none));
+  ASSERT_TRUE(host_field_error(two));
+  EXPECT_EQ(*host_field_error(two), "more than one Host header");
 }
 
 TEST(HostPolicy, AnyHostWithoutTheFlag) {
