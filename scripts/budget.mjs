@@ -169,8 +169,8 @@ await onFreshServer(async (srv) => {
 });
 
 // An upgrade in place (SIGUSR2) with 30 WebSockets that do not read 24 sticky messages of 400 KB
-// (9.6 MB owed to each, more than the sockets take): what the new process holds more than the old one, per connection. The
-// state's size and the pause are printed below the table.
+// (9.6 MB owed to each, more than the sockets take): what the new process holds more than the
+// old one, per connection. The state's size and the pause are printed below the table.
 const upgradeNotes = [];
 {
   const next = join(mkdtempSync(join(tmpdir(), 'ringcast-budget-')), 'ringcast-next');
