@@ -10,20 +10,27 @@
 # byte array cannot be broken by a quote or backslash in a file.
 
 if(CMAKE_SCRIPT_MODE_FILE)
-  # ---- generator: -DWEB_DIR=<dir> -DOUTPUT=<file.cpp> ----
+  # ---- generator: -DWEB_DIR=<dir> -DOUTPUT=<file.cpp> [-DEXTRA_FILES=<file>;...] ----
   file(GLOB names RELATIVE "${WEB_DIR}" "${WEB_DIR}/*")
   list(SORT names) # stable output: the same files give the same source
+  # Files from elsewhere (docs/openapi.yaml), served under their own name like a file of web/.
+  set(paths "")
+  foreach(name IN LISTS names)
+    list(APPEND paths "${WEB_DIR}/${name}")
+  endforeach()
+  list(APPEND paths ${EXTRA_FILES})
   # CMake's regex has no {n}: spell out one line's worth (16 bytes) of "0x..," to wrap lines.
   string(REPEAT "0x..," 16 line_of_bytes)
 
   set(arrays "")
   set(table "")
   set(index 0)
-  foreach(name IN LISTS names)
-    if(IS_DIRECTORY "${WEB_DIR}/${name}" OR name MATCHES "^\\.")
+  foreach(path IN LISTS paths)
+    get_filename_component(name "${path}" NAME)
+    if(IS_DIRECTORY "${path}" OR name MATCHES "^\\.")
       continue()
     endif()
-    file(READ "${WEB_DIR}/${name}" hex HEX)
+    file(READ "${path}" hex HEX)
     string(LENGTH "${hex}" hex_length)
     math(EXPR size "${hex_length} / 2")
     string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
@@ -63,15 +70,19 @@ endif()
 # ---- build-time function ----
 set(RINGCAST_EMBED_WEB_SCRIPT "${CMAKE_CURRENT_LIST_FILE}")
 
-# ringcast_embed_web(<target> <web dir>): a static library with every file of <web dir> embedded;
-# link it and include "web_assets.hpp". The source is regenerated when a file changes, and CMake
-# re-globs (CONFIGURE_DEPENDS) when files are added or removed.
+# ringcast_embed_web(<target> <web dir> [EXTRA_FILES <file>...]): a static library with every file
+# of <web dir> (and each extra file, under its own name) embedded; link it and include
+# "web_assets.hpp". The source is regenerated when a file changes, and CMake re-globs
+# (CONFIGURE_DEPENDS) when files are added or removed.
 function(ringcast_embed_web target web_dir)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "EXTRA_FILES")
   file(GLOB files CONFIGURE_DEPENDS "${web_dir}/*")
+  list(APPEND files ${arg_EXTRA_FILES})
   set(output "${CMAKE_CURRENT_BINARY_DIR}/${target}_assets.cpp")
   add_custom_command(
     OUTPUT "${output}"
     COMMAND "${CMAKE_COMMAND}" "-DWEB_DIR=${web_dir}" "-DOUTPUT=${output}"
+            "-DEXTRA_FILES=${arg_EXTRA_FILES}"
             -P "${RINGCAST_EMBED_WEB_SCRIPT}"
     DEPENDS ${files} "${RINGCAST_EMBED_WEB_SCRIPT}"
     COMMENT "Embedding ${web_dir} into ${target}"

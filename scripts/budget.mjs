@@ -9,7 +9,7 @@ import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BIN, rawConnect, rssKiB, sleep, startServer, uid, waitFor,
+  BIN, floodNewUsers, rawConnect, rssKiB, sleep, startServer, uid, waitFor,
 } from '../tests/integration/harness.mjs';
 
 // CPU time of every thread of the process, in ns (/proc/PID/task/TID/schedstat: time on a CPU).
@@ -35,6 +35,8 @@ function onReplies(s, count) {
 }
 
 const rows = [];
+// What an attack came to, beside the table: one line each (who was refused, how big a reply).
+const outcomes = [];
 const row = (what, n, kib, ns) => rows.push({
   what, n,
   memory: kib === null ? '—' : `${(kib / n).toFixed(2)} KiB`,
@@ -50,10 +52,14 @@ async function measure(srv, n, open) {
   return { kib: rssKiB(pid) - rss0, ticks: cpuNs(pid) - cpu0, held };
 }
 
+// The server's own defaults for the timeouts harness.mjs shortens, for the rows that run with the
+// default flags.
+const DEFAULT_TIMEOUTS = ['--tick-ms', '100', '--session-ttl', '2m', '--poll-timeout', '25s',
+  '--heartbeat', '25s', '--idle-timeout', '1m'];
+
 // Each row on a fresh server, so that memory another row freed is not reused and hidden.
-async function onFreshServer(fn) {
-  const srv = await startServer(['--threads', '1', '--max-connections', '30000',
-    '--session-ttl', '3s', '--write-timeout', '5s']);
+async function onFreshServer(fn, flags = ['--max-connections', '30000', '--session-ttl', '3s']) {
+  const srv = await startServer(['--threads', '1', '--write-timeout', '5s', ...flags]);
   try {
     await fn(srv);
   } finally {
@@ -171,7 +177,6 @@ await onFreshServer(async (srv) => {
 // An upgrade in place (SIGUSR2) with 30 WebSockets that do not read 24 sticky messages of 400 KB
 // (9.6 MB owed to each, more than the sockets take): what the new process holds more than the
 // old one, per connection. The state's size and the pause are printed below the table.
-const upgradeNotes = [];
 {
   const next = join(mkdtempSync(join(tmpdir(), 'ringcast-budget-')), 'ringcast-next');
   copyFileSync(BIN, next);
@@ -201,13 +206,65 @@ const upgradeNotes = [];
     row('WebSocket not reading 9.6 MB of sticky messages, across an upgrade in place', 30,
       rssKiB(srv.proc.pid) - rss0, null);
     const log = srv.log.slice(from);
-    upgradeNotes.push(`upgrade with 30 such WebSockets: ${/a state of \d+ bytes[^\n]*/u.exec(log)?.[0]}; ` +
+    outcomes.push(`upgrade in place with 30 such WebSockets: ${/a state of \d+ bytes[^\n]*/u.exec(log)?.[0]}; ` +
       `${/serving again after [\d.]+ ms/u.exec(log)?.[0]}`);
     for (const s of sockets) s.destroy();
   } finally {
     await srv.stop();
   }
 }
+
+// Issue 35: one client polling under new user names (since=0: answered at once) past
+// --max-sessions, with the default flags (80,000 sessions): each new session displaces the
+// longest-idle one, and a newcomer is served.
+await onFreshServer(async (srv) => {
+  const n = 100000;
+  let statuses;
+  const m = await measure(srv, n, async () => {
+    statuses = await floodNewUsers(srv, uid('flood'), n, 500);
+  });
+  const st = await srv.stats();
+  row('session displacing the longest-idle one (table full: one client polling under new names)',
+    n, m.kib, m.ticks);
+  const newcomer = await srv.poll({ user: uid('newcomer'), since: 0 });
+  outcomes.push(`one address polling under ${n} new user names, default flags (--max-sessions ` +
+    `80000): replies ${JSON.stringify(Object.fromEntries(statuses))}, ${st.sessions.total} sessions ` +
+    `held, ${st.expirations.displaced} displaced, ${st.expirations.session_ttl} gone at ` +
+    `--first-poll-ttl; a newcomer's poll: ${newcomer.status}`);
+}, DEFAULT_TIMEOUTS);
+
+// Issue 35: a first connect (no `since`) owed 100 promotions in force of 60 KB and `rewind`:
+// each reply bounded (1 MiB + one message, "more"), the rest fetched from its last_id.
+await onFreshServer(async (srv) => {
+  const blob = 'x'.repeat(60 * 1000);
+  for (let i = 0; i < 100; i++) await srv.publish({ data: { blob, i }, sticky: true });
+  for (let i = 0; i < 50; i++) await srv.publish({ data: { i } });
+  const sizes = [];
+  let seen = 0;
+  let repeated = 0;
+  const ids = new Set();
+  const m = await measure(srv, 1, async () => {
+    let since;
+    const user = uid('first');
+    for (;;) {
+      const r = await srv.poll(since === undefined ? { user, rewind: '2m' } : { user, since });
+      if (r.status !== 200) throw new Error(`poll: ${r.status} ${r.text}`);
+      sizes.push(Buffer.byteLength(r.text));
+      for (const msg of r.json.messages) {
+        ++seen;
+        if (ids.has(msg.id)) ++repeated;
+        ids.add(msg.id);
+      }
+      since = r.json.last_id;
+      if (!r.json.more) break;
+    }
+  });
+  row('first-connect poll reply (100 promotions in force of 60 KB + rewind), read at once',
+    sizes.length, null, m.ticks);
+  outcomes.push(`first-connect poll owed 100 promotions of 60 KB + 50 rewound, default flags: ` +
+    `${sizes.length} replies, the largest ${Math.max(...sizes)} bytes; ${seen} messages, ` +
+    `${repeated} repeated`);
+}, DEFAULT_TIMEOUTS);
 
 // Plain HTTP requests on a keep-alive connection.
 await onFreshServer(async (srv) => {
@@ -224,4 +281,5 @@ await onFreshServer(async (srv) => {
 console.log('| what | n | memory each | loop time each |');
 console.log('|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.what} | ${r.n} | ${r.memory} | ${r.loop} |`);
-for (const note of upgradeNotes) console.log(`\n${note}`);
+console.log('');
+for (const o of outcomes) console.log(`- ${o}`);

@@ -33,8 +33,10 @@ for developer_only in RINGCAST_FAKE RINGCAST_WEB_ROOT RINGCAST_BIN; do
 done
 
 scripts/deps.sh test
-# The Node test suites' packages (ws, playwright-core), exactly as locked.
+# The Node test suites' packages (ws, playwright-core), and the client package's build and test
+# tools (clients/js: esbuild, typescript, react), exactly as locked.
 npm ci --prefix tests --no-audit --no-fund --loglevel=error
+npm ci --prefix clients/js --no-audit --no-fund --loglevel=error
 
 jobs=$(nproc)
 configure() {  # configure BUILD_DIR [cmake args...]
@@ -54,7 +56,7 @@ ctest_checked() {  # ctest_checked BUILD_DIR [ctest args...]
 # Unit tests in parallel; the suites that start servers one label at a time and one at a time
 # (each runs its own files concurrently), so that timeouts they measure are not skewed by a loaded
 # machine. Each label must match at least one test.
-serial_labels=(integration browser loadtest)
+serial_labels=(integration browser loadtest client_js)
 run_ctest() {  # run_ctest BUILD_DIR LABEL...   (LABELs: the serial suites this build has)
   local dir=$1
   shift
@@ -72,7 +74,8 @@ if wants plain; then
   cmake --build build -j "$jobs"
   echo "== clang-tidy (.clang-tidy)"
   scripts/tidy.sh build
-  run_ctest build integration browser loadtest
+  # client_js (the npm package) here only: it tests the client, not the server's memory use.
+  run_ctest build integration browser loadtest client_js
 fi
 if wants asan; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer"

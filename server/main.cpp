@@ -39,6 +39,12 @@ int main(int argc, char** argv) {
     std::cout << "ringcast: the settings are fine\n";
     return 0;
   }
+  if (cfg.print_routes) {
+    // The table this server would answer with (built, never run).
+    const ringcast::server srv(cfg, std::move(*credentials.value));
+    std::cout << srv.routes().describe_json() << '\n';
+    return 0;
+  }
   // Exec'd by an upgrading ringcast: its state, read before anything is logged or served.
   std::optional<ringcast::process_handover> adopted;
   if (cfg.upgrade_state_fd >= 0) {

@@ -1,256 +1,617 @@
-// ringcast.js — browser client for the ringcast push server (see docs/client.md).
-//
-// A classic script: `<script src="/ringcast.js">` defines `window.RingcastClient`.
-// ES module users import `/ringcast.mjs`, which re-exports the same class, so there is one
-// implementation and no build step.
-//
-// Transports: WebSocket, then Server-Sent Events, then long-poll. A transport that fails before
-// it is open (before `hello`; for long-poll, before its first reply or a short grace period) makes
-// the client try the next one. The client owns every reconnect itself — it never lets
-// EventSource auto-reconnect — so that each new connection carries `since=<last id>` and nothing
-// published in between is lost; ids strictly increase, so de-duplication is one comparison.
-//
-// Client tokens: a server started with --client-secret or --client-public-key wants a JWT on every
-// connect. Give `getToken` (async, returns the JWT): it is called before every connection attempt,
-// so a `close`/`expired` (the token ran out) reconnects at once with a fresh token and `since`.
-(function (global) {
-  'use strict';
-
-  const TRANSPORTS = ['ws', 'sse', 'poll'];
-  // Close reasons after which reconnecting would only fight the server or another tab.
-  const FINAL_CLOSE_REASONS = new Set(['kicked', 'replaced']);
-  const NAME_PATTERN = /^[A-Za-z0-9_.:@-]{1,64}$/;
-  const MAX_CHANNELS = 32;
-  // A held long-poll gives no sign of life until something is published; if it has not failed
-  // within this time the server has accepted it (a refusal would have come back at once).
-  const POLL_GRACE_MS = 1000;
-  // Acks are cumulative: one every this long at most carries the newest, so a burst of messages
-  // (a resume's backlog) costs a few frames, far below the server's --client-message-rate.
-  const ACK_INTERVAL_MS = 100;
-
-  const DEFAULTS = {
-    url: undefined, // base http(s) URL of the server; default: this page's origin
-    sid: '0',
-    channels: [],
-    transport: 'auto', // 'auto' | 'ws' | 'sse' | 'poll'
-    since: undefined, // resume after this id; default: start from "now"
-    // On the first connect (without `since`) also replay recent messages: a count (1-100) or a
-    // duration string ('30s', '2m'); later connects resume with `since` (docs/protocol.md, "Rewind").
-    rewind: undefined,
-    pingIntervalMs: 20000, // WebSocket {"type":"ping"}; shortened to half the server's idle timeout
-    pongTimeoutMs: 10000, // no reply to a ping within this time: the socket is dead, reconnect
-    openTimeoutMs: 10000, // a transport that is not open by then counts as failed
-    backoffMinMs: 500,
-    backoffMaxMs: 30000,
-    getToken: undefined, // async () => JWT, sent as `token=`; called before every connect
-    // A server on another origin gets this page's cookies for it over SSE and long-poll too (as
-    // EventSource names it); a WebSocket always sends them. The server must list this page's
-    // origin in --allowed-origins (docs/client.md, "A server on another origin").
-    withCredentials: false,
-  };
-
-  function checkName(kind, value) {
-    if (typeof value !== 'string' || !NAME_PATTERN.test(value)) {
-      throw new TypeError(`RingcastClient: invalid ${kind} ${JSON.stringify(value)}`);
-    }
-    return value;
-  }
-
+// Built from clients/js/src by clients/js/build.mjs (ringcast-client 0.1.0): do not edit, edit the package. See docs/client.md.
+"use strict";
+(() => {
+  // src/transports.ts
+  var unavailable = (h, reason) => (queueMicrotask(() => h.drop(reason)), { dispose() {
+  } });
   function parseEnvelope(text) {
     try {
-      const env = JSON.parse(text);
-      return env && typeof env === 'object' ? env : null;
+      let env = JSON.parse(String(text));
+      return env && typeof env == "object" ? env : null;
     } catch {
-      return null; // not ours to interpret; a broken frame must not kill the connection
+      return null;
     }
   }
-
-  const sleep = (ms, signal) =>
-    new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-    });
-
-  // Each opener starts one connection attempt and reports through `h`:
-  //   h.open()          the transport works (idempotent)
-  //   h.envelope(env)   a server envelope arrived
-  //   h.drop(reason)    the connection is gone
-  // and returns { dispose(), send?(obj) }. After dispose() the client ignores any late report.
-
-  function openWebSocket(client, h) {
-    const ws = new WebSocket(client.urlFor('ws'));
-    let pingTimer = null;
-    let pongTimer = null;
-
-    const startHeartbeat = (hello) => {
-      const idleMs = (hello.idle_timeout_s || Infinity) * 1000;
-      const interval = Math.min(client.options.pingIntervalMs, idleMs / 2);
+  var credentials = (c) => c.withCredentials ? "include" : "same-origin", sleep = (ms, signal) => new Promise((resolve) => {
+    let timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer), resolve();
+    }, { once: !0 });
+  });
+  function openWebSocket(c, h) {
+    if (!c.WebSocket) return unavailable(h, "no_websocket");
+    let ws = new c.WebSocket(c.urlFor("ws")), pingTimer, pongTimer, startHeartbeat = (hello) => {
+      let idleMs = (hello.idle_timeout_s || 1 / 0) * 1e3, interval = Math.min(c.pingIntervalMs, idleMs / 2);
       pingTimer = setInterval(() => {
-        ws.send('{"type":"ping"}');
-        pongTimer ??= setTimeout(() => h.drop('ping_timeout'), client.options.pongTimeoutMs);
+        ws.send('{"type":"ping"}'), pongTimer ??= setTimeout(() => h.drop("ping_timeout"), c.pongTimeoutMs);
       }, interval);
     };
-
-    ws.onmessage = (event) => {
-      // Any frame proves the socket alive, not only the pong.
-      clearTimeout(pongTimer);
-      pongTimer = null;
-      const env = parseEnvelope(event.data);
-      if (!env) return;
-      if (env.type === 'hello' && pingTimer === null) startHeartbeat(env);
-      h.envelope(env);
-    };
-    ws.onclose = (event) => h.drop(event.code === 1009 ? 'too_large' : 'network');
-
-    return {
-      send(obj) {
-        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(obj));
+    return ws.onmessage = (event) => {
+      clearTimeout(pongTimer), pongTimer = void 0;
+      let env = parseEnvelope(event.data);
+      env && (env.type === "hello" && pingTimer === void 0 && startHeartbeat(env), h.envelope(env));
+    }, ws.onclose = (event) => h.drop(event.code === 1009 ? "too_large" : "network"), {
+      send(frame) {
+        ws.readyState === 1 && ws.send(JSON.stringify(frame));
       },
       dispose() {
-        clearInterval(pingTimer);
-        clearTimeout(pongTimer);
-        ws.onmessage = ws.onclose = null;
-        ws.close(1000);
-      },
+        clearInterval(pingTimer), clearTimeout(pongTimer), ws.onmessage = ws.onclose = null, ws.close(1e3);
+      }
     };
   }
-
-  function openEventSource(client, h) {
-    const es = new EventSource(client.urlFor('sse'), {
-      withCredentials: client.options.withCredentials,
-    });
-    const onEnvelope = (event) => {
-      const env = parseEnvelope(event.data);
-      if (env) h.envelope(env);
+  function openEventSource(c, h) {
+    if (typeof EventSource > "u")
+      return unavailable(h, "no_eventsource");
+    let es = new EventSource(c.urlFor("sse"), { withCredentials: c.withCredentials }), onEnvelope = (event) => {
+      let env = parseEnvelope(event.data);
+      env && h.envelope(env);
     };
-    // The envelope carries its own `type`, so every named event goes through one handler.
-    for (const name of ['hello', 'message', 'expired', 'reconnect', 'close', 'pong']) {
+    for (let name of ["hello", "message", "expired", "reconnect", "close", "pong"])
       es.addEventListener(name, onEnvelope);
-    }
-    // `error` is both a server event (it has data) and EventSource's own failure signal (no data).
-    // On a failure we close at once: EventSource's auto-reconnect would resume with its own idea
-    // of the last id and channels, and without our back-off.
-    es.addEventListener('error', (event) => {
-      if (event.data) onEnvelope(event);
-      else h.drop('network');
-    });
-    return { dispose: () => es.close() };
+    return es.addEventListener("error", (event) => {
+      event.data ? onEnvelope(event) : h.drop("network");
+    }), { dispose: () => es.close() };
   }
-
-  function openLongPoll(client, h) {
-    const abort = new AbortController();
-    const grace = setTimeout(h.open, POLL_GRACE_MS);
-
-    (async () => {
-      while (!abort.signal.aborted) {
-        let response;
-        let body;
+  function openLongPoll(c, h) {
+    let abort = new AbortController(), grace = setTimeout(h.open, 1e3);
+    return (async () => {
+      for (; !abort.signal.aborted; ) {
+        let response, body;
         try {
-          response = await fetch(client.urlFor('poll'), {
+          response = await c.fetch(c.urlFor("poll"), {
             signal: abort.signal,
-            cache: 'no-store',
-            credentials: client.options.withCredentials ? 'include' : 'same-origin',
-          });
-          body = await response.json();
+            cache: "no-store",
+            credentials: credentials(c)
+          }), body = await response.json();
         } catch {
-          if (!abort.signal.aborted) h.drop('network');
+          abort.signal.aborted || h.drop("network");
           return;
         }
         if (!response.ok) {
           h.drop(body?.error || `http_${response.status}`);
           return;
         }
-        h.open();
-        if (body.type === 'reconnect' && body.reason === 'timeout') {
-          // The normal end of a quiet poll, not a disconnection: poll again, quietly.
-          client.adoptLastId(body.last_id);
-          await sleep(body.retry_ms || 0, abort.signal);
+        if (h.open(), body.type === "reconnect" && body.reason === "timeout") {
+          c.adoptLastId(body.last_id), await sleep(body.retry_ms || 0, abort.signal);
           continue;
         }
-        h.envelope(body);
-        if (body.type !== 'messages') return; // reconnect/close: the client decides what is next
-        // A `messages` reply is followed at once by the next poll, from its last_id: with
-        // `"more": true` that fetches the rest of what the server owes (docs/protocol.md).
+        if (h.envelope(body), body.type !== "messages") return;
       }
-    })();
-
-    return {
+    })(), {
       dispose() {
-        clearTimeout(grace);
-        abort.abort();
-      },
+        clearTimeout(grace), abort.abort();
+      }
     };
   }
+  var OPENERS = { ws: openWebSocket, sse: openEventSource, poll: openLongPoll };
 
-  const OPENERS = { ws: openWebSocket, sse: openEventSource, poll: openLongPoll };
-
-  class RingcastClient extends EventTarget {
-    constructor(options) {
-      super();
-      this.options = { ...DEFAULTS, ...options };
-      const o = this.options;
-      this.user = checkName('user', o.user);
-      this.sid = checkName('sid', String(o.sid));
-      if (o.transport !== 'auto' && !TRANSPORTS.includes(o.transport)) {
-        throw new TypeError(`RingcastClient: unknown transport ${JSON.stringify(o.transport)}`);
-      }
-      this.channels = new Set();
-      this.addChannels(o.channels);
-      this.base = new URL(o.url ?? global.location.origin + '/');
-      this.order = o.transport === 'auto' ? TRANSPORTS : [o.transport];
-      this.lastId = o.since ?? null;
+  // src/connection.ts
+  var FINAL_CLOSE_REASONS = /* @__PURE__ */ new Set(["kicked", "replaced"]), ACK_INTERVAL_MS = 100, PACED_REMEMBERED = 64, Connection = class {
+    // from getToken, for the current attempt
+    constructor(config, channels, sink) {
+      this.config = config;
+      this.channels = channels;
+      this.sink = sink;
+      this.state = "idle";
+      this.transport = null;
+      this.session = null;
       // After a hello without `since`, the server first sends the promotions in force (and what
       // `rewind` asked for): ids up to hello's last_id that are new to this page, not repeats.
       this.backlogUntil = null;
-      this.backlogSeen = new Set();
-      this.ackedId = null; // the newest id the page showed (ack())
-      this.ackSent = null; // the newest ack written to a WebSocket
-      this.ackSentAt = -Infinity; // when (performance.now()), for ACK_INTERVAL_MS
-      this.ackTimer = null; // a later sendAck, while one was written less than the interval ago
-      this.pacedAckedId = null; // the newest paced id acked (ack())
-      this.pacedSeen = []; // ids of the last paced messages delivered (see deliver)
-      this.state = 'idle';
-      this.transport = null;
-      this.session = null; // the last `hello`
+      this.backlogSeen = /* @__PURE__ */ new Set();
+      this.ackedId = null;
+      // the newest id the page showed (ack())
+      this.ackSent = null;
+      // the newest ack written to a WebSocket
+      this.ackSentAt = -1 / 0;
+      // when (performance.now()), for ACK_INTERVAL_MS
+      this.ackTimer = null;
+      this.pacedAckedId = null;
+      // the newest paced id acked (ack())
+      this.pacedSeen = [];
+      // ids of the last paced messages delivered (see deliver)
       this.conn = null;
-      this.generation = 0; // identifies the current attempt; reports from older ones are ignored
-      this.index = 0; // into `order`
-      this.opened = false; // the current attempt reached `open`
-      this.everOpened = false;
-      this.failures = 0; // consecutive, for the back-off
+      this.generation = 0;
+      // identifies the current attempt; reports from older ones are ignored
+      this.index = 0;
+      // into `order`
+      this.opened = !1;
+      // the current attempt reached `open`
+      this.everOpened = !1;
+      this.failures = 0;
+      // consecutive, for the back-off
       this.retryTimer = null;
-      this.openTimer = null;
-      this.token = null; // from getToken, for the current attempt
+      this.token = null;
+      this.lastId = config.since;
     }
+    get pingIntervalMs() {
+      return this.config.pingIntervalMs;
+    }
+    get pongTimeoutMs() {
+      return this.config.pongTimeoutMs;
+    }
+    get WebSocket() {
+      return this.config.WebSocket;
+    }
+    get fetch() {
+      return this.config.fetch;
+    }
+    get withCredentials() {
+      return this.config.withCredentials;
+    }
+    /** Starts (or restarts after stop()); `state` is what the first status says. */
+    start(state = "connecting", reason = null) {
+      this.state !== "idle" && this.state !== "closed" || (this.index = 0, this.failures = 0, this.everOpened = !1, this.attempt(state, reason));
+    }
+    stop(reason = "client") {
+      this.disposeConnection(), this.setStatus("closed", reason);
+    }
+    /** See RingcastClient.ack. */
+    ack(id) {
+      if (this.ackedId === null || id > this.ackedId) {
+        this.ackedId = id, this.pacedSeen.includes(id) && (this.pacedAckedId = id), this.sendAck();
+        return;
+      }
+      this.pacedSeen.includes(id) && id > (this.pacedAckedId ?? 0) && this.conn && this.opened && this.transport === "ws" && (this.send({ type: "ack", id }), this.pacedAckedId = id);
+    }
+    /** `channels` changed: tell the server (WebSocket) or reconnect with the new list. */
+    channelsChanged(frame) {
+      this.conn && (this.opened && this.transport === "ws" ? this.send(frame) : this.restart("subscribe", 0));
+    }
+    /** The URL of a transport endpoint with this connection's identity and resume point. */
+    urlFor(transport) {
+      let url = new URL(transport, this.config.base);
+      return transport === "ws" && (url.protocol = url.protocol === "https:" ? "wss:" : "ws:"), url.searchParams.set("user", this.config.user), url.searchParams.set("sid", this.config.sid), this.lastId !== null ? url.searchParams.set("since", String(this.lastId)) : this.config.rewind !== void 0 && url.searchParams.set("rewind", String(this.config.rewind)), this.channels.size > 0 && url.searchParams.set("channels", [...this.channels].join(",")), this.token && url.searchParams.set("token", this.token), url.href;
+    }
+    /**
+     * Take the server's last id as the resume point unless we already have a later one. Only safe
+     * once everything up to that id that was addressed to us has arrived (a long-poll reply).
+     */
+    adoptLastId(id) {
+      typeof id == "number" && (this.lastId === null || id > this.lastId) && (this.lastId = id);
+    }
+    // ---- internals ----
+    send(frame) {
+      this.conn?.send?.(frame);
+    }
+    sendAck() {
+      if (this.ackedId === null || this.ackSent === this.ackedId || this.ackTimer || !this.conn || !this.opened || this.transport !== "ws") return;
+      let wait = this.ackSentAt + ACK_INTERVAL_MS - performance.now();
+      if (wait > 0) {
+        this.ackTimer = setTimeout(() => {
+          this.ackTimer = null, this.sendAck();
+        }, wait);
+        return;
+      }
+      this.send({ type: "ack", id: this.ackedId }), this.ackSent = this.ackedId, this.ackSentAt = performance.now();
+    }
+    setStatus(state, reason, extra) {
+      this.state = state, this.sink.status({ state, transport: this.transport, reason, ...extra });
+    }
+    attempt(state, reason) {
+      this.transport = this.config.order[this.index], this.opened = !1;
+      let generation = ++this.generation, current = () => generation === this.generation, h = {
+        open: () => {
+          current() && this.markOpen();
+        },
+        envelope: (env) => {
+          current() && this.handleEnvelope(env);
+        },
+        drop: (why) => {
+          current() && this.handleDrop(why);
+        }
+      };
+      this.setStatus(state, reason), this.openTimer = setTimeout(h.drop, this.config.openTimeoutMs, "open_timeout");
+      let opener = OPENERS[this.transport], { getToken } = this.config;
+      if (!getToken) {
+        this.conn = opener(this, h);
+        return;
+      }
+      Promise.resolve().then(getToken).then(
+        (token) => {
+          current() && (this.token = token, this.conn = opener(this, h));
+        },
+        () => {
+          current() && (this.disposeConnection(), this.scheduleAttempt(state, "token", this.backoff()));
+        }
+      );
+    }
+    disposeConnection() {
+      this.generation++, clearTimeout(this.openTimer), clearTimeout(this.retryTimer ?? void 0), clearTimeout(this.ackTimer ?? void 0), this.retryTimer = this.ackTimer = null, this.conn?.dispose(), this.conn = null;
+    }
+    markOpen() {
+      this.opened || (clearTimeout(this.openTimer), this.opened = !0, this.everOpened = !0, this.failures = 0, this.setStatus("open", null), this.sendAck());
+    }
+    handleEnvelope(env) {
+      switch (env.type) {
+        case "hello":
+          this.session = env, this.backlogUntil = this.lastId === null ? env.last_id : null, this.backlogSeen.clear(), this.lastId === null && this.adoptLastId(env.last_id), this.markOpen(), env.gap && this.sink.gap({ transport: this.transport, lastId: this.lastId });
+          break;
+        case "message":
+          this.deliver(env);
+          break;
+        case "messages":
+          this.markOpen(), env.gap && this.sink.gap({ transport: this.transport, lastId: this.lastId });
+          for (let item of env.messages || [])
+            item.type === "expired" ? this.expire(item.id) : this.deliver(item);
+          this.adoptLastId(env.last_id);
+          break;
+        case "reconnect":
+          this.lastId === null && this.adoptLastId(env.last_id), this.transport === "poll" && env.reason === "replaced" ? this.stop("replaced") : this.restart(env.reason || "reconnect", env.retry_ms ?? this.backoff());
+          break;
+        case "close":
+          FINAL_CLOSE_REASONS.has(env.reason) ? this.stop(env.reason) : env.reason === "expired" && this.config.getToken ? this.restart("expired", 0) : this.restart(env.reason || "close", this.backoff());
+          break;
+        case "expired":
+          this.expire(env.id);
+          break;
+        case "error":
+          this.sink.error(env);
+          break;
+        default:
+          break;
+      }
+    }
+    // A promotion passed its ttl: the page takes it down. The server tells the live clients it
+    // sent the promotion to (one that came back without `since` too: an id the page never showed
+    // is simply not found there).
+    expire(id) {
+      typeof id == "number" && this.sink.expired(id);
+    }
+    deliver(message) {
+      if (typeof message.id == "number") {
+        if (typeof message.spread_ms == "number") {
+          if (this.pacedSeen.includes(message.id)) return;
+          this.pacedSeen.push(message.id), this.pacedSeen.length > PACED_REMEMBERED && this.pacedSeen.shift();
+        } else if (this.backlogUntil !== null && message.id <= this.backlogUntil) {
+          if (this.backlogSeen.has(message.id)) return;
+          this.backlogSeen.add(message.id);
+        } else if (this.lastId !== null && message.id <= this.lastId)
+          return;
+        (this.lastId === null || message.id > this.lastId) && (this.lastId = message.id), this.sink.message(message);
+      }
+    }
+    handleDrop(reason) {
+      if (this.opened) {
+        this.restart(reason, this.backoff());
+        return;
+      }
+      this.disposeConnection();
+      let state = this.everOpened ? "reconnecting" : "connecting";
+      if (this.index + 1 < this.config.order.length) {
+        this.index++, this.attempt(state, reason);
+        return;
+      }
+      this.index = 0, this.scheduleAttempt(state, reason, this.backoff());
+    }
+    /** Drop the current connection and reconnect on the same transport after `delayMs`. */
+    restart(reason, delayMs) {
+      this.disposeConnection(), this.scheduleAttempt("reconnecting", reason, delayMs);
+    }
+    scheduleAttempt(state, reason, delayMs) {
+      if (delayMs <= 0) {
+        this.attempt(state, reason);
+        return;
+      }
+      this.setStatus(state, reason, { retryInMs: delayMs }), this.retryTimer = setTimeout(() => this.attempt(state, reason), delayMs);
+    }
+    /** Full-jitter exponential back-off: a uniform wait in [cap/2, cap), cap doubling per failure. */
+    backoff() {
+      let { backoffMinMs, backoffMaxMs } = this.config, cap = Math.min(backoffMaxMs, backoffMinMs * 2 ** this.failures++);
+      return Math.round(cap / 2 + Math.random() * cap / 2);
+    }
+  };
 
+  // src/shared.ts
+  var BEAT_MS = 500, LEADER_LOST_MS = 1500, IN_FORCE_KEPT = 100, MAX_CHANNELS = 32, RECENT_IDS = 1024;
+  function canShare() {
+    return typeof document < "u" && typeof BroadcastChannel < "u";
+  }
+  var TabGroup = class {
+    constructor(config, channels, tabSink) {
+      this.config = config;
+      this.channels = channels;
+      this.tab = Math.random().toString(36).slice(2) + Date.now().toString(36);
+      this.bus = null;
+      this.members = /* @__PURE__ */ new Map();
+      // where the group's stream resumes
+      this.acked = null;
+      // the newest id any tab acked
+      this.lastStatus = null;
+      this.session = null;
+      this.inForce = /* @__PURE__ */ new Map();
+      // for tabs that join later
+      this.connection = null;
+      // while leading
+      this.resign = null;
+      // ends the lead (releases the lock)
+      this.lockRequest = null;
+      this.lastBeat = 0;
+      this.overflow = "";
+      // the channels last left out of the union (union())
+      this.onPageHide = () => this.stop();
+      this.onPageShow = (event) => {
+        event.persisted && this.start();
+      };
+      // this tab's client
+      this.recent = /* @__PURE__ */ new Set();
+      this.sink = {
+        ...tabSink,
+        message: (message) => {
+          let { channel, id } = message;
+          !(channel === "*" || channel === "users" || channel.startsWith("user:") || this.channels.has(channel)) || this.recent.has(id) || (this.recent.add(id), this.recent.size > RECENT_IDS && this.recent.delete(this.recent.values().next().value), tabSink.message(message));
+        }
+      };
+      let { base, user, order, getToken, withCredentials } = config, key = [base.href, user, order.join(), !!getToken, withCredentials];
+      this.name = `ringcast:${JSON.stringify(key)}`, this.sid = config.sid, this.cursor = config.since;
+    }
+    get lastId() {
+      return this.connection?.lastId ?? this.cursor;
+    }
+    start() {
+      if (this.bus) {
+        this.connection ? this.connection.start() : this.post({ t: "restart" });
+        return;
+      }
+      this.bus = new BroadcastChannel(this.name), this.bus.onmessage = (event) => this.receive(event.data), addEventListener("pagehide", this.onPageHide), addEventListener("pageshow", this.onPageShow), this.sink.status(this.groupStatus("connecting", null)), this.post({ t: "join", channels: [...this.channels] });
+      let locks = typeof navigator < "u" ? navigator.locks : void 0;
+      locks ? (this.lockRequest = new AbortController(), locks.request(this.name, { signal: this.lockRequest.signal }, () => this.lead()).catch(() => {
+      })) : (this.lastBeat = performance.now(), this.beatTimer = setInterval(() => this.watchLeader(), BEAT_MS));
+    }
+    stop() {
+      if (!this.bus) return;
+      let wasLeader = this.connection !== null;
+      this.endLead(), this.lockRequest?.abort(), this.lockRequest = null, clearInterval(this.beatTimer), this.post({ t: "leave", leader: wasLeader }), this.bus.close(), this.bus = null, removeEventListener("pagehide", this.onPageHide), removeEventListener("pageshow", this.onPageShow), this.sink.status(this.groupStatus("closed", "client")), this.lastStatus = null;
+    }
+    // This tab's channels changed: the leader brings the group's connection to the new union.
+    channelsChanged() {
+      this.post({ t: "channels", channels: [...this.channels] }), this.connection && this.applyUnion();
+    }
+    ack(id) {
+      this.noteAck(id), this.connection ? this.connection.ack(id) : this.post({ t: "ack", id });
+    }
+    // ---- leading ----
+    // Called when this tab wins the election; resolves when it stops leading.
+    lead() {
+      if (!this.bus) return Promise.resolve();
+      let current = () => this.connection === connection, leaderSink = {
+        message: (message) => {
+          if (!current()) return;
+          this.cursor = connection.lastId;
+          let inForce = this.isInForce(message);
+          this.keep(message, inForce), this.post({ t: "message", message, cursor: this.cursor, inForce }), this.sink.message(message);
+        },
+        expired: (id) => {
+          current() && (this.inForce.delete(id), this.post({ t: "expired", id }), this.sink.expired(id));
+        },
+        status: (status) => {
+          current() && (this.cursor = connection.lastId, this.session = connection.session, this.lastStatus = status, this.post({ t: "status", status, session: this.session, cursor: this.cursor }), this.sink.status(status));
+        },
+        gap: (detail) => {
+          current() && (this.post({ t: "gap", detail }), this.sink.gap(detail));
+        },
+        error: (detail) => {
+          current() && (this.post({ t: "error", detail }), this.sink.error(detail));
+        }
+      }, connection = new Connection(
+        { ...this.config, sid: this.sid, since: this.cursor },
+        new Set(this.union()),
+        leaderSink
+      );
+      this.connection = connection, this.acked !== null && connection.ack(this.acked), this.broadcastState();
+      let tookOver = this.lastStatus !== null;
+      return connection.start(tookOver ? "reconnecting" : "connecting", tookOver ? "leader" : null), this.beatTimer !== void 0 && this.post({ t: "beat" }), new Promise((resolve) => {
+        this.resign = resolve;
+      });
+    }
+    endLead() {
+      let connection = this.connection;
+      connection && (this.cursor = connection.lastId, this.connection = null, connection.stop(), this.resign?.(), this.resign = null);
+    }
+    // Every tab's channels, this tab's first, at most the server's 32 for one connection. The
+    // channels left out are announced (`overflow`): their tabs report an error instead of silently
+    // missing them.
+    union() {
+      let all = new Set(this.channels), left = /* @__PURE__ */ new Set();
+      for (let channels of this.members.values())
+        for (let c of channels)
+          all.has(c) || (all.size < MAX_CHANNELS ? all.add(c) : left.add(c));
+      let overflow = [...left].sort().join(",");
+      return overflow !== this.overflow && (this.overflow = overflow, left.size > 0 && (this.post({ t: "overflow", channels: [...left] }), this.reportOverflow([...left]))), all;
+    }
+    reportOverflow(channels) {
+      let mine = channels.filter((c) => this.channels.has(c));
+      mine.length !== 0 && this.sink.error({
+        type: "error",
+        code: "too_many_channels",
+        message: `not subscribed to ${mine.join(", ")}: the connection shared by this browser's tabs holds at most ${MAX_CHANNELS} channels (share: false gives this tab a connection of its own)`
+      });
+    }
+    // The group's channels changed: bring the connection's set to the union.
+    applyUnion() {
+      let target = this.union(), held = this.connection.channels, added = [...target].filter((c) => !held.has(c)), removed = [...held].filter((c) => !target.has(c));
+      for (let c of added) held.add(c);
+      for (let c of removed) held.delete(c);
+      added.length > 0 && this.connection.channelsChanged({ type: "subscribe", channels: added }), removed.length > 0 && this.connection.channelsChanged({ type: "unsubscribe", channels: removed });
+    }
+    broadcastState() {
+      this.post({
+        t: "state",
+        members: [...this.members, [this.tab, [...this.channels]]],
+        sid: this.sid,
+        cursor: this.lastId,
+        acked: this.acked,
+        status: this.lastStatus,
+        session: this.session
+      });
+    }
+    // ---- following ----
+    receive(post) {
+      let leading = this.connection !== null;
+      switch (post.t) {
+        case "join":
+        case "channels":
+          if (this.members.set(post.from, post.channels), !leading) break;
+          this.applyUnion(), post.t === "join" && (this.connection.state === "closed" && this.connection.start(), this.broadcastState(), this.post({ t: "welcome", to: post.from, messages: this.messagesInForce() }));
+          break;
+        case "leave":
+          this.members.delete(post.from), leading ? this.applyUnion() : post.leader && this.leaderGone();
+          break;
+        case "ack":
+          this.noteAck(post.id), this.connection?.ack(post.id);
+          break;
+        case "restart":
+          this.connection?.start();
+          break;
+        case "beat":
+          this.lastBeat = performance.now(), leading && post.from < this.tab && this.endLead();
+          break;
+        case "state":
+          this.members = new Map(post.members.filter(([tab]) => tab !== this.tab)), this.sid = post.sid, this.adoptCursor(post.cursor), this.noteAck(post.acked), this.session = post.session, this.lastBeat = performance.now(), post.status && this.followStatus(post.status);
+          break;
+        case "welcome":
+          if (post.to !== this.tab) break;
+          for (let message of post.messages) this.keep(message, !0);
+          for (let message of post.messages) this.sink.message(message);
+          break;
+        case "message":
+          this.adoptCursor(post.cursor), this.keep(post.message, post.inForce), this.sink.message(post.message);
+          break;
+        case "expired":
+          this.inForce.delete(post.id), this.sink.expired(post.id);
+          break;
+        case "status":
+          this.adoptCursor(post.cursor), this.session = post.session, this.lastBeat = performance.now(), this.followStatus(post.status);
+          break;
+        case "overflow":
+          this.reportOverflow(post.channels);
+          break;
+        case "gap":
+          this.sink.gap(post.detail);
+          break;
+        case "error":
+          this.sink.error(post.detail);
+          break;
+      }
+    }
+    // A status of the group's own (no connection's): the transport is the last one the group's
+    // connection used, or the first it will try, as a tab's own client says.
+    groupStatus(state, reason) {
+      return { state, transport: this.lastStatus?.transport ?? this.config.order[0], reason };
+    }
+    followStatus(status) {
+      this.lastStatus = status, this.sink.status(status);
+    }
+    // The leader left: until the next one's connection reports, the group is reconnecting.
+    leaderGone() {
+      this.followStatus(this.groupStatus("reconnecting", "leader")), this.beatTimer !== void 0 && [...this.members.keys()].every((tab) => tab > this.tab) && this.lead();
+    }
+    watchLeader() {
+      this.connection ? this.post({ t: "beat" }) : performance.now() - this.lastBeat > LEADER_LOST_MS && this.lead();
+    }
+    adoptCursor(id) {
+      id !== null && (this.cursor === null || id > this.cursor) && (this.cursor = id);
+    }
+    noteAck(id) {
+      id !== null && (this.acked === null || id > this.acked) && (this.acked = id);
+    }
+    // The group keeps what its connection got as in force (on a connect without `since`) and the
+    // promotions whose ttl is still running, for a tab that joins later.
+    isInForce(message) {
+      let backlogUntil = this.connection?.backlogUntil ?? null;
+      return backlogUntil !== null && message.id <= backlogUntil || message.expires !== void 0;
+    }
+    keep(message, inForce) {
+      inForce && (this.inForce.set(message.id, message), this.inForce.size > IN_FORCE_KEPT && this.inForce.delete(this.inForce.keys().next().value));
+    }
+    messagesInForce() {
+      let now = Date.now();
+      return [...this.inForce.values()].filter((m) => m.expires === void 0 || m.expires > now).sort((a, b) => a.id - b.id);
+    }
+    post(post) {
+      this.bus?.postMessage({ ...post, from: this.tab });
+    }
+  };
+
+  // src/client.ts
+  var TRANSPORTS = ["ws", "sse", "poll"], NAME_PATTERN = /^[A-Za-z0-9_.:@-]{1,64}$/, MAX_CHANNELS2 = 32, DEFAULTS = {
+    sid: "0",
+    channels: [],
+    transport: "auto",
+    pingIntervalMs: 2e4,
+    pongTimeoutMs: 1e4,
+    openTimeoutMs: 1e4,
+    backoffMinMs: 500,
+    backoffMaxMs: 3e4,
+    share: !0,
+    withCredentials: !1
+  };
+  function checkName(kind, value) {
+    if (typeof value != "string" || !NAME_PATTERN.test(value))
+      throw new TypeError(`RingcastClient: invalid ${kind} ${JSON.stringify(value)}`);
+    return value;
+  }
+  var RingcastClient = class extends EventTarget {
+    constructor(options) {
+      super();
+      /** This client's channels (with a shared connection, the connection holds every tab's). */
+      this.channels = /* @__PURE__ */ new Set();
+      this.state = "idle";
+      this.transport = null;
+      // What the connection reports (with a shared connection, what the tab group passes on).
+      this.sink = {
+        message: (message) => this.emit("message", message),
+        expired: (id) => this.emit("expired", { id }),
+        status: (status) => {
+          this.state = status.state, this.transport = status.transport, this.emit("status", status);
+        },
+        gap: (gap) => this.emit("gap", gap),
+        error: (error) => this.emit("error", error)
+      };
+      let o = { ...DEFAULTS, ...options };
+      if (this.options = o, this.user = checkName("user", o.user), this.sid = checkName("sid", String(o.sid)), o.transport !== "auto" && !TRANSPORTS.includes(o.transport))
+        throw new TypeError(`RingcastClient: unknown transport ${JSON.stringify(o.transport)}`);
+      this.addChannels(o.channels);
+      let origin = globalThis.location?.origin;
+      if (o.url === void 0 && !origin)
+        throw new TypeError("RingcastClient: `url` is required where there is no page");
+      let fetchImpl = o.fetch ?? globalThis.fetch, config = {
+        ...o,
+        base: new URL(o.url ?? origin + "/"),
+        user: this.user,
+        sid: this.sid,
+        order: o.transport === "auto" ? TRANSPORTS : [o.transport],
+        since: o.since ?? null,
+        WebSocket: o.WebSocket ?? globalThis.WebSocket,
+        // Called as a function, not as the config's method: a browser's fetch wants `this` unset.
+        fetch: (input, init) => fetchImpl(input, init)
+      };
+      this.shared = o.share && canShare(), this.link = this.shared ? new TabGroup(config, this.channels, this.sink) : new Connection(config, this.channels, this.sink);
+    }
+    /** The id of the last message of the stream: where a reconnect resumes. */
+    get lastId() {
+      return this.link.lastId;
+    }
+    /** The last `hello` of the connection. */
+    get session() {
+      return this.link.session;
+    }
     /** Start (or restart after close()). Returns this. */
     connect() {
-      if (this.state !== 'idle' && this.state !== 'closed') return this;
-      this.index = 0;
-      this.failures = 0;
-      this.everOpened = false;
-      this.attempt('connecting', null);
-      return this;
+      return (this.state === "idle" || this.state === "closed") && this.link.start(), this;
     }
-
     /** Stop for good: no reconnect until connect() is called again. */
     close() {
-      this.stop('client');
+      this.state === "idle" || this.state === "closed" || this.link.stop();
     }
-
     subscribe(...channels) {
-      const added = channels.flat().filter((c) => !this.channels.has(checkName('channel', c)));
-      if (added.length === 0) return;
-      this.addChannels(added);
-      this.channelsChanged({ type: 'subscribe', channels: added });
+      let added = channels.flat().filter((c) => !this.channels.has(checkName("channel", c)));
+      added.length !== 0 && (this.addChannels(added), this.link.channelsChanged({ type: "subscribe", channels: added }));
     }
-
     unsubscribe(...channels) {
-      const removed = channels.flat().filter((c) => this.channels.delete(c));
-      if (removed.length === 0) return;
-      this.channelsChanged({ type: 'unsubscribe', channels: removed });
+      let removed = channels.flat().filter((c) => this.channels.delete(c));
+      removed.length !== 0 && this.link.channelsChanged({ type: "unsubscribe", channels: removed });
     }
-
     /**
      * Tells the server the page showed message `id` (it counts in the message's reach). Acks are
      * cumulative and only a WebSocket can carry them: over SSE or long-poll the newest id waits
@@ -259,267 +620,24 @@
      * paced acks once each, in id order; docs/protocol.md).
      */
     ack(id) {
-      if (typeof id !== 'number') return;
-      if (this.ackedId === null || id > this.ackedId) {
-        this.ackedId = id;
-        if (this.pacedSeen.includes(id)) this.pacedAckedId = id;
-        this.sendAck();
-        return;
-      }
-      const pacedAndNew = this.pacedSeen.includes(id) && id > (this.pacedAckedId ?? 0);
-      if (pacedAndNew && this.conn && this.opened && this.transport === 'ws') {
-        this.conn.send({ type: 'ack', id });
-        this.pacedAckedId = id;
-      }
+      typeof id == "number" && this.link.ack(id);
     }
-
-    sendAck() {
-      if (this.ackedId === null || this.ackSent === this.ackedId || this.ackTimer) return;
-      if (!this.conn || !this.opened || this.transport !== 'ws') return;
-      const wait = this.ackSentAt + ACK_INTERVAL_MS - global.performance.now();
-      if (wait > 0) {
-        this.ackTimer = setTimeout(() => {
-          this.ackTimer = null;
-          this.sendAck();
-        }, wait);
-        return;
-      }
-      this.conn.send({ type: 'ack', id: this.ackedId });
-      this.ackSent = this.ackedId;
-      this.ackSentAt = global.performance.now();
-    }
-
     /** Sugar for addEventListener that hands the listener `event.detail`. Returns an unsubscriber. */
     on(type, listener) {
-      const wrapped = (event) => listener(event.detail);
-      this.addEventListener(type, wrapped);
-      return () => this.removeEventListener(type, wrapped);
+      let wrapped = (event) => listener(event.detail);
+      return this.addEventListener(type, wrapped), () => this.removeEventListener(type, wrapped);
     }
-
-    /** The URL of a transport endpoint with this client's identity and resume point. */
-    urlFor(transport) {
-      const url = new URL(transport, this.base);
-      if (transport === 'ws') url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-      url.searchParams.set('user', this.user);
-      url.searchParams.set('sid', this.sid);
-      if (this.lastId !== null) url.searchParams.set('since', String(this.lastId));
-      else if (this.options.rewind !== undefined) url.searchParams.set('rewind', String(this.options.rewind));
-      if (this.channels.size > 0) url.searchParams.set('channels', [...this.channels].join(','));
-      if (this.token) url.searchParams.set('token', this.token);
-      return url.href;
-    }
-
-    /**
-     * Take the server's last id as the resume point unless we already have a later one. Only safe
-     * once everything up to that id that was addressed to us has arrived (a long-poll reply).
-     */
-    adoptLastId(id) {
-      if (typeof id === 'number' && (this.lastId === null || id > this.lastId)) this.lastId = id;
-    }
-
-    // ---- internals ----
-
-    addChannels(channels) {
-      const names = channels.map((c) => checkName('channel', c));
-      // Checked before adding, so a refused call leaves the subscription as it was.
-      if (new Set([...this.channels, ...names]).size > MAX_CHANNELS) {
-        throw new RangeError(`RingcastClient: at most ${MAX_CHANNELS} channels`);
-      }
-      for (const c of names) this.channels.add(c);
-    }
-
-    channelsChanged(wsMessage) {
-      if (!this.conn) return; // waiting to reconnect: the next attempt carries the new list
-      if (this.opened && this.transport === 'ws') {
-        this.conn.send(wsMessage);
-      } else {
-        // SSE and long-poll take channels only in the URL: reconnect with the new list (`since`
-        // keeps the stream whole). A WebSocket still connecting is restarted the same way.
-        this.restart('subscribe', 0);
-      }
-    }
-
     emit(type, detail) {
       this.dispatchEvent(new CustomEvent(type, { detail }));
     }
-
-    setStatus(state, reason, extra) {
-      this.state = state;
-      this.emit('status', { state, transport: this.transport, reason: reason ?? null, ...extra });
+    addChannels(channels) {
+      let names = channels.map((c) => checkName("channel", c));
+      if ((/* @__PURE__ */ new Set([...this.channels, ...names])).size > MAX_CHANNELS2)
+        throw new RangeError(`RingcastClient: at most ${MAX_CHANNELS2} channels`);
+      for (let c of names) this.channels.add(c);
     }
+  };
 
-    attempt(state, reason) {
-      this.transport = this.order[this.index];
-      this.opened = false;
-      const generation = ++this.generation;
-      const current = () => generation === this.generation;
-      const h = {
-        open: () => current() && this.markOpen(),
-        envelope: (env) => current() && this.handleEnvelope(env),
-        drop: (why) => current() && this.handleDrop(why),
-      };
-      this.setStatus(state, reason);
-      this.openTimer = setTimeout(h.drop, this.options.openTimeoutMs, 'open_timeout');
-      const { getToken } = this.options;
-      if (!getToken) {
-        this.conn = OPENERS[this.transport](this, h);
-        return;
-      }
-      // A token that cannot be had is no reason to give up on this transport: try again later.
-      Promise.resolve()
-        .then(getToken)
-        .then(
-          (token) => {
-            if (!current()) return;
-            this.token = token;
-            this.conn = OPENERS[this.transport](this, h);
-          },
-          () => {
-            if (!current()) return;
-            this.disposeConnection();
-            this.scheduleAttempt(state, 'token', this.backoff());
-          },
-        );
-    }
-
-    disposeConnection() {
-      this.generation++;
-      clearTimeout(this.openTimer);
-      clearTimeout(this.retryTimer);
-      this.retryTimer = null;
-      this.conn?.dispose();
-      this.conn = null;
-    }
-
-    markOpen() {
-      if (this.opened) return;
-      clearTimeout(this.openTimer);
-      this.opened = true;
-      this.everOpened = true;
-      this.failures = 0;
-      this.setStatus('open', null);
-      this.sendAck();
-    }
-
-    handleEnvelope(env) {
-      switch (env.type) {
-        case 'hello':
-          this.session = env;
-          // Without `since`, the stream starts at the server's last id: resume from there later.
-          // With it, the resumed messages follow hello and must not be mistaken for repeats.
-          // Without it, the promotions in force follow hello, with ids up to last_id.
-          this.backlogUntil = this.lastId === null ? env.last_id : null;
-          this.backlogSeen.clear();
-          if (this.lastId === null) this.adoptLastId(env.last_id);
-          this.markOpen();
-          if (env.gap) this.emit('gap', { transport: this.transport, lastId: this.lastId });
-          break;
-        case 'message':
-          this.deliver(env);
-          break;
-        case 'messages': // one long-poll reply
-          this.markOpen();
-          if (env.gap) this.emit('gap', { transport: this.transport, lastId: this.lastId });
-          for (const item of env.messages || []) {
-            if (item.type === 'expired') this.expire(item.id);
-            else this.deliver(item);
-          }
-          this.adoptLastId(env.last_id);
-          break;
-        case 'reconnect':
-          if (this.lastId === null) this.adoptLastId(env.last_id);
-          // A held poll answered `replaced` means another poll of this session took over.
-          if (this.transport === 'poll' && env.reason === 'replaced') this.stop('replaced');
-          else this.restart(env.reason || 'reconnect', env.retry_ms ?? this.backoff());
-          break;
-        case 'close':
-          if (FINAL_CLOSE_REASONS.has(env.reason)) this.stop(env.reason);
-          // The token ran out, nothing else is wrong: come back at once with a new one.
-          else if (env.reason === 'expired' && this.options.getToken) this.restart('expired', 0);
-          else this.restart(env.reason || 'close', this.backoff());
-          break;
-        case 'expired':
-          this.expire(env.id);
-          break;
-        case 'error':
-          this.emit('error', env);
-          break;
-        default: // pong, and anything a newer server may add
-          break;
-      }
-    }
-
-    // A promotion passed its ttl: the page takes it down. The server tells the live clients it
-    // sent the promotion to (one that came back without `since` too: an id the page never showed
-    // is simply not found there).
-    expire(id) {
-      if (typeof id === 'number') this.emit('expired', { id });
-    }
-
-    deliver(message) {
-      if (typeof message.id !== 'number') return;
-      // A paced message ("spread_ms") may come after higher ids, at this client's turn: it is new
-      // unless this very id was seen (the last few are kept), and the resume point stays at the
-      // highest id (docs/protocol.md, "Paced publish").
-      if (typeof message.spread_ms === 'number') {
-        if (this.pacedSeen.includes(message.id)) return;
-        this.pacedSeen.push(message.id);
-        if (this.pacedSeen.length > 64) this.pacedSeen.shift();
-      } else if (this.backlogUntil !== null && message.id <= this.backlogUntil) {
-        if (this.backlogSeen.has(message.id)) return; // in force, sent after the first hello
-        this.backlogSeen.add(message.id);
-      } else if (this.lastId !== null && message.id <= this.lastId) {
-        return; // already seen
-      }
-      if (this.lastId === null || message.id > this.lastId) this.lastId = message.id;
-      this.emit('message', message);
-    }
-
-    handleDrop(reason) {
-      if (this.opened) {
-        this.restart(reason, this.backoff());
-        return;
-      }
-      // Failed before open: this transport is unavailable; fall back to the next one at once.
-      this.disposeConnection();
-      const state = this.everOpened ? 'reconnecting' : 'connecting';
-      if (this.index + 1 < this.order.length) {
-        this.index++;
-        this.attempt(state, reason);
-        return;
-      }
-      // Every transport failed: wait, then start again from the preferred one.
-      this.index = 0;
-      this.scheduleAttempt(state, reason, this.backoff());
-    }
-
-    /** Drop the current connection and reconnect on the same transport after `delayMs`. */
-    restart(reason, delayMs) {
-      this.disposeConnection();
-      this.scheduleAttempt('reconnecting', reason, delayMs);
-    }
-
-    scheduleAttempt(state, reason, delayMs) {
-      if (delayMs <= 0) {
-        this.attempt(state, reason);
-        return;
-      }
-      this.setStatus(state, reason, { retryInMs: delayMs });
-      this.retryTimer = setTimeout(() => this.attempt(state, reason), delayMs);
-    }
-
-    stop(reason) {
-      this.disposeConnection();
-      this.setStatus('closed', reason);
-    }
-
-    /** Full-jitter exponential back-off: a uniform wait in [cap/2, cap), cap doubling per failure. */
-    backoff() {
-      const { backoffMinMs, backoffMaxMs } = this.options;
-      const cap = Math.min(backoffMaxMs, backoffMinMs * 2 ** this.failures++);
-      return Math.round(cap / 2 + (Math.random() * cap) / 2);
-    }
-  }
-
-  global.RingcastClient = RingcastClient;
-})(globalThis);
+  // src/web/script.ts
+  globalThis.RingcastClient = RingcastClient;
+})();

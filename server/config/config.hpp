@@ -34,6 +34,9 @@ struct config {
   ms heartbeat{25'000};
   ms idle_timeout{60'000};
   ms session_ttl{120'000};
+  // --first-poll-ttl: a session whose only connection was one long-poll (a client that never
+  // came back) is kept this long, not --session-ttl (docs/security.md, "Sessions").
+  ms first_poll_ttl{10'000};
   ms handshake_timeout{10'000};
   ms keepalive_timeout{10'000};  // idle between two requests; 0 = no keep-alive
   ms write_timeout{30'000};      // --write-timeout: a reply or queued data not written by then
@@ -136,6 +139,9 @@ struct config {
   ms upgrade_check_timeout{10'000};  // --upgrade-check-timeout: each check of the new binary
   bool check_config = false;
   int upgrade_state_fd = -1;
+  // --print-routes: print the HTTP route table as JSON and exit (tests compare it with
+  // docs/openapi.yaml).
+  bool print_routes = false;
 
   // The files secrets and keys were read from, as {flag, path} (--tls-key, --*-file): checked at
   // start-up for being readable by others (secret_file_warnings).

@@ -185,6 +185,9 @@ std::vector<flag_group> build_table() {
                     "close a connection after this long without client activity"),
            duration("session-ttl", &config::session_ttl, sighup::restart, on_wheel::timeout,
                     "keep a session without a connection this long, for reconnects to resume"),
+           duration("first-poll-ttl", &config::first_poll_ttl, sighup::restart, on_wheel::timeout,
+                    "keep a session whose only connection was one long-poll this long (at most "
+                    "--session-ttl): its client polls again at once, or never"),
            duration("handshake-timeout", &config::handshake_timeout, sighup::live,
                     on_wheel::timeout,
                     "close a TCP connection that has not sent a whole HTTP request by then"),
@@ -534,6 +537,11 @@ std::vector<flag_group> build_table() {
                   cfg.upgrade_state_fd =
                       static_cast<int>(number_value("upgrade-state-fd", text, 3, 1 << 30));
                 },
+            .in_file = false},
+           {.name = "print-routes",
+            .help = "print the HTTP routes (paths and methods) as JSON and exit; a test compares "
+                    "them with docs/openapi.yaml",
+            .read = [](const std::string&, config& cfg) { cfg.print_routes = true; },
             .in_file = false},
        }});
   return table;

@@ -30,6 +30,7 @@ hub::~hub() {
     list.live.clear();
     list.idle.clear();
   }
+  idle_.clear();
   for (auto& [key, s] : sessions_)
     timers_.disarm(*s);  // sessions keep the bare node: the hub disarms them
 }
@@ -41,15 +42,18 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
   auto& slot = sessions_[key];
   if (slot || known_elsewhere) {
     r.resumed = true;
+    if (slot) slot->came_back_ = true;
     ++stats_.sessions_reused;
     if (slot) ++stats_.moves_reconnect;
   }
   const bool new_here = !slot;
   if (!slot) {
-    // make_room said yes before (for a WebSocket, before its upgrade); if the user filled up
-    // meanwhile, its oldest idle session still makes way.
+    // make_room said yes before (for a WebSocket, before its upgrade); if the user or the node
+    // filled up meanwhile, the oldest idle session still makes way.
     displace_for_new_session(params.user);
+    if (budget_->full()) displace_longest_idle();
     slot = std::make_unique<session>(*this, params.user, params.sid, pacing::place_of(key));
+    slot->came_back_ = known_elsewhere;
     // Paced messages already published are not a new session's business unless it resumes.
     slot->start_id_ = params.since ? 0 : history_.newest_id();
     by_user_[params.user].idle.push_back(*slot);
@@ -92,15 +96,24 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
   }
 
   r.last_id = history_.newest_id();
-  if (params.since) {
+  std::size_t owed = 0;  // paced messages owed from before `since`: never cut from the reply
+  if (params.since && s.first_backlog_after_) {
+    r.backlog = first_backlog_rest(s, *params.since, owed, r.gap);  // hub_sticky.cpp
+  } else if (params.since) {
     const auto span = history_.after(*params.since);
     r.gap = span.gap;
     r.backlog = resume_backlog(s, *params.since, span, new_here);
-    if (conn.kind() == transport::poll)
-      r.more = bound_poll_batch(r.backlog, *params.since, r.last_id);
+    while (owed < r.backlog.size() && r.backlog[owed]->id <= *params.since)
+      ++owed;
   } else {
-    r.backlog = first_connect_backlog(s, params);  // in force, and rewind (hub_sticky.cpp)
+    std::uint64_t history_after = 0;
+    // In force, and rewind (hub_sticky.cpp).
+    r.backlog = first_connect_backlog(s, params, history_after);
+    s.first_backlog_after_ = history_after;
   }
+  if (conn.kind() == transport::poll)
+    r.more = bound_poll_batch(r.backlog, owed, params.since.value_or(0), r.last_id);
+  if (!r.more) s.first_backlog_after_.reset();  // the backlog is all sent (or was not cut)
   for (const auto& m : r.backlog) {
     m->delivered.fetch_add(1, std::memory_order_relaxed);
     s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
@@ -111,23 +124,22 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
 }
 
 // At most --max-poll-batch messages, and none added once the body passed max_poll_reply_bytes
-// (so at most that plus one message). The paced messages owed at or below `since` come first and
-// are never cut: the session's next poll would not find them again (their turn is behind it);
-// their number is that of the paced publishes still in the log.
-bool hub::bound_poll_batch(std::vector<message_ptr>& backlog, std::uint64_t since,
+// (so at most that plus one message), whether the connect resumes or not. The paced messages
+// owed from before `since` come first and are never cut: the session's next poll would not find
+// them again (their turn is behind it); their number is that of the paced publishes still in the
+// log. The rest is in id order, so the next poll's `since` (the last id kept) finds what is left.
+bool hub::bound_poll_batch(std::vector<message_ptr>& backlog, std::size_t owed, std::uint64_t since,
                            std::uint64_t& last_id) const {
   std::size_t keep = 0, bytes = 0;
   for (; keep < backlog.size(); ++keep) {
-    const message& m = *backlog[keep];
-    const bool owed = m.id <= since;
-    if (!owed && (keep >= cfg_.max_poll_batch || bytes > max_poll_reply_bytes)) break;
-    bytes += m.json.size() + messages_separator.size();
+    if (keep >= owed && (keep >= cfg_.max_poll_batch || bytes > max_poll_reply_bytes)) break;
+    bytes += backlog[keep]->json.size() + messages_separator.size();
   }
   if (keep == backlog.size()) return false;
   backlog.resize(keep);
   last_id = since;
-  for (const auto& m : backlog)
-    last_id = std::max(last_id, m->id);
+  for (std::size_t i = owed; i < keep; ++i)
+    last_id = std::max(last_id, backlog[i]->id);
   return true;
 }
 
@@ -232,6 +244,7 @@ void hub::drop(session& s, std::string_view reason) {
   auto same_user = by_user_.find(s.user());
   auto& list = s.conn_ ? same_user->second.live : same_user->second.idle;
   list.erase(list.iterator_to(s));
+  leave_idle(s);
   if (same_user->second.size() == 0) by_user_.erase(same_user);
   budget_->give_back();
   sessions_.erase(s.key());  // destroys s
@@ -242,12 +255,25 @@ void hub::user_list_live(session& s) {
   auto& lists = by_user_.find(s.user())->second;
   lists.idle.erase(lists.idle.iterator_to(s));
   lists.live.push_back(s);
+  leave_idle(s);  // (a new one never was idle)
 }
 
 void hub::user_list_idle(session& s) {
   auto& lists = by_user_.find(s.user())->second;
   lists.live.erase(lists.live.iterator_to(s));
   lists.idle.push_back(s);
+  join_idle(s);
+}
+
+void hub::join_idle(session& s) {
+  idle_.push_back(s);
+  budget_->idle_in();
+}
+
+void hub::leave_idle(session& s) {
+  if (!s.idle_link_.is_linked()) return;
+  idle_.erase(idle_.iterator_to(s));
+  budget_->idle_out();
 }
 
 bool hub::displace_for_new_session(std::string_view user) {
@@ -259,17 +285,30 @@ bool hub::displace_for_new_session(std::string_view user) {
   return true;
 }
 
+// The table is full of sessions nobody may come back to (a client polling under many names, the
+// tabs of shoppers who left): the one idle longest goes, so a newcomer is never locked out by them.
+bool hub::displace_longest_idle() {
+  if (idle_.empty()) return false;
+  ++stats_.displaced;
+  drop(idle_.front(), "session_ttl");  // gone as at its TTL
+  return true;
+}
+
 hub::room hub::make_room(std::string_view user, std::string_view sid) {
   if (sessions_.contains(session_key(user, sid))) return room::ok;
   if (!displace_for_new_session(user)) {
     ++stats_.sessions_refused_user;
     return room::over_user;
   }
-  if (budget_->full()) {
-    ++stats_.sessions_refused_total;
-    return room::over_total;
+  if (!budget_->full() || displace_longest_idle()) return room::ok;
+  // Every session here is live, but another loop holds idle ones: one of them goes, a moment
+  // after this session comes (the node holds one more than the limit until then).
+  if (budget_->any_idle() && displace_elsewhere_) {
+    displace_elsewhere_();
+    return room::ok;
   }
-  return room::ok;
+  ++stats_.sessions_refused_total;
+  return room::over_total;
 }
 
 }  // namespace ringcast

@@ -69,12 +69,19 @@ class hub {
   // Before a connect of (user, sid), whether it may have its session: one that exists may;
   // a new one of a user already holding --max-sessions-per-user first drops the user's session
   // that lost its connection longest ago (as its TTL would), and is refused `over_user` if all
-  // of them are live; beyond --max-sessions in all it is refused `over_total`.
+  // of them are live; at --max-sessions it drops this loop's session (of any user) that lost
+  // its connection longest ago, or, if every one here is live, has another loop drop its own
+  // (displace_elsewhere_with); it is refused `over_total` only if every session of the node is.
   enum class room { ok, over_total, over_user };
   room make_room(std::string_view user, std::string_view sid);
   // The node's count of sessions against --max-sessions, shared by its loops (by default the
   // hub counts its own against the limit).
   void share_budget(session_budget& b) { budget_ = &b; }
+  // How make_room asks another loop of the node to drop its longest-idle session, when the node
+  // is full and every session of this loop is live (set by the node before its loops run).
+  void displace_elsewhere_with(std::function<void()> ask) { displace_elsewhere_ = std::move(ask); }
+  // Drops the session of any user that has had no connection the longest; false if none.
+  bool displace_longest_idle();
 
   // `conn` went away or was answered (long-poll): the session starts its TTL.
   void detach(session& s, const subscriber& conn, time_point now);
@@ -190,6 +197,12 @@ class hub {
   void user_list_idle(session& s);
   // Drops the user's oldest idle session if the user holds its limit; false if all are live.
   bool displace_for_new_session(std::string_view user);
+  // In and out of idle_, counted in the node's budget.
+  void join_idle(session& s);
+  void leave_idle(session& s);
+  // How long `s`, without a connection, is kept: --session-ttl, or --first-poll-ttl for a
+  // session whose one connection was a long-poll answered at once (its client never came back).
+  std::chrono::milliseconds detached_ttl(const session& s) const;
   // hub_events.cpp: the session's online state and what its observers are told.
   void go_online(session& s, bool resumed);
   void go_offline(session& s, std::string_view reason);
@@ -208,10 +221,18 @@ class hub {
   // Whether `s`'s turn for `m` has come (always, for a message that is not paced).
   bool turn_came(const session& s, const message& m) const;
   // hub_sticky.cpp: what a connect without `since` gets first: the sticky messages in force and
-  // what it rewinds, addressed to it, in id order.
-  std::vector<message_ptr> first_connect_backlog(session& s, const client_params& params);
-  // Cuts a long-poll's backlog to one reply; true if messages were left for the next poll.
-  bool bound_poll_batch(std::vector<message_ptr>& backlog, std::uint64_t since,
+  // what it rewinds, addressed to it, in id order. `history_after`: history's messages after
+  // this id are part of it (where its rewind starts; without one, the newest id).
+  std::vector<message_ptr> first_connect_backlog(session& s, const client_params& params,
+                                                 std::uint64_t& history_after);
+  // The rest of a first connect's backlog whose long-poll reply was cut (`more`), for a connect
+  // of the same session with `since`, in id order after the paced messages owed from before it
+  // (their number in `owed`); `gap` as a resume from the backlog's history part says it.
+  std::vector<message_ptr> first_backlog_rest(const session& s, std::uint64_t since,
+                                              std::size_t& owed, bool& gap) const;
+  // Cuts a long-poll's backlog to one reply after its first `owed` messages, which are never cut;
+  // true if messages were left for the next poll (last_id is then the last id it carries).
+  bool bound_poll_batch(std::vector<message_ptr>& backlog, std::size_t owed, std::uint64_t since,
                         std::uint64_t& last_id) const;
 
   class pacing_timer final : public loop_timer {
@@ -230,6 +251,7 @@ class hub {
   history history_;
   loop_stats& stats_;
   std::function<void(const session&)> on_detached_;
+  std::function<void()> displace_elsewhere_;
   std::vector<session_events*> observers_;
   std::minstd_rand rng_;
 
@@ -244,6 +266,11 @@ class hub {
     std::size_t size() const { return live.size() + idle.size(); }
   };
   std::unordered_map<std::string, user_sessions> by_user_;
+  // Every session without a connection, of any user, in the order they lost it (intrusive too).
+  using idle_list = boost::intrusive::list<
+      session, boost::intrusive::member_hook<session, boost::intrusive::list_member_hook<>,
+                                             &session::idle_link_>>;
+  idle_list idle_;
   session_budget own_budget_;
   session_budget* budget_ = &own_budget_;
   std::unordered_map<std::string, std::unordered_set<session*>> by_channel_;

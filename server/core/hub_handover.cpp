@@ -123,10 +123,17 @@ void hub::restore(const upgrade::loop_state& state, const handover_messages& mes
     s.adopting_ = st.live;
     s.detached_at_ = at(st.detached_at);
     s.paced_until_ = at(st.paced_until);
+    // Not in the state: a restored session is not taken for one whose client never came back,
+    // and a first connect's cut backlog goes on as a plain resume (docs/protocol.md, "Long-poll").
+    s.came_back_ = true;
     by_user_[s.user()].idle.push_back(s);
+    join_idle(s);
     budget_->take();
     timers_.arm(s, at(st.timer_due));
   }
+  // Longest idle first; a live one waiting for its connection leaves it (adopt) or becomes the
+  // newest idle (end_adoption) before any connect can displace it.
+  idle_.sort([](const session& a, const session& b) { return a.detached_at_ < b.detached_at_; });
 }
 
 session* hub::adopt(std::string_view user, std::string_view sid, subscriber& conn) {
@@ -162,6 +169,8 @@ void hub::end_adoption(time_point now) {
   for (session* s : lost) {
     s->adopting_ = false;
     s->detached_at_ = now;
+    idle_.erase(idle_.iterator_to(*s));  // the newest idle now
+    idle_.push_back(*s);
     s->paced_until_ = paced_.walked_to();
     // As detach does: a long-poll between two polls stays online until its TTL.
     if (s->transport_ != transport::poll) go_offline(*s, "closed");

@@ -17,8 +17,10 @@ bool id_less(const message_ptr& a, const message_ptr& b) {
 
 // Rewind and the sticky set both skip what is expired or not addressed to `s`, and leave a paced
 // message whose turn is still to come to the walk, exactly as a resume does.
-std::vector<message_ptr> hub::first_connect_backlog(session& s, const client_params& params) {
+std::vector<message_ptr> hub::first_connect_backlog(session& s, const client_params& params,
+                                                    std::uint64_t& history_after) {
   std::vector<message_ptr> out;
+  history_after = history_.newest_id();
   auto due_now = [&](const message& m) {
     return addressed_to(s, m) && !is_expired(m) && turn_came(s, m);
   };
@@ -35,6 +37,7 @@ std::vector<message_ptr> hub::first_connect_backlog(session& s, const client_par
       if (params.rewind_count && ++taken == *params.rewind_count) break;
     }
     if (first != span.end) {
+      history_after = (*first)->id - 1;
       // Paced ones among them whose turn has not come reach it at their turn (paced_for).
       s.start_id_ = std::min(s.start_id_, (*first)->id - 1);
       // Everything addressed to it from there on is sent now or at its turn: its acks count.
@@ -55,6 +58,33 @@ std::vector<message_ptr> hub::first_connect_backlog(session& s, const client_par
                     [](const message_ptr& a, const message_ptr& b) { return a->id == b->id; }),
         out.end());
   }
+  return out;
+}
+
+// The backlog's history part after `since` is what a resume from the later of the two finds
+// (with what was published since the first connect); its sticky part, the messages in force after
+// `since` (those at or below it were sent). Both ask what the first connect asked (addressed to
+// it, not expired, their turn come), now, and a message in both is sent once.
+std::vector<message_ptr> hub::first_backlog_rest(const session& s, std::uint64_t since,
+                                                 std::size_t& owed, bool& gap) const {
+  const std::uint64_t from = std::max(since, *s.first_backlog_after_);
+  const auto span = history_.after(from);
+  gap = span.gap;
+  std::vector<message_ptr> out = resume_backlog(s, from, span, false);
+  owed = 0;
+  while (owed < out.size() && out[owed]->id <= from)
+    ++owed;
+  const auto owed_count = static_cast<std::ptrdiff_t>(owed);
+  for (const auto& m : sticky_.in_force()) {
+    if (m->id <= since || !addressed_to(s, *m) || is_expired(*m) || !turn_came(s, *m)) continue;
+    const auto owed_end = out.begin() + owed_count;  // (push_back moves the elements)
+    if (std::find(out.begin(), owed_end, m) == owed_end) out.push_back(m);  // paced, owed: there
+  }
+  const auto rest = out.begin() + owed_count;
+  std::sort(rest, out.end(), id_less);
+  out.erase(std::unique(rest, out.end(),
+                        [](const message_ptr& a, const message_ptr& b) { return a->id == b->id; }),
+            out.end());
   return out;
 }
 

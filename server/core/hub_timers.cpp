@@ -22,8 +22,16 @@ std::uint32_t hub::retry_ms_for(ending why) {
   }
 }
 
+// A long-poll answered at once (within a tick: it had a backlog or a gap) is followed at once by
+// the next poll of a client that goes on: one that has not come back by --first-poll-ttl will not.
+std::chrono::milliseconds hub::detached_ttl(const session& s) const {
+  const bool answered_at_once = s.transport_ == transport::poll && !s.came_back_ &&
+                                s.detached_at_ - s.attached_at_ < cfg_.tick;
+  return answered_at_once ? std::min(cfg_.first_poll_ttl, cfg_.session_ttl) : cfg_.session_ttl;
+}
+
 hub::time_point hub::next_deadline(const session& s) const {
-  if (!s.conn_) return s.detached_at_ + cfg_.session_ttl;
+  if (!s.conn_) return s.detached_at_ + detached_ttl(s);
   if (s.transport_ == transport::poll)
     return std::min(s.attached_at_ + cfg_.poll_timeout, s.token_expires_);
   time_point due = std::min(s.last_sent_ + cfg_.heartbeat, s.token_expires_);
@@ -36,7 +44,7 @@ hub::time_point hub::next_deadline(const session& s) const {
 
 void hub::on_session_timer(session& s, time_point now) {
   if (!s.conn_) {
-    if (now >= s.detached_at_ + cfg_.session_ttl) {
+    if (now >= s.detached_at_ + detached_ttl(s)) {
       ++stats_.session_ttl;
       drop(s, "session_ttl");
     } else {

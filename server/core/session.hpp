@@ -85,6 +85,17 @@ class session final : public timed {
   // Its link in its user's list of live or of idle sessions (hub::user_sessions), so that adding,
   // dropping and finding the user's oldest idle session cost the same whatever the user holds.
   boost::intrusive::list_member_hook<> user_link_;
+  // Its link in the hub's list of every session without a connection, longest idle first: the
+  // one a new session displaces when --max-sessions is reached (hub::displace_longest_idle).
+  boost::intrusive::list_member_hook<> idle_link_;
+  // It had a second connection (it resumed here or came from another node). Until then, a
+  // session whose one connection was a long-poll lives --first-poll-ttl once it has none.
+  bool came_back_ = false;
+  // A first connect's long-poll reply was cut (`more`): the rest of that backlog is owed to the
+  // next connect with `since` (hub::first_backlog_rest): the sticky messages in force after
+  // `since`, and history after the later of `since` and this id (where the backlog's history
+  // part started: its rewind, or the newest id at the first connect).
+  std::optional<std::uint64_t> first_backlog_after_;
 };
 
 }  // namespace ringcast

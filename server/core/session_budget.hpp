@@ -1,5 +1,7 @@
 // The sessions every event loop of a node holds together, against --max-sessions: each loop's hub
-// counts its own in and out, so a loop sees the node's total without asking the others.
+// counts its own in and out, so a loop sees the node's total without asking the others; and of
+// them those without a connection, so a full loop whose sessions are all live knows whether
+// another loop has one to displace (hub::make_room).
 #pragma once
 
 #include <atomic>
@@ -16,10 +18,14 @@ class session_budget {
   void take() { held_.fetch_add(1, std::memory_order_relaxed); }
   void give_back() { held_.fetch_sub(1, std::memory_order_relaxed); }
   std::size_t held() const { return held_.load(std::memory_order_relaxed); }
+  void idle_in() { idle_.fetch_add(1, std::memory_order_relaxed); }
+  void idle_out() { idle_.fetch_sub(1, std::memory_order_relaxed); }
+  bool any_idle() const { return idle_.load(std::memory_order_relaxed) > 0; }
 
  private:
   const std::size_t max_;
   std::atomic<std::size_t> held_{0};
+  std::atomic<std::size_t> idle_{0};
 };
 
 }  // namespace ringcast

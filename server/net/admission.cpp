@@ -6,6 +6,7 @@
 
 #include "client_token_http.hpp"
 #include "duration.hpp"
+#include "route_table.hpp"
 
 namespace ringcast {
 
@@ -13,10 +14,10 @@ namespace http = boost::beast::http;
 
 std::variant<admission, http_response> admit(http_request req, transport which,
                                              connection_context& ctx, cors_grant cors) {
-  if (req.method() != http::verb::get) {
-    auto res =
-        error_response(http_status::method_not_allowed, "method_not_allowed", "use GET", req);
-    res.set(http::field::allow, "GET");
+  if (req.method() != client_method) {
+    auto res = error_response(http_status::method_not_allowed, "method_not_allowed",
+                              fmt::format("use {}", http::to_string(client_method)), req);
+    res.set(http::field::allow, http::to_string(client_method));
     return res;
   }
   const token_verifier* tokens = ctx.client_tokens();

@@ -27,6 +27,9 @@ void add_page_routes(route_table& routes) {
       .on(http::verb::get, demo_token)
       .on(http::verb::post, demo_token)
       .wrong_method("use GET or POST");
+  routes.add("/openapi.yaml").on(http::verb::get, [](const route_call& call) {
+    call.reply(serve_api_document(call.request));
+  });
   const auto page = [](const route_call& call) {
     call.reply(serve_page(call.request, call.connection.settings().web_root));
   };

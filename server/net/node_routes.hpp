@@ -14,7 +14,8 @@ namespace ringcast {
 
 // /ws, /sse and /poll: given to admission and their transport.
 void add_client_routes(route_table& routes);
-// /demo/token, and every other path outside /admin/: the pages (GET, HEAD).
+// /demo/token, /openapi.yaml (docs/openapi.yaml), and every other path outside /admin/: the
+// pages (GET, HEAD).
 void add_page_routes(route_table& routes);
 
 // What the admin API asks of the node (every event loop, and Redis with --redis), one interface

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 #include <boost/beast/http/field.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 
@@ -19,6 +22,14 @@ constexpr std::string_view admin_area = "/admin/";
 bool admin_authorized(const http_request& req, std::string_view token) {
   const auto given = bearer_token(req[http::field::authorization]);
   return given && same_token(*given, token);
+}
+
+boost::json::array method_names(
+    const std::vector<std::pair<http::verb, route_table::handler>>& methods) {
+  boost::json::array names;
+  for (const auto& m : methods)
+    names.emplace_back(http::to_string(m.first));
+  return names;
 }
 
 }  // namespace
@@ -102,6 +113,22 @@ void route_table::answer(const match& m, const route_call& call) const {
     return call.reply(std::move(res));
   }
   it->second(call);
+}
+
+std::string route_table::describe_json() const {
+  boost::json::array routes;
+  for (const auto& r : routes_) {
+    boost::json::object entry{{"path", r.path_}, {"prefix", r.path_.ends_with('/')}};
+    if (r.client_) {
+      entry["methods"] = boost::json::array{http::to_string(client_method)};
+      entry["client"] = name_of(*r.client_);
+    } else {
+      entry["methods"] = method_names(r.methods_);
+    }
+    routes.emplace_back(std::move(entry));
+  }
+  return boost::json::serialize(boost::json::object{
+      {"routes", std::move(routes)}, {"otherwise", method_names(otherwise_.methods_)}});
 }
 
 }  // namespace ringcast

@@ -23,6 +23,9 @@ namespace ringcast {
 
 class connection_context;
 
+// The one method /ws, /sse and /poll take (admission answers any other 405).
+inline constexpr boost::beast::http::verb client_method = boost::beast::http::verb::get;
+
 // One request to a handler: `rest` is what a prefix route's path leaves ("<id>" of
 // /admin/scheduled/<id>); `reply` may run later, on the connection's loop.
 struct route_call {
@@ -79,6 +82,12 @@ class route_table {
   // Answers a request that is not a client connect: 401 (an /admin/ path without the admin
   // token), 404, 405, or the route's handler.
   void answer(const match& m, const route_call& call) const;
+
+  // Every route as JSON, in the order they are matched:
+  // {"routes":[{"path":"/ws","prefix":false,"methods":["GET"],"client":"ws"},...],
+  //  "otherwise":["GET","HEAD"]} (a prefix route's path ends in '/'; "otherwise": the methods of
+  // the pages, every other path outside /admin/). --print-routes prints it.
+  std::string describe_json() const;
 
  private:
   // A dozen or so routes: a scan costs less than the request's parsing, and keeps the order in

@@ -35,6 +35,7 @@ server::server(config cfg, node_credentials credentials)
   for (unsigned i = 0; i < cfg_.threads; ++i) {
     loops_.push_back(std::make_unique<event_loop>(*this, cfg_, i, clock_, epoch, last_id_));
     loops_.back()->sessions().share_budget(sessions_);
+    loops_.back()->sessions().displace_elsewhere_with([this, i] { displace_idle_session(i, 1); });
   }
   backplane_ = make_backplane();
   promotions_ = std::make_unique<promotions>(home(), *backplane_);
@@ -52,6 +53,16 @@ server::~server() {
   backplane_.reset();
   drain_timer_.reset();
   loops_.clear();
+}
+
+// Asks the loops after `from`, in turn and each on its own thread, to drop its longest-idle
+// session, until one had one: `from`'s sessions are all live and the node is full (hub::make_room).
+void server::displace_idle_session(unsigned from, std::size_t asked) {
+  if (asked >= loops_.size()) return;
+  const unsigned next = (from + 1) % static_cast<unsigned>(loops_.size());
+  asio::post(loops_[next]->io(), [this, next, asked] {
+    if (!loops_[next]->sessions().displace_longest_idle()) displace_idle_session(next, asked + 1);
+  });
 }
 
 connection_context& server::home_loop(std::string_view user, std::string_view sid) {

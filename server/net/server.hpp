@@ -108,6 +108,7 @@ class server final : public shared_by_loops,
  private:
   event_loop& loop_for(std::string_view user, std::string_view sid);
   event_loop& home() { return *loops_[0]; }  // where the backplane and promotions live
+  void displace_idle_session(unsigned from, std::size_t asked);
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void watch_drain_later(std::chrono::steady_clock::time_point deadline);

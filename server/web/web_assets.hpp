@@ -1,6 +1,7 @@
 #pragma once
 // The web pages (storefront, admin page, client library): embedded in the binary at build time
-// by cmake/embed_web.cmake (target `ringcast_web`), or read from disk under --web-root.
+// by cmake/embed_web.cmake (target `ringcast_web`), or read from disk under --web-root. The API's
+// OpenAPI document (docs/openapi.yaml) is embedded with them, and always served embedded.
 //
 // URL path -> file of web/:  "/" -> index.html,  "/admin" -> admin.html,  "/<name>" -> <name>.
 // Only plain file names are mapped (letters, digits, '.', '_', '-', no leading dot), so no path
@@ -64,6 +65,7 @@ inline std::string_view content_type_for(std::string_view name) {
   if (ends_with(".png")) return "image/png";
   if (ends_with(".ico")) return "image/x-icon";
   if (ends_with(".txt") || ends_with(".md")) return "text/plain; charset=utf-8";
+  if (ends_with(".yaml")) return "application/yaml";  // RFC 9512
   return "application/octet-stream";
 }
 

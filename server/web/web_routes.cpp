@@ -44,9 +44,17 @@ http_response hardened(http_response res, const http_request& req) {
   return res;
 }
 
-}  // namespace
+// A HEAD is answered as its GET would be, Content-Length included, without the body (RFC 9110
+// 9.3.2: a client reads none, so body bytes would be taken for the next response).
+http_response head_or_get(http_response res, const http_request& req) {
+  if (req.method() != http::verb::head) return res;
+  const auto length = res.body().size();
+  res.body().clear();
+  res.content_length(length);
+  return res;
+}
 
-http_response serve_page(const http_request& req, const std::string& web_root) {
+http_response page_for(const http_request& req, const std::string& web_root) {
   const std::string_view target = req.target();
   if (!web_root.empty()) {
     if (auto file = read_asset_from(web_root, target)) {
@@ -58,6 +66,20 @@ http_response serve_page(const http_request& req, const std::string& web_root) {
         make_response(http_status::ok, std::string(asset->body), asset->content_type, req), req);
   }
   return error_response(http_status::not_found, "not_found", "no such path", req);
+}
+
+}  // namespace
+
+http_response serve_page(const http_request& req, const std::string& web_root) {
+  return head_or_get(page_for(req, web_root), req);
+}
+
+http_response serve_api_document(const http_request& req) {
+  // Embedded by the build (server/CMakeLists.txt) with the pages, so always there.
+  const auto doc = find_embedded_asset("/openapi.yaml");
+  if (!doc) return error_response(http_status::not_found, "not_found", "no such path", req);
+  return hardened(make_response(http_status::ok, std::string(doc->body), doc->content_type, req),
+                  req);
 }
 
 }  // namespace ringcast

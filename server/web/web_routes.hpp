@@ -11,5 +11,8 @@ namespace ringcast {
 
 // A GET or HEAD (the route table answers other methods 405).
 http_response serve_page(const http_request& req, const std::string& web_root);
+// GET /openapi.yaml: docs/openapi.yaml as built into the binary (also under --web-root, which holds
+// the pages only).
+http_response serve_api_document(const http_request& req);
 
 }  // namespace ringcast

@@ -58,9 +58,13 @@ describe('admin page', () => {
     const flash = uniqueUser('flash-sale');
     const [u1, u2, u3] = ['a', 'b', 'c'].map((p) => uniqueUser(`fan-${p}`));
     const fans = [];
-    for (const user of [u1, u1, u2, u3]) { // each tab is a session of its own
+    // A browser's tabs of one user share one connection and session (docs/client.md): u1's second
+    // session is another browser's.
+    const secondBrowser = await launchBrowser();
+    for (const [context, user] of [[browser.context, u1], [secondBrowser.context, u1],
+      [browser.context, u2], [browser.context, u3]]) {
       // WebSockets: Chromium holds at most 6 HTTP connections to a host, and the admin page needs one.
-      fans.push(await openStore(browser.context, server.url, { user, transport: 'ws', channels: [flash] }));
+      fans.push(await openStore(context, server.url, { user, transport: 'ws', channels: [flash] }));
     }
     try {
       await admin.waitForFunction((name) => {
@@ -72,6 +76,7 @@ describe('admin page', () => {
       assert.ok(items.length >= 2 && items.length <= 10, JSON.stringify(items));
     } finally {
       for (const page of fans) await page.close();
+      await secondBrowser.close();
     }
   });
 

@@ -188,7 +188,12 @@ export async function wsRoundTrip(page) {
     predicate: (frame) => /"type":"pong"/.test(String(frame.payload)),
     timeout: 5000,
   });
-  await page.evaluate(() => window.ringcast.conn.send({ type: 'ping' }));
+  // The client's own connection (clients/js/src/client.ts): its link is the Connection, or the
+  // tab group whose leader holds one; only the tab with the WebSocket can send on it.
+  await page.evaluate(() => {
+    const { link } = window.ringcast;
+    (link.connection ?? link).send({ type: 'ping' });
+  });
   await pong;
 }
 

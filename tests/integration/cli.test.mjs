@@ -21,6 +21,7 @@ const FLAGS = {
   '--heartbeat': '25s',
   '--idle-timeout': '1m',
   '--session-ttl': '2m',
+  '--first-poll-ttl': '10s',
   '--handshake-timeout': '10s',
   '--keepalive-timeout': '10s',
   '--write-timeout': '30s',
@@ -78,6 +79,7 @@ const FLAGS = {
   '--upgrade-check-timeout': '10s',
   '--check-config': 'switch',
   '--upgrade-state-fd': null,
+  '--print-routes': 'switch',
 };
 
 // --help as { flag: default | null | 'switch' }, from Boost.Program_options' layout: an entry

@@ -824,6 +824,41 @@ export function rawConnect(srv) {
 }
 
 // Strictly increasing?
+// Sends `count` pipelined polls with a new user each (`prefix` and a number; since=0: answered at
+// once, with a gap) over one keep-alive connection, `inFlight` at a time; resolves with how many
+// replies had each status code (a Map, '200' -> n). Issue 35's attack on the session table.
+export async function floodNewUsers(srv, prefix, count, inFlight = 200) {
+  const s = await rawConnect(srv);
+  const statuses = new Map();
+  let sent = 0;
+  let answered = 0;
+  let tail = '';
+  let wake = null;
+  s.on('data', (chunk) => {
+    const text = tail + chunk.toString('latin1');
+    let end = 0;
+    for (const m of text.matchAll(/HTTP\/1\.1 (\d{3}) /gu)) {
+      statuses.set(m[1], (statuses.get(m[1]) ?? 0) + 1);
+      ++answered;
+      end = m.index + m[0].length;
+    }
+    // What may be the start of a status line cut by the chunk's end (never one counted).
+    tail = text.slice(Math.max(end, text.length - 12));
+    if (wake && sent - answered <= inFlight / 2) { const w = wake; wake = null; w(); }
+  });
+  while (sent < count) {
+    let batch = '';
+    const n = Math.min(inFlight / 2, count - sent);
+    for (let i = 0; i < n; i++) batch += `GET /poll?user=${prefix}${sent + i}&since=0 HTTP/1.1\r\nHost: x\r\n\r\n`;
+    sent += n;
+    s.write(batch);
+    if (sent - answered >= inFlight) await new Promise((r) => { wake = r; setTimeout(r, 1000); });
+  }
+  await waitFor(() => answered >= count, 30000, `the last of ${count} replies (${answered})`, 20);
+  s.destroy();
+  return statuses;
+}
+
 export function assertIncreasing(ids, what = 'ids') {
   for (let i = 1; i < ids.length; i++) {
     assert.ok(ids[i] > ids[i - 1], `${what} not strictly increasing at ${i}: ${JSON.stringify(ids)}`);

@@ -1,7 +1,7 @@
 // docs/protocol.md, "Pages": the demo and admin pages, served with no internet.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from './harness.mjs';
+import { startServer, rawConnect } from './harness.mjs';
 
 let srv;
 before(async () => { srv = await startServer([]); });
@@ -73,6 +73,28 @@ for (const path of ['/', '/admin']) {
     }
   });
 }
+
+// RFC 9110 9.3.2: a HEAD answer has the GET's headers and no body; body bytes after it would be
+// read as the next response on a kept-alive connection.
+test('HEAD of a page or file: the headers of its GET, Content-Length included, and no body', async () => {
+  for (const path of ['/', '/style.css', '/missing.css']) {
+    const get = await srv.get(path);
+    const socket = await rawConnect(srv);
+    let raw = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (c) => { raw += c; });
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.write(`HEAD ${path} HTTP/1.1\r\nHost: ${srv.host}:${srv.port}\r\nConnection: close\r\n\r\n`);
+    await closed;
+    const end = raw.indexOf('\r\n\r\n');
+    assert.ok(end > 0, `HEAD ${path}: no header block in ${raw.slice(0, 200)}`);
+    assert.equal(raw.slice(end + 4), '', `HEAD ${path}: body bytes after the headers`);
+    const head = raw.slice(0, end + 2);  // each header line with its CRLF
+    assert.match(head, new RegExp(`^HTTP/1\\.1 ${get.status} `, 'u'), `HEAD ${path}: status`);
+    assert.match(head, new RegExp(`\r\nContent-Length: ${Buffer.byteLength(get.text)}\r\n`, 'iu'), `HEAD ${path}: Content-Length of the GET`);
+    assert.match(head, new RegExp(`\r\nContent-Type: ${get.headers['content-type'].replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}\r\n`, 'iu'), `HEAD ${path}: Content-Type`);
+  }
+});
 
 test('the admin page needs no token to load (it asks for one)', async () => {
   const r = await srv.get('/admin');

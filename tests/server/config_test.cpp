@@ -13,8 +13,8 @@
 
 #include <unistd.h>
 
-#include "config_secrets.hpp"
 #include "config_flags.hpp"
+#include "config_secrets.hpp"
 #include "parse_config_run.hpp"
 
 namespace ringcast {
@@ -246,8 +246,8 @@ TEST(ParseConfig, BadDurations) {
 }
 
 TEST(ParseConfig, TimeoutsThatMustBePositive) {
-  for (const char* flag :
-       {"poll-timeout", "heartbeat", "idle-timeout", "session-ttl", "handshake-timeout"})
+  for (const char* flag : {"poll-timeout", "heartbeat", "idle-timeout", "session-ttl",
+                           "first-poll-ttl", "handshake-timeout"})
     expect_error({std::string("--") + flag, "0ms"},
                  std::string("ringcast: --") + flag + ": must be more than 0");
   // Zero means "off" for these.
@@ -268,7 +268,7 @@ TEST(ParseConfig, TickMustNotExceedAnyTimeout) {
   EXPECT_EQ(equal.cfg().tick, milliseconds{200});
   const run max_tick({"--tick-ms", "60000", "--poll-timeout", "1m", "--heartbeat", "1m",
                       "--idle-timeout", "1m", "--handshake-timeout", "1m", "--keepalive-timeout",
-                      "1m", "--write-timeout", "1m", "--drain", "0"});
+                      "1m", "--write-timeout", "1m", "--first-poll-ttl", "1m", "--drain", "0"});
   EXPECT_TRUE(max_tick.outcome.cfg) << max_tick.err;
 }
 

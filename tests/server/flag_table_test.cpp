@@ -44,6 +44,7 @@ std::map<std::string, example> examples(const temp_dir& dir) {
       {"heartbeat", {"7s"}},
       {"idle-timeout", {"7s"}},
       {"session-ttl", {"7s"}},
+      {"first-poll-ttl", {"7s"}},
       {"handshake-timeout", {"7s"}},
       {"keepalive-timeout", {"7s"}},
       {"write-timeout", {"7s"}},

@@ -63,6 +63,22 @@ class HubSessions : public test::hub_fixture {
   hub::attach_result last;
 };
 
+// Another event loop's hub, sharing a node budget of `max` sessions with the fixture's.
+class HubSessionsTwoLoops : public HubSessions {
+ protected:
+  void SetUp() override {
+    other_hub = std::make_unique<hub>(cfg, other_timers, other_stats, 0);
+    the_hub().share_budget(shared);
+    other_hub->share_budget(shared);
+  }
+  void TearDown() override { other_hub.reset(); }
+
+  session_budget shared{2};
+  loop_timers other_timers{clock, epoch, cfg.tick, cfg.wheel_slots};
+  loop_stats other_stats;
+  std::unique_ptr<hub> other_hub;
+};
+
 TEST_F(HubSessions, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
   for (const char* sid : {"a", "b", "c"})
     ASSERT_EQ(poll_once(params("u", sid)), hub::room::ok);
@@ -105,28 +121,86 @@ TEST_F(HubSessions, AUserWhoseSessionsAreAllLiveIsRefused) {
   EXPECT_EQ(the_hub().session_count(), 3u);
 }
 
-TEST_F(HubSessions, MaxSessionsRefusesNewSessionsAndCountsThemBackWhenDropped) {
-  for (int i = 0; i < 10; ++i)
+// Issue 35: one client polling under many user names filled the table, and every newcomer was
+// refused for --session-ttl although nearly every session in it was idle.
+TEST_F(HubSessions, AFullTableDisplacesTheLongestIdleSessionOfAnyUser) {
+  for (int i = 0; i < 10; ++i) {
     ASSERT_EQ(poll_once(params("user" + std::to_string(i), "0")), hub::room::ok);
-  EXPECT_EQ(poll_once(params("late", "0")), hub::room::over_total);
-  EXPECT_EQ(stats.sessions_refused_total, 1u);
-  EXPECT_EQ(the_hub().session_count(), 10u);
-  EXPECT_EQ(poll_once(params("user3", "0")), hub::room::ok);  // existing: resumes
-  now += cfg.session_ttl + cfg.tick;
-  run_timers();  // every session's TTL ran out
-  EXPECT_EQ(the_hub().session_count(), 0u);
+    now += 10ms;
+  }
+  ASSERT_EQ(poll_once(params("user0", "0")), hub::room::ok);  // existing: resumes, newest idle
+  EXPECT_TRUE(last.resumed);
   EXPECT_EQ(poll_once(params("late", "0")), hub::room::ok);
+  EXPECT_EQ(stats.sessions_refused_total, 0u);
+  EXPECT_EQ(stats.displaced, 1u);
+  EXPECT_EQ(the_hub().session_count(), 10u);
+  // user1 went (idle longest): it starts afresh, displacing user2; user0 still resumes.
+  EXPECT_EQ(poll_once(params("user1", "0")), hub::room::ok);
+  EXPECT_FALSE(last.resumed);
+  EXPECT_EQ(poll_once(params("user0", "0")), hub::room::ok);
+  EXPECT_TRUE(last.resumed);
+  EXPECT_EQ(poll_once(params("user3", "0")), hub::room::ok);
+  EXPECT_TRUE(last.resumed);
+  EXPECT_EQ(poll_once(params("user2", "0")), hub::room::ok);
+  EXPECT_FALSE(last.resumed);
+  EXPECT_EQ(stats.displaced, 3u);  // user1, user2, then user4 went
+  EXPECT_EQ(the_hub().session_count(), 10u);
+  now += cfg.session_ttl + cfg.tick;
+  run_timers();  // every session's TTL ran out; each was counted out once
+  EXPECT_EQ(the_hub().session_count(), 0u);
 }
 
-TEST_F(HubSessions, TheBudgetIsSharedByTheLoopsOfANode) {
-  session_budget shared(2);
-  loop_timers other_timers(clock, epoch, cfg.tick, cfg.wheel_slots);  // another loop's
-  loop_stats other_stats;
-  hub other(cfg, other_timers, other_stats, 0);
-  the_hub().share_budget(shared);
-  other.share_budget(shared);
-  ASSERT_EQ(poll_once(params("a", "0")), hub::room::ok);
-  recording_subscriber p(transport::poll);
+// The 503 comes only when no session of the loop can make way: every one has a connection.
+TEST_F(HubSessions, OnlyATableOfLiveSessionsRefusesANewcomer) {
+  std::vector<std::unique_ptr<recording_subscriber>> conns;
+  std::vector<session*> sessions;
+  for (int i = 0; i < 10; ++i) {
+    conns.push_back(
+        std::make_unique<recording_subscriber>(i % 2 ? transport::ws : transport::poll));
+    ASSERT_EQ(connect(params("user" + std::to_string(i), "0"), *conns.back()), hub::room::ok);
+    sessions.push_back(last.s);
+  }
+  EXPECT_EQ(poll_once(params("late", "0")), hub::room::over_total);
+  EXPECT_EQ(stats.sessions_refused_total, 1u);
+  EXPECT_EQ(stats.displaced, 0u);
+  // One loses its connection: it makes way, and the others keep theirs.
+  the_hub().detach(*sessions[4], *conns[4], now);
+  EXPECT_EQ(poll_once(params("late", "0")), hub::room::ok);
+  EXPECT_EQ(stats.displaced, 1u);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_FALSE(conns[static_cast<std::size_t>(i)]->ended) << i;
+  EXPECT_EQ(the_hub().session_count(), 10u);
+}
+
+// A client that polls once (answered at once) and never comes back holds its session for
+// --first-poll-ttl; one that came back, or whose poll was held, or a stream, for --session-ttl.
+TEST_F(HubSessions, APollAnsweredAtOnceThatNeverCameBackLivesTheFirstPollTtl) {
+  cfg.first_poll_ttl = 1s;
+  ASSERT_EQ(poll_once(params("once", "0")), hub::room::ok);
+  ASSERT_EQ(poll_once(params("twice", "0")), hub::room::ok);
+  ASSERT_EQ(poll_once(params("twice", "0")), hub::room::ok);  // came back
+  recording_subscriber held(transport::poll), ws(transport::ws);
+  ASSERT_EQ(connect(params("held", "0"), held), hub::room::ok);
+  session* held_session = last.s;
+  ASSERT_EQ(connect(params("stream", "0"), ws), hub::room::ok);
+  the_hub().detach(*last.s, ws, now);  // a stream that closed at once
+  advance_by(500ms);
+  the_hub().detach(*held_session, held, now);  // answered after waiting
+  EXPECT_EQ(the_hub().session_count(), 4u);
+  advance_by(cfg.first_poll_ttl + cfg.tick);
+  EXPECT_EQ(the_hub().session_count(), 3u);  // `once` went
+  EXPECT_EQ(stats.session_ttl, 1u);
+  EXPECT_EQ(poll_once(params("twice", "0")), hub::room::ok);
+  EXPECT_TRUE(last.resumed);
+  advance_by(cfg.session_ttl + cfg.tick);
+  EXPECT_EQ(the_hub().session_count(), 0u);
+  EXPECT_EQ(stats.session_ttl, 4u);
+}
+
+TEST_F(HubSessionsTwoLoops, TheBudgetIsSharedByTheLoopsOfANode) {
+  hub& other = *other_hub;
+  recording_subscriber a(transport::ws), p(transport::poll);
+  ASSERT_EQ(connect(params("a", "0"), a), hub::room::ok);
   ASSERT_EQ(other.make_room("b", "0"), hub::room::ok);
   other.attach(params("b", "0"), p, now);
   EXPECT_EQ(shared.held(), 2u);
@@ -134,6 +208,34 @@ TEST_F(HubSessions, TheBudgetIsSharedByTheLoopsOfANode) {
   other.kick("b", now);
   EXPECT_EQ(shared.held(), 1u);
   EXPECT_EQ(poll_once(params("c", "0")), hub::room::ok);
+  // Full again, with c idle here: c makes way for d.
+  EXPECT_EQ(poll_once(params("d", "0")), hub::room::ok);
+  EXPECT_EQ(shared.held(), 2u);
+  EXPECT_EQ(stats.displaced, 1u);
+}
+
+// Issue 35: a loop whose sessions are all live while another holds idle ones, at --max-sessions,
+// has that other loop drop its longest-idle session, and admits the newcomer.
+TEST_F(HubSessionsTwoLoops, AFullLoopWhoseSessionsAreAllLiveHasAnotherLoopDisplaceOne) {
+  hub& other = *other_hub;
+  int asked = 0;
+  the_hub().displace_elsewhere_with([&] {
+    ++asked;
+    other.displace_longest_idle();  // the node posts this to the other loop
+  });
+  recording_subscriber a(transport::ws), b(transport::poll);
+  ASSERT_EQ(connect(params("a", "0"), a), hub::room::ok);
+  ASSERT_EQ(other.make_room("b", "0"), hub::room::ok);
+  const auto rb = other.attach(params("b", "0"), b, now);
+  EXPECT_EQ(poll_once(params("c", "0")), hub::room::over_total);  // every session is live
+  EXPECT_EQ(asked, 0);
+  other.detach(*rb.s, b, now);
+  EXPECT_EQ(poll_once(params("c", "0")), hub::room::ok);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(other_stats.displaced, 1u);
+  EXPECT_EQ(other.session_count(), 0u);
+  EXPECT_EQ(shared.held(), 2u);
+  EXPECT_FALSE(a.ended);
 }
 
 // With a high limit, 100,000 sessions of one user are created and every one expires at its TTL.

@@ -303,6 +303,81 @@ TEST_F(HubStickyTest, RewindLeavesAPacedMessageToItsTurn) {
   EXPECT_EQ(conn.ids, (ids{after->id, paced->id}));
 }
 
+// ---- a first connect's long-poll reply is bounded as a resume's is (issue 35) ------------------
+
+// Polls as ringcast.js does: without `since` first, then from each reply's last_id while it says
+// "more". Returns the ids of every reply, one vector a reply.
+std::vector<ids> poll_all(hub& h, const client_params& first, hub::time_point now) {
+  std::vector<ids> replies;
+  client_params p = first;
+  for (bool more = true; more;) {
+    recorder poll(transport::poll);
+    const auto r = h.attach(p, poll, now);
+    h.detach(*r.s, poll, now);
+    EXPECT_FALSE(r.gap);
+    EXPECT_EQ(r.last_id, r.more ? r.backlog.back()->id : h.newest_id());
+    replies.emplace_back();
+    for (const auto& m : r.backlog)
+      replies.back().push_back(m->id);
+    more = r.more;
+    p.since = r.last_id;
+    if (replies.size() > 100) break;
+  }
+  return replies;
+}
+
+TEST_F(HubStickyTest, AFirstConnectPollIsCutAtMaxPollBatchAndTheRestFollowsOnce) {
+  cfg.history = 5;
+  cfg.max_poll_batch = 4;
+  remake_hub();
+  for (int i = 0; i < 6; ++i)
+    sticky();  // 1-6, evicted from history by what follows
+  for (int i = 0; i < 10; ++i)
+    plain();  // 7-16: history holds 12-16
+  auto p = params("ann");
+  p.rewind_count = 3;  // 14, 15, 16: older than no sticky one, yet after them in id order
+  recorder first(transport::poll);
+  auto r = attach(p, first);
+  h->detach(*r.s, first, now);
+  EXPECT_EQ(first.ids, (ids{1, 2, 3, 4}));
+  EXPECT_TRUE(r.more);
+  EXPECT_EQ(r.last_id, 4u);
+  EXPECT_FALSE(r.gap);
+  // Between the polls: one more plain message (history now 14-18), and one more sticky one.
+  plain();
+  sticky();
+  // From last_id 4: the sticky ones after it, and history from the rewind's start, not from 4
+  // (7-13 were never asked for, and history no longer holding them is no gap).
+  p.since = 4;
+  const auto replies = poll_all(*h, p, now);
+  EXPECT_EQ(replies, (std::vector<ids>{{5, 6, 14, 15}, {16, 17, 18}}));
+  // Resumed after that, nothing is owed; a WebSocket's first connect is not cut.
+  recorder ws;
+  EXPECT_EQ(attach(params("bob"), ws).backlog.size(), 7u);
+}
+
+TEST_F(HubStickyTest, AFirstConnectPollReplyStopsAfterOneMebibyteAndTheRestFollowsOnce) {
+  const std::string blob = '"' + std::string(60 * 1024, 'x') + '"';
+  ids expected;
+  for (int i = 0; i < 40; ++i) {
+    const std::uint64_t id = ++last_id;
+    const bool is_sticky = id % 2 == 1;  // the odd ids are in force
+    h->publish(make_message(id, t0_ms, {}, blob, 0, 0ms, is_sticky), now);
+    if (is_sticky || id > 20) expected.push_back(id);
+  }
+  auto p = params("ann");
+  p.rewind_count = 20;  // 21-40, with the sticky 1, 3, ... 19 before them: 1.8 MB
+  const auto replies = poll_all(*h, p, now);
+  ASSERT_GE(replies.size(), 2u);
+  ids got;
+  for (const auto& reply : replies) {
+    const std::size_t bytes = reply.size() * (h->find(reply.front())->json.size() + 1);
+    EXPECT_LE(bytes, max_poll_reply_bytes + h->find(reply.front())->json.size() + 1);
+    got.insert(got.end(), reply.begin(), reply.end());
+  }
+  EXPECT_EQ(got, expected);  // in id order, each once
+}
+
 TEST(StickyQuota, CountsUntilExpiryOrRemoval) {
   sticky_quota q(2);
   EXPECT_TRUE(q.has_room(1000));

@@ -93,6 +93,17 @@ TEST_F(RouteTable, FindsTheClientTransportAndWhoAnswersAnyHost) {
   EXPECT_FALSE(routes_.find("/").found->client());
 }
 
+// --print-routes prints this; tests/integration/openapi_routes.test.mjs reads it.
+TEST_F(RouteTable, DescribesEveryRouteInOrderWithItsMethods) {
+  EXPECT_EQ(routes_.describe_json(),
+            R"({"routes":[)"
+            R"({"path":"/open","prefix":false,"methods":["GET"]},)"
+            R"({"path":"/admin/list","prefix":false,"methods":["GET"]},)"
+            R"({"path":"/admin/item/","prefix":true,"methods":["GET","DELETE"]},)"
+            R"({"path":"/sse","prefix":false,"methods":["GET"],"client":"sse"}],)"
+            R"("otherwise":["GET"]})");
+}
+
 TEST(RouteTableWithoutPages, AnyOtherPathIsNotFound) {
   test::test_loop loop(config{});
   route_table routes;

@@ -1,0 +1,64 @@
+// docs/openapi.yaml against the route table the binary answers with (`ringcast --print-routes`,
+// server/net/node_routes.cpp): every route is a path of the document with exactly its methods, and
+// every path of the document is a route or one of the pages (x-ringcast-pages: the table's
+// "otherwise", GET and HEAD of any other path outside /admin/). A route added, removed or given
+// another method without the document fails here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runBinary } from './harness.mjs';
+import { loadDocument, METHODS } from './openapi.mjs';
+
+const doc = loadDocument();
+
+async function routeTable() {
+  const r = await runBinary(['--print-routes']);
+  assert.equal(r.code, 0, `--print-routes exited ${r.code}: ${r.err}`);
+  return JSON.parse(r.out);
+}
+
+// The methods of a path of the document, upper case and sorted.
+function documentedMethods(item) {
+  return METHODS.filter((m) => item[m]).map((m) => m.toUpperCase()).sort();
+}
+
+// The path of the document a route stands for: itself, or for a prefix route ("/admin/scheduled/")
+// the prefix and one path parameter ("/admin/scheduled/{id}").
+function documentPathOf(route) {
+  const paths = Object.keys(doc.paths);
+  if (!route.prefix) return paths.find((p) => p === route.path);
+  return paths.find((p) => p.startsWith(route.path) && /^\{[^/{}]+\}$/u.test(p.slice(route.path.length)));
+}
+
+function isPages(item) {
+  const ops = METHODS.filter((m) => item[m]).map((m) => item[m]);
+  return ops.length > 0 && ops.every((op) => op['x-ringcast-pages'] === true);
+}
+
+test('every route of the table is in docs/openapi.yaml with the same methods', async () => {
+  const table = await routeTable();
+  assert.ok(table.routes.length >= 10, `a route table of ${table.routes.length} routes`);
+  for (const route of table.routes) {
+    const p = documentPathOf(route);
+    assert.ok(p, `route ${route.path}${route.prefix ? '<rest>' : ''} (${route.methods.join(', ')}) is not in docs/openapi.yaml`);
+    assert.deepEqual(documentedMethods(doc.paths[p]), [...route.methods].sort(),
+      `${p}: the document's methods differ from the route table's`);
+    assert.ok(!isPages(doc.paths[p]), `${p} is a route of its own, not one of the pages: drop x-ringcast-pages`);
+  }
+});
+
+test('every path of docs/openapi.yaml is a route of the table or one of the pages', async () => {
+  const table = await routeTable();
+  const routed = new Set(table.routes.map(documentPathOf).filter(Boolean));
+  const pageMethods = new Set();
+  for (const [p, item] of Object.entries(doc.paths)) {
+    if (routed.has(p)) continue;
+    assert.ok(isPages(item), `${p} names no route of the table (and is not marked x-ringcast-pages)`);
+    assert.ok(!p.startsWith('/admin/'), `${p}: no page is under /admin/ (the table answers 404 there)`);
+    for (const m of documentedMethods(item)) {
+      assert.ok(table.otherwise.includes(m), `${p}: the pages take ${table.otherwise.join(', ')}, not ${m}`);
+      pageMethods.add(m);
+    }
+  }
+  assert.deepEqual([...pageMethods].sort(), [...table.otherwise].sort(),
+    'the pages\' methods in the document differ from the table\'s');
+});
