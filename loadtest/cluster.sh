@@ -8,10 +8,10 @@
 #
 # ringcast-load's flags replace the defaults below one by one (as in loadtest/run.sh); --targets,
 # --admin-token and --server-pid are set here. Environment: RINGCAST_NODES (3), RINGCAST_THREADS
-# per node (1), RINGCAST_BUILD_DIR (build-perf), RINGCAST_MAX_CONNECTIONS per node (19000).
+# per node (1), RINGCAST_BUILD_DIR (build-release), RINGCAST_MAX_CONNECTIONS per node (19000).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${RINGCAST_BUILD_DIR:-$root/build-perf}
+build=${RINGCAST_BUILD_DIR:-$root/build-release}
 nodes=${RINGCAST_NODES:-3}
 threads=${RINGCAST_THREADS:-1}
 max_connections=${RINGCAST_MAX_CONNECTIONS:-19000}

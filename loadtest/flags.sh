@@ -3,7 +3,7 @@
 # steps both scripts take before a run.
 #
 #   help_if_asked SCRIPT_PATH "$@"   # -h/--help: prints the script's header comment, exits 0
-#   build_load_tools ROOT BUILD      # configures BUILD (Release) if needed; ninja checks it anyway
+#   build_load_tools ROOT BUILD      # says so, configures BUILD (Release) if needed; ninja checks it anyway
 #   declare -A want=([--clients]=10000 [--expect-zero-loss]=)   # name -> value ('' = no value)
 #   order=(--clients --expect-zero-loss)                        # the order they are passed in
 #   reserved=" --target --server-pid "                          # set by the script itself
@@ -64,8 +64,9 @@ help_if_asked() {
 
 build_load_tools() {
   local root=$1 build=$2
-  if [[ ! -x $build/server/ringcast || ! -x $build/loadtest/ringcast-load ]]; then
-    echo "building into $build" >&2
+  # Said every time, before ninja looks: the first build takes minutes.
+  echo "building ringcast and ringcast-load in ${build#"$root"/}/ (done in a second if they are up to date; a first build takes minutes)" >&2
+  if [[ ! -f $build/build.ninja ]]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRINGCAST_BUILD_TESTS=OFF \
       -DRINGCAST_BUILD_BENCH=OFF >&2
   fi

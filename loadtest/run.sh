@@ -7,13 +7,14 @@
 #
 # ringcast-load's flags (docs/loadtest.md) replace the defaults below one by one; --target,
 # --admin-token and --server-pid are set here. The server is configured through the environment:
-#   RINGCAST_THREADS (2)  RINGCAST_BUILD_DIR (build-perf)  RINGCAST_SERVER_FLAGS (extra flags)
+#   RINGCAST_THREADS (2)  RINGCAST_BUILD_DIR (build-release, the Release tree scripts/run.sh
+#   builds too)  RINGCAST_SERVER_FLAGS (extra flags)
 #   RINGCAST_RUN_TIMEOUT (seconds the load run may take, 900)
 # The human summary goes to stderr, the JSON report to stdout. Exit status: the tool's.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${RINGCAST_BUILD_DIR:-$root/build-perf}
+build=${RINGCAST_BUILD_DIR:-$root/build-release}
 threads=${RINGCAST_THREADS:-2}
 run_timeout=${RINGCAST_RUN_TIMEOUT:-900}
 

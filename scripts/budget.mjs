@@ -8,10 +8,13 @@
 // the server's sockets (`ss -tm`: what each holds queued and allocated), and say whether a
 // newcomer from another address still gets in.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
-  floodNewUsers, rawConnect, rawWebSocket, rssKiB, sleep, startServer, uid, waitFor,
+  BIN, floodNewUsers, rawConnect, rawWebSocket, rssKiB, sleep, startServer, uid, waitFor,
 } from '../tests/integration/harness.mjs';
 
 // CPU time of every thread of the process, in ns (/proc/PID/task/TID/schedstat: time on a CPU).
@@ -151,6 +154,74 @@ await onFreshServer(async (srv) => {
   row('connection with 10 pipelined 1 MiB poll replies, not read', 20, m.kib, m.ticks);
   for (const s of m.held) s.destroy();
 });
+
+// Gzip poll replies over a history that compresses poorly (random base64, 48 KB a message): each
+// reply about 1 MiB plain, 0.75 MiB gzipped, written from the messages' shared gzip pieces.
+await onFreshServer(async (srv) => {
+  let first = 0;
+  for (let i = 0; i < 40; i++) {
+    const { id } = await srv.publish({ data: randomBytes(36 * 1024).toString('base64') });
+    first ||= id;
+  }
+  const m = await measure(srv, 200, async (n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const s = await rawConnect(srv);
+      s.on('error', () => {});
+      s.pause();
+      let req = '';
+      for (let j = 0; j < 4; j++) {
+        req += `GET /poll?user=${uid('g')}&since=${first - 1} HTTP/1.1\r\nHost: x\r\n` +
+          'Accept-Encoding: gzip\r\n\r\n';
+      }
+      s.write(req);
+      out.push(s);
+    }
+    return out;
+  });
+  row('connection with 4 pipelined 1 MiB gzip poll replies, not read', 200, m.kib, m.ticks);
+  for (const s of m.held) s.destroy();
+});
+
+// An upgrade in place (SIGUSR2) with 30 WebSockets that do not read 24 sticky messages of 400 KB
+// (9.6 MB owed to each, more than the sockets take): what the new process holds more than the
+// old one, per connection. The state's size and the pause are printed below the table.
+{
+  const next = join(mkdtempSync(join(tmpdir(), 'ringcast-budget-')), 'ringcast-next');
+  copyFileSync(BIN, next);
+  chmodSync(next, 0o755);
+  const srv = await startServer(['--threads', '1', '--upgrade-binary', next, '--max-body', '1048576']);
+  try {
+    for (let i = 0; i < 24; i++) {
+      await srv.publish({ data: randomBytes(300 * 1024).toString('base64'), sticky: true, ttl: '1h' });
+    }
+    const sockets = [];
+    for (let i = 0; i < 30; i++) {
+      const s = await rawConnect(srv);
+      s.on('error', () => {});
+      s.pause();
+      s.write(`GET /ws?user=${uid('u')} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n` +
+        `Connection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n` +
+        'Sec-WebSocket-Version: 13\r\n\r\n');
+      sockets.push(s);
+    }
+    await srv.statsUntil((st) => st.connections.ws === 30, 5000, 'WebSockets');
+    await sleep(300);
+    const rss0 = rssKiB(srv.proc.pid);
+    const from = srv.log.length;
+    srv.proc.kill('SIGUSR2');
+    await srv.statsUntil((st) => st.upgrades === 1, 20000, 'upgraded');
+    await sleep(300);
+    row('WebSocket not reading 9.6 MB of sticky messages, across an upgrade in place', 30,
+      rssKiB(srv.proc.pid) - rss0, null);
+    const log = srv.log.slice(from);
+    outcomes.push(`upgrade in place with 30 such WebSockets: ${/a state of \d+ bytes[^\n]*/u.exec(log)?.[0]}; ` +
+      `${/serving again after [\d.]+ ms/u.exec(log)?.[0]}`);
+    for (const s of sockets) s.destroy();
+  } finally {
+    await srv.stop();
+  }
+}
 
 // Issue 35: one client polling under new user names (since=0: answered at once) past
 // --max-sessions, with the default flags (80,000 sessions): each new session displaces the

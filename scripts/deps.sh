@@ -16,12 +16,13 @@ build_packages=(
 package_packages=(dpkg-dev file adduser)
 # redis-sentinel for the failover test, systemd for `systemd-analyze verify` of the unit, curl
 # for the package test and README's "Try it" (with python3-websockets, tests/scripts/readme_try_it.sh),
-# nginx for deploy/nginx-3-nodes.conf, clang-tidy for scripts/tidy.sh.
+# nginx for deploy/nginx-3-nodes.conf, clang-tidy for scripts/tidy.sh, iproute2 (ss) for
+# docs/loadtest.md's way to find a server's PID (tests/loadtest/docs_server_pid.sh).
 test_packages=(
   libgtest-dev libbenchmark-dev
   nodejs npm chromium redis-server redis-sentinel openssl
   clang libclang-rt-14-dev clang-tidy
-  systemd curl nginx python3-websockets
+  systemd curl nginx python3-websockets iproute2
 )
 
 wanted=("${build_packages[@]}")

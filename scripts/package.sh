@@ -17,6 +17,9 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
 fi
 "$root/scripts/deps.sh" package >&2
 
+# A tree of its own (installed under /usr, which build-release, scripts/run.sh's, is not): said
+# before it builds, as the first build takes minutes.
+echo "package.sh: building ringcast and ringcast-load in ${build#"$root"/}/ (Release, prefix /usr)" >&2
 if [[ ! -f $build/CMakeCache.txt ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
     -DRINGCAST_BUILD_TESTS=OFF -DRINGCAST_BUILD_BENCH=OFF >&2

@@ -22,7 +22,13 @@ USAGE
 esac
 
 scripts/deps.sh build
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DRINGCAST_BUILD_TESTS=OFF -DRINGCAST_BUILD_BENCH=OFF >/dev/null
+# build-release is the one Release tree: loadtest/run.sh, loadtest/cluster.sh, the benchmarks and
+# the docs' commands build in it too, so what one built the others reuse. Configured once; a tree
+# configured by another of them (with the benchmarks, say) is used as it is.
+echo "scripts/run.sh: building build-release/server/ringcast (Release; the first time takes a few minutes)" >&2
+if [[ ! -f build-release/build.ninja ]]; then
+  cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DRINGCAST_BUILD_TESTS=OFF -DRINGCAST_BUILD_BENCH=OFF >/dev/null
+fi
 cmake --build build-release -j "$(nproc)" --target ringcast
 exec "$binary" "$@"

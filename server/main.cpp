@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     auto bytes = ringcast::read_state_fd(cfg.upgrade_state_fd, why);
     auto state = bytes ? ringcast::decode_handover(*bytes)
                        : ringcast::parsed<ringcast::process_handover>::fail(why);
-    if (!state) {
+    if (state) state.error = ringcast::check_handed_descriptors(*state.value);
+    if (!state.error.empty()) {
       std::cerr << "ringcast: --upgrade-state-fd: " << state.error << '\n';
       return 2;
     }

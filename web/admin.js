@@ -4,7 +4,7 @@ import { WheelView } from './wheel.js';
 import { LineChart } from './chart.js';
 import { showTopChannels, TOP_CHANNELS } from './top_channels.js';
 import {
-  refreshPromotions, published, timingFields, whenANewMessageAppears,
+  clearOneOffFields, refreshPromotions, published, timingFields, whenANewMessageAppears,
 } from './admin_promotions.js';
 import { DeliveryChart } from './admin_delivery_chart.js';
 
@@ -33,6 +33,7 @@ whenANewMessageAppears((id) => deliveryChart.follow(id));
 // ---- signing in ----
 
 function askForToken(message) {
+  $('sign-out').hidden = true; // there is nothing to sign out of
   $('login-error').hidden = !message;
   $('login-error').textContent = message ?? '';
   setStatsStatus('idle', 'signed out');
@@ -90,11 +91,18 @@ $('publish-form').addEventListener('submit', async (event) => {
     return;
   }
   const body = { data, ...timingFields() };
+  // A "Publish at" already past goes out to everyone at once: only if that is what is meant.
+  if (body.at !== undefined && body.at <= Date.now() &&
+      !window.confirm(`"Publish at" (${new Date(body.at).toLocaleString()}) is in the past: publish it now?`)) {
+    succeed(result, 'Not published: "Publish at" is in the past.');
+    return;
+  }
   const audience = $('publish-audience').value;
   if (audience === 'users') body.users = $('publish-target').value.split(/[\s,]+/u).filter(Boolean);
   else if (audience !== 'broadcast') body[audience] = $('publish-target').value.trim();
   try {
     const reply = await call('POST', '/admin/publish', body);
+    clearOneOffFields();
     if (reply.scheduled) {
       succeed(result, `Scheduled ${reply.scheduled} for ${new Date(reply.at).toLocaleString()}.`);
       refreshPromotions();
@@ -199,6 +207,7 @@ async function pollStats() {
   try {
     const stats = await call('GET', '/admin/stats');
     setStatsStatus('open', 'live');
+    $('sign-out').hidden = false;
     $('error').hidden = true;
     show(stats, Date.now());
     const presence = await call('GET', `/admin/presence?top=${TOP_CHANNELS}`).catch(() => null);

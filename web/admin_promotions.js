@@ -9,6 +9,12 @@ const $ = (id) => document.getElementById(id);
 let newestSeen = null; // the newest message id known to the page (null: not read yet)
 let onNewMessage = () => {};
 
+/** Empties the options that belong to one publish, so that the next one does not repeat them. */
+export function clearOneOffFields() {
+  for (const id of ['publish-at', 'publish-ttl', 'publish-spread']) $(id).value = '';
+  $('publish-sticky').checked = false;
+}
+
 /** The "at", "ttl", "spread" and "sticky" fields of a publish, from the form (empty: none). */
 export function timingFields() {
   const fields = {};
@@ -38,9 +44,10 @@ export function published(id) {
   refreshPromotions();
 }
 
-function cell(row, text) {
+function cell(row, text, label) {
   const td = document.createElement('td');
   td.textContent = text; // textContent: the data comes from outside
+  if (label) td.dataset.label = label; // shown before the value when the rows are stacked (phone)
   row.append(td);
   return td;
 }
@@ -89,7 +96,9 @@ function showScheduled(list) {
     row.dataset.scheduled = s.scheduled;
     cell(row, new Date(s.at).toLocaleString());
     cell(row, audienceOf(s.request));
-    cell(row, JSON.stringify(s.request.data)).className = 'data';
+    const data = cell(row, JSON.stringify(s.request.data));
+    data.className = 'data';
+    data.title = data.textContent;
     const button = document.createElement('button');
     button.type = 'button';
     button.textContent = 'Cancel';
@@ -117,10 +126,15 @@ async function showReach() {
   for (const r of rows) {
     const row = document.createElement('tr');
     row.dataset.id = r.id;
-    cell(row, `#${r.id}`);
-    cell(row, String(r.recipients));
-    cell(row, String(r.delivered)).dataset.testid = 'delivered';
-    cell(row, String(r.acked)).dataset.testid = 'acked';
+    // Named by its title (or the start of its data): sixteen digits tell an operator nothing. The
+    // id is the tooltip. A server before `label` gives the id only.
+    const name = cell(row, r.label || `#${r.id}`);
+    name.className = 'label';
+    name.dataset.testid = 'label';
+    name.title = `#${r.id}${r.label ? `: ${r.label}` : ''}`;
+    cell(row, String(r.recipients), 'recipients');
+    cell(row, String(r.delivered), 'delivered').dataset.testid = 'delivered';
+    cell(row, String(r.acked), 'acked').dataset.testid = 'acked';
     const state = cell(row, r.expired ? 'expired' : r.sticky ? 'in force' : '');
     state.dataset.testid = 'state';
     if (r.sticky) row.classList.add('sticky');

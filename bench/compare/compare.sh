@@ -17,7 +17,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build-perf
+build=$root/build-release  # the one Release tree (scripts/run.sh)
 sizes=1000,5000,15000
 publish_rate=5
 publish_for=20 # seconds of publishing per run

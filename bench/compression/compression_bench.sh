@@ -20,7 +20,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build-perf
+build=$root/build-release  # the one Release tree (scripts/run.sh)
 sizes=5000,15000
 payloads=promo-130,offer-400,catalog-2k
 # One broadcast a second: the load tool (two processes that inflate and parse every message) must

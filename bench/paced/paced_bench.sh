@@ -38,7 +38,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build-perf
+build=$root/build-release  # the one Release tree (scripts/run.sh)
 clients=19900
 spread=30 # seconds
 repeats=2

@@ -24,7 +24,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build-perf
+build=$root/build-release  # the one Release tree (scripts/run.sh)
 clients=19900
 publish_rate=4
 runs=2

@@ -237,10 +237,14 @@ class coordinator {
       note(s);
     }
     const auto t = std::chrono::duration<double>(clock::now() - start_).count();
+    // The clients' errors and the publisher's (a 401 for every publish is an error too).
+    std::uint64_t errors = all.errors;
+    for (const auto& [kind, n] : pub.errors())
+      errors += n;
     fmt::print(stderr,
                "[{:5.1f}s] connected {}/{}  msgs/s {}  p99 {:.2f} ms  published {}  errors {}\n", t,
                all.connected, opts_.clients, all.messages - last_messages_,
-               all.interval_latency_us.percentile(99) / 1000.0, pub.ids().size(), all.errors);
+               all.interval_latency_us.percentile(99) / 1000.0, pub.ids().size(), errors);
     last_messages_ = all.messages;
     // Each worker's interval histogram counts once: a stale one must not be merged again.
     for (auto& p : latest_)
@@ -273,11 +277,16 @@ int run(const options& opts, std::uint64_t nofile_limit) {
   const auto report = make_report(opts, result, facts);
   std::cerr << human_summary(report);
   std::cout << plain_json(report) << std::endl;
-  if (!opts.expect_zero_loss) return 0;
+  int status = 0;
+  for (const auto& why : publish_failures(facts)) {
+    fmt::print(stderr, "ringcast-load: {}\n", why);
+    status = 1;
+  }
+  if (!opts.expect_zero_loss) return status;
   const auto failures = zero_loss_failures(result, facts);
   for (const auto& why : failures)
     fmt::print(stderr, "--expect-zero-loss: {}\n", why);
-  return failures.empty() ? 0 : 1;
+  return failures.empty() ? status : 1;
 }
 
 }  // namespace ringcast::load

@@ -90,6 +90,13 @@ parsed<std::vector<config_file_entry>> parse_config_text(
     entries.push_back({std::string(name),
                        kind == setting_kind::switch_ ? std::string{} : std::string(value), number});
   }
+  // An empty file is most likely a mistake (truncated, the wrong path, a template not filled in):
+  // refused, here and in --check-config, rather than starting on every default without a word.
+  if (seen.empty())
+    return result::fail(
+        fmt::format("{}: sets nothing (no 'name = value' line); write the settings in it, or leave "
+                    "out --config",
+                    path));
   return result::ok(std::move(entries));
 }
 

@@ -122,7 +122,8 @@ std::vector<flag_group> build_table() {
        {
            {.name = "listen",
             .value_name = "HOST:PORT",
-            .help = "address to serve on: IPv4:PORT or [IPv6]:PORT; port 0 picks a free one",
+            .help = "address to serve on: IPv4:PORT, [IPv6]:PORT or NAME:PORT (resolved at start); "
+                    "port 0 picks a free one",
             .read = read_listen,
             .value =
                 [](const config& c) { return c.listen_host + ':' + std::to_string(c.listen_port); },

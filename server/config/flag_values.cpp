@@ -32,9 +32,24 @@ config::ms duration_value(std::string_view flag, const std::string& text) {
   return *d.value;
 }
 
+namespace {
+
+// A DNS name (localhost, push.example.com): resolved when the server starts to listen. It has a
+// letter, so that a bad address (256.0.0.1) is not taken for a name.
+bool host_name(std::string_view host) {
+  constexpr std::size_t longest_name = 253;
+  constexpr std::string_view letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  return !host.empty() && host.size() <= longest_name && host.front() != '-' &&
+         host.front() != '.' && host.find_first_of(letters) != std::string_view::npos &&
+         host.find_first_not_of(std::string{letters} + "0123456789.-") == std::string_view::npos;
+}
+
+}  // namespace
+
 void read_listen(const std::string& text, config& cfg) {
   auto fail = [&] {
-    bad_flag("listen", fmt::format("expected IPv4:PORT or [IPv6]:PORT, got '{}'", text));
+    bad_flag("listen",
+             fmt::format("expected IPv4:PORT, [IPv6]:PORT or HOSTNAME:PORT, got '{}'", text));
   };
   const auto colon = text.rfind(':');
   if (colon == std::string::npos) fail();
@@ -44,7 +59,7 @@ void read_listen(const std::string& text, config& cfg) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
     if (!boost::urls::parse_ipv6_address(host)) fail();
-  } else if (!boost::urls::parse_ipv4_address(host)) {
+  } else if (!boost::urls::parse_ipv4_address(host) && !host_name(host)) {
     fail();
   }
   std::uint16_t port_number = 0;

@@ -22,5 +22,10 @@ template <class... Args>
 void log_warn(fmt::format_string<Args...> f, Args&&... args) {
   log_line("warn", fmt::format(f, std::forward<Args>(args)...));
 }
+// What stops the server (it exits 2 after it, like a bad flag).
+template <class... Args>
+void log_error(fmt::format_string<Args...> f, Args&&... args) {
+  log_line("error", fmt::format(f, std::forward<Args>(args)...));
+}
 
 }  // namespace ringcast

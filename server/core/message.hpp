@@ -52,6 +52,10 @@ struct message {
   // sse_gzip_piece() the first time a gzip subscriber needs it.
   mutable std::once_flag sse_gzip_once;
   mutable std::string sse_gzip;
+  // The same without the `id:` line (sse_unnumbered_prefix, json, "\n\n"), by
+  // sse_gzip_unnumbered_piece(): what an SSE client gets of a paced message that came late.
+  mutable std::once_flag sse_gzip_unnumbered_once;
+  mutable std::string sse_gzip_unnumbered;
   // `json` as a measured gzip piece, by poll_json_piece(): a long-poll reply of several messages
   // is spliced from these (gzip_stream.hpp), so no request deflates.
   mutable std::once_flag poll_json_once;
@@ -70,6 +74,9 @@ struct message {
 };
 
 using message_ptr = std::shared_ptr<const message>;
+
+// The SSE event of a message framed without its `id:` line (then `json` and a blank line).
+inline constexpr std::string_view sse_unnumbered_prefix = "event: message\ndata: ";
 
 // {"type":"messages","messages":[...],"last_id":N,"gap":false}: a long-poll reply.
 std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_t last_id,

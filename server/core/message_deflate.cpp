@@ -25,6 +25,16 @@ const std::string& sse_gzip_piece(const message& m, loop_stats& stats) {
   return m.sse_gzip;
 }
 
+const std::string& sse_gzip_unnumbered_piece(const message& m, loop_stats& stats) {
+  std::call_once(m.sse_gzip_unnumbered_once, [&m, &stats] {
+    std::string event(sse_unnumbered_prefix);
+    event.append(m.json).append("\n\n");
+    m.sse_gzip_unnumbered = gzip::piece(event);
+    ++stats.messages_compressed;
+  });
+  return m.sse_gzip_unnumbered;
+}
+
 const std::string& poll_gzip_body(const message& m, loop_stats& stats) {
   std::call_once(m.poll_gzip_once, [&m, &stats] {
     std::string body = gzip::whole(m.poll_body);

@@ -18,6 +18,9 @@ const std::string& ws_deflated_frame(const message& m, loop_stats& stats);
 // The message's SSE event as a piece of a gzip stream (gzip_stream.hpp), built once per node.
 const std::string& sse_gzip_piece(const message& m, loop_stats& stats);
 
+// The message's SSE event without its `id:` line as a gzip piece, built once per node.
+const std::string& sse_gzip_unnumbered_piece(const message& m, loop_stats& stats);
+
 // The message's one-message long-poll reply body gzipped, built once per node; empty when it
 // would not be shorter than `poll_body`.
 const std::string& poll_gzip_body(const message& m, loop_stats& stats);

@@ -14,6 +14,9 @@ namespace ringcast {
 struct outbound {
   message_ptr msg;   // a published message, shared with every other queue it is on
   std::string text;  // or a frame of this connection's own (hello, pong, notices, heartbeats)
+  // `msg` framed without its id (a paced message that came after a higher id: SSE's
+  // Last-Event-ID must not go back), from bytes shared as the numbered frame's are.
+  bool unnumbered = false;
   // When the socket first would not take it (its write began and did not finish): it must be
   // written by then + --write-timeout. max: written at once so far, no deadline needed.
   std::chrono::steady_clock::time_point waiting_since =

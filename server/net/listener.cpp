@@ -1,5 +1,8 @@
 #include "listener.hpp"
 
+#include <optional>
+
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 
 #include "accepted_socket.hpp"
@@ -17,20 +20,42 @@ listener::listener(std::vector<connection_context*> loops, connection_limit& lim
       acceptor_(loops_.front()->io()),
       backoff_(loops_.front()->io()) {}
 
-bool listener::open(const std::string& host, std::uint16_t port) {
+namespace {
+
+// --listen's host: an address as it is, a name (localhost) through the resolver, as --redis and
+// ringcast-load's --target resolve theirs. A name with IPv4 and IPv6 addresses listens on its first
+// IPv4 one (localhost is 127.0.0.1 whatever the order /etc/hosts lists it in).
+std::optional<asio::ip::address> listen_address(asio::io_context& io, const std::string& host,
+                                                std::uint16_t port) {
   boost::system::error_code ec;
-  const auto address = asio::ip::make_address(host, ec);
-  if (ec) {
-    log_warn("cannot listen on {}: {}", host, ec.message());
-    return false;
+  auto address = asio::ip::make_address(host, ec);
+  if (!ec) return address;
+  tcp::resolver resolver(io);
+  const auto found =
+      resolver.resolve(host, std::to_string(port), tcp::resolver::numeric_service, ec);
+  if (ec || found.empty()) {
+    log_error("cannot listen on {}:{}: the name does not resolve ({})", host, port,
+              ec ? ec.message() : "no address");
+    return std::nullopt;
   }
-  const tcp::endpoint endpoint(address, port);
+  for (const auto& entry : found)
+    if (entry.endpoint().address().is_v4()) return entry.endpoint().address();
+  return found.begin()->endpoint().address();
+}
+
+}  // namespace
+
+bool listener::open(const std::string& host, std::uint16_t port) {
+  const auto address = listen_address(loops_.front()->io(), host, port);
+  if (!address) return false;
+  const tcp::endpoint endpoint(*address, port);
+  boost::system::error_code ec;
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    log_warn("cannot listen on {}:{}: {}", host, port, ec.message());
+    log_error("cannot listen on {}:{}: {}", host, port, ec.message());
     return false;
   }
   listening();
@@ -41,7 +66,7 @@ bool listener::adopt(int fd, bool v6) {
   boost::system::error_code ec;
   acceptor_.assign(v6 ? tcp::v6() : tcp::v4(), fd, ec);
   if (ec) {
-    log_warn("cannot listen on the handed-over socket {}: {}", fd, ec.message());
+    log_error("cannot listen on the handed-over socket {}: {}", fd, ec.message());
     return false;
   }
   listening();

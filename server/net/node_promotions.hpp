@@ -40,6 +40,7 @@ class node_promotions {
     bool expired = false;
     std::chrono::milliseconds spread{0};  // of a paced publish: delivered rises over it
     bool sticky = false;                  // in force for connects without `since`
+    std::string label;                    // its title, or the start of its data (message_label)
   };
   // not_found: the message is not (or no longer) in history.
   virtual void reach(std::uint64_t id, boost::asio::any_io_executor origin,

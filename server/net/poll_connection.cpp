@@ -244,6 +244,20 @@ void poll_connection::reply_one(const message_ptr& m) {
   reply(m->poll_body, m);
 }
 
+// The bytes of a reply of several messages: the messages' shared bytes (plain, or their gzip
+// pieces) and a few of this reply's own; nothing of a message is copied, so a client that does
+// not read its reply holds only these (docs/security.md, "Budget").
+struct poll_connection::gathered {
+  std::vector<message_ptr> messages;  // hold the bytes the buffers point into
+  std::string head, body_start, body_end;
+  std::vector<boost::asio::const_buffer> buffers;
+  std::size_t body_length = 0;
+  void add(std::string_view bytes) {
+    buffers.push_back(boost::asio::buffer(bytes.data(), bytes.size()));
+    body_length += bytes.size();
+  }
+};
+
 void poll_connection::reply_messages(std::vector<message_ptr> messages, std::uint64_t last_id,
                                      bool gap, bool more) {
   if (replied_) return;
@@ -253,69 +267,75 @@ void poll_connection::reply_messages(std::vector<message_ptr> messages, std::uin
     reply_one(messages[0]);
     return;
   }
-  if (gzip_ && reply_gzipped(messages, tail)) return;
-  struct gathered {
-    std::vector<message_ptr> messages;  // hold the bytes the buffers point into
-    std::string head, tail;
-    std::vector<boost::asio::const_buffer> buffers;
-  };
   auto g = std::make_shared<gathered>();
   g->messages = std::move(messages);
-  g->tail = tail;
-  std::size_t length = messages_head.size() + g->tail.size();
-  for (std::size_t i = 0; i < g->messages.size(); ++i)
-    length += g->messages[i]->json.size() + (i ? messages_separator.size() : 0);
-
-  http_response res = begin_reply();
-  res.content_length(length);
-  const bool keep_alive = res.keep_alive();
-  std::ostringstream head;
-  head << res.base();
-  g->head = std::move(head).str();
-
+  if (gzip_ && gather_gzipped(*g, tail)) return write_gathered(std::move(g), true);
+  g->body_end = tail;
   g->buffers.reserve(2 * g->messages.size() + 3);
-  g->buffers.push_back(boost::asio::buffer(g->head));
-  g->buffers.push_back(boost::asio::buffer(messages_head));
+  g->buffers.emplace_back();  // the head, once the length is known
+  g->add(messages_head);
   for (std::size_t i = 0; i < g->messages.size(); ++i) {
-    if (i) g->buffers.push_back(boost::asio::buffer(messages_separator));
-    g->buffers.push_back(boost::asio::buffer(g->messages[i]->json));
+    if (i) g->add(messages_separator);
+    g->add(g->messages[i]->json);
   }
-  g->buffers.push_back(boost::asio::buffer(g->tail));
-  boost::asio::async_write(
-      parts_.stream, g->buffers,
-      [self = shared_from_this(), g, keep_alive](beast::error_code ec, std::size_t n) {
-        self->after_reply(ec, n, keep_alive);
-      });
+  g->add(g->body_end);
+  write_gathered(std::move(g), false);
 }
 
-// Several messages: the reply is spliced from each message's gzip piece, made once per node, and
-// the small constant and tail pieces, so a request deflates nothing but its tail (a client that
-// polls a deep backlog again and again costs what the plain reply costs). Sent when the plain
-// reply is at least --compress-min-bytes and the gzip body is shorter.
-bool poll_connection::reply_gzipped(const std::vector<message_ptr>& messages,
-                                    std::string_view tail) {
+// Several messages gzipped: one gzip member of each message's piece, made once per node, between
+// the constant pieces and this reply's tail (gzip_stream.hpp), so a request deflates only its
+// tail and holds only its head and end. Used when the plain reply is at least
+// --compress-min-bytes and the gzip body is shorter; false (nothing added) otherwise.
+bool poll_connection::gather_gzipped(gathered& g, std::string_view tail) {
   std::size_t plain_length = messages_head.size() + tail.size();
-  for (std::size_t i = 0; i < messages.size(); ++i)
-    plain_length += messages[i]->json.size() + (i ? messages_separator.size() : 0);
+  for (std::size_t i = 0; i < g.messages.size(); ++i)
+    plain_length += g.messages[i]->json.size() + (i ? messages_separator.size() : 0);
   if (plain_length < ctx_.settings().compress_min_bytes) return false;
   static const gzip::measured_piece head_piece = gzip::measure(messages_head);
   static const gzip::measured_piece separator_piece = gzip::measure(messages_separator);
   const gzip::measured_piece tail_piece = gzip::measure(tail);
   loop_stats& stats = ctx_.stats();
   std::vector<const gzip::measured_piece*> pieces;
-  pieces.reserve(2 * messages.size() + 2);
+  pieces.reserve(2 * g.messages.size() + 2);
   pieces.push_back(&head_piece);
-  for (std::size_t i = 0; i < messages.size(); ++i) {
+  std::size_t gzip_length = gzip::header().size() + head_piece.deflated.size();
+  for (std::size_t i = 0; i < g.messages.size(); ++i) {
     if (i) pieces.push_back(&separator_piece);
-    pieces.push_back(&poll_json_piece(*messages[i], stats));
+    pieces.push_back(&poll_json_piece(*g.messages[i], stats));
+    gzip_length += (i ? separator_piece.deflated.size() : 0) + pieces.back()->deflated.size();
   }
   pieces.push_back(&tail_piece);
-  auto body = std::make_shared<const std::string>(gzip::splice(pieces));
-  if (body->size() >= plain_length) return false;
-  stats.compressed_sent += messages.size();
-  stats.compression_saved += plain_length - body->size();
-  reply(*body, body, true);
+  g.body_end = tail_piece.deflated + gzip::member_end(pieces);
+  gzip_length += g.body_end.size();
+  if (gzip_length >= plain_length) return false;
+  stats.compressed_sent += g.messages.size();
+  stats.compression_saved += plain_length - gzip_length;
+  g.body_start = std::string(gzip::header()) + head_piece.deflated;
+  g.buffers.reserve(2 * g.messages.size() + 2);
+  g.buffers.emplace_back();  // the head, once the length is known
+  g.add(g.body_start);
+  for (std::size_t i = 0; i < g.messages.size(); ++i) {
+    if (i) g.add(separator_piece.deflated);
+    g.add(g.messages[i]->poll_json_piece.deflated);  // built above, by poll_json_piece
+  }
+  g.add(g.body_end);
   return true;
+}
+
+void poll_connection::write_gathered(std::shared_ptr<gathered> g, bool gzip) {
+  http_response res = begin_reply();
+  if (gzip) res.set(http::field::content_encoding, "gzip");
+  res.content_length(g->body_length);
+  const bool keep_alive = res.keep_alive();
+  std::ostringstream head;
+  head << res.base();
+  g->head = std::move(head).str();
+  g->buffers.front() = boost::asio::buffer(g->head);
+  boost::asio::async_write(
+      parts_.stream, g->buffers,
+      [self = shared_from_this(), g, keep_alive](beast::error_code ec, std::size_t n) {
+        self->after_reply(ec, n, keep_alive);
+      });
 }
 
 }  // namespace ringcast

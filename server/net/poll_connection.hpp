@@ -61,12 +61,16 @@ class poll_connection final : public subscriber,
   void reply(std::string_view body, std::shared_ptr<const void> keep, bool gzip = false);
   // The one-message reply: the message's prebuilt `poll_body`, or its gzip form.
   void reply_one(const message_ptr& m);
-  // A `messages` reply gathered from the messages' shared bytes: nothing of them is copied.
+  // A `messages` reply gathered from the messages' shared bytes (or their shared gzip pieces):
+  // nothing of them is copied.
   void reply_messages(std::vector<message_ptr> messages, std::uint64_t last_id, bool gap,
                       bool more);
-  // With gzip accepted: the reply of several messages gzipped, when that pays; false when it
-  // was not written (too short, or not shorter compressed).
-  bool reply_gzipped(const std::vector<message_ptr>& messages, std::string_view tail);
+  struct gathered;
+  // With gzip accepted: the reply's buffers as a gzip member, when that pays; false (nothing
+  // added) when the reply is too short or not shorter compressed.
+  bool gather_gzipped(gathered& g, std::string_view tail);
+  // Writes the head (with the body's length) and then the gathered buffers.
+  void write_gathered(std::shared_ptr<gathered> g, bool gzip);
   // The head of a reply: status, keep-alive, and the connection's deadline for writing it.
   http_response begin_reply();
   // `written`: the bytes of the reply written (all of them, unless `ec`).

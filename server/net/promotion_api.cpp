@@ -73,8 +73,9 @@ void cancel_scheduled(node_promotions& promotions, node_health& health,
 
 std::string reach_json(const node_promotions::message_reach& r) {
   return fmt::format(
-      R"({{"id":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}{}}})",
-      r.id, r.published_ms, r.recipients, r.delivered, r.acked, r.expired,
+      R"({{"id":{},"label":{},"published":{},"recipients":{},"delivered":{},"acked":{},"expired":{}{}{}}})",
+      r.id, json::serialize(json::string(r.label)), r.published_ms, r.recipients, r.delivered,
+      r.acked, r.expired,
       // A paced publish: "delivered" rises over this window.
       r.spread.count() > 0 ? fmt::format(R"(,"spread":"{}")", format_duration(r.spread))
                            : std::string(),

@@ -6,6 +6,7 @@
 
 #include "event_loop.hpp"
 #include "log.hpp"
+#include "message_label.hpp"
 
 namespace ringcast {
 
@@ -72,7 +73,8 @@ node_promotions::message_reach reach_of(const message& m, const backplane::reach
           .acked = c.acked,
           .expired = m.expired.load(std::memory_order_relaxed),
           .spread = m.spread,
-          .sticky = m.sticky};
+          .sticky = m.sticky,
+          .label = message_label(m.json)};
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ int server::run() {
   for (auto& loop : loops_)
     loops.push_back(loop.get());
   listener_ = std::make_unique<listener>(std::move(loops), connections_);
-  if (!open_listener()) return 1;
+  if (!open_listener()) return 2;  // like every other start-up error
   asio::signal_set upgrades(loops_[0]->io(), SIGUSR2);
   std::function<void()> await_upgrade = [&] {
     upgrades.async_wait([&](boost::system::error_code ec, int) {

@@ -23,6 +23,7 @@
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
 #include "event_loop.hpp"
+#include "handover_messages.hpp"
 #include "handover_state.hpp"
 #include "node_credentials.hpp"
 #include "node_routes.hpp"
@@ -141,6 +142,7 @@ class server final : public shared_by_loops,
           captured(static_cast<std::ptrdiff_t>(loops)),
           busy(loops),
           streams(loops),
+          queued(loops),
           http(loops),
           reconnected(loops) {}
     std::latch counted, captured;
@@ -150,12 +152,14 @@ class server final : public shared_by_loops,
     std::shared_future<void> resumed = go_on.get_future().share();
     std::vector<std::size_t> busy;
     std::vector<std::vector<moved_stream>> streams;
+    std::vector<queued_messages> queued;  // what each loop's streams name
     std::vector<std::vector<moved_http>> http;
     std::vector<std::size_t> reconnected;
   };
   std::shared_ptr<loop_stop> stop_at_rest();
   process_handover capture_for_upgrade();
-  upgrade::handover_state capture_node();
+  // `messages`: every message the state carries, by id.
+  upgrade::handover_state capture_node(handover_messages& messages);
   bool restore_node(const std::string& bytes);
   void adopt_streams();
   address_limits::slot adopted_address(net_stream& stream);
@@ -200,6 +204,7 @@ class server final : public shared_by_loops,
     std::uint64_t count = 0;        // upgrades this process has been through
     std::uint64_t reconnected = 0;  // native-TLS connections they told to reconnect
     bool node_restored = false;     // the sessions, history and schedule came with it
+    handover_messages restored;     // the node's messages, until the streams are adopted
   } upgrade_;
 
   // What the node delivered, whoever numbered it (the backplane hands it over in id order).

@@ -11,6 +11,8 @@
 #include <latch>
 #include <thread>
 
+#include <unistd.h>
+
 #include "client_address.hpp"
 #include "handover_messages.hpp"
 #include "handover_version.hpp"
@@ -32,7 +34,7 @@ namespace ringcast {
 namespace asio = boost::asio;
 
 // --version prints one format for the whole state: the process's section and the node's.
-static_assert(handover_format == 2 && upgrade::state_format == 1,
+static_assert(handover_format == 3 && upgrade::state_format == 1,
               "a change of either state's format bumps handover_format (handover_version.hpp)");
 
 namespace {
@@ -77,7 +79,7 @@ bool server::open_listener() {
   if (!upgrade_.adopted) return listener_->open(cfg_.listen_host, cfg_.listen_port);
   const process_handover& state = *upgrade_.adopted;
   if (state.listeners.size() != 1) {
-    log_warn("the upgrade state holds {} listening sockets, not 1", state.listeners.size());
+    log_error("the upgrade state holds {} listening sockets, not 1", state.listeners.size());
     return false;
   }
   if (!listener_->adopt(state.listeners[0].fd, state.listeners[0].v6)) return false;
@@ -120,7 +122,9 @@ void server::upgrade() {
     binary = upgrade_.binary.empty() ? upgrade_.own_binary : upgrade_.binary;
   }
   log_info("SIGUSR2: upgrading in place to {}", binary);
-  if (const auto why = check_new_binary(binary, upgrade_.args, cfg_.upgrade_check_timeout, clock_);
+  // Opened once: what is checked is what runs, whatever is put at the path meanwhile.
+  const opened_binary opened(binary);
+  if (const auto why = check_new_binary(opened, upgrade_.args, cfg_.upgrade_check_timeout, clock_);
       !why.empty()) {
     log_warn("upgrade refused, serving on: {}", why);
     return;
@@ -139,7 +143,9 @@ void server::upgrade() {
   process_handover state = capture_for_upgrade();
   // With --redis the history, sessions and schedule are the cluster's: the new binary reads them
   // there as a node joining it, and attaches the moved connections again as resumes.
-  if (!cfg_.redis) state.node_state = upgrade::write_state(capture_node());
+  handover_messages carried;  // by the node's state
+  if (!cfg_.redis) state.node_state = upgrade::write_state(capture_node(carried));
+  gather_queued_messages(stop->queued, stop->streams, carried, state);
   for (std::size_t i = 0; i < loops_.size(); ++i) {
     state.reconnected += stop->reconnected[i];
     for (auto& s : stop->streams[i])
@@ -157,7 +163,11 @@ void server::upgrade() {
     keep.push_back(s.fd);
   for (const auto& h : state.http)
     keep.push_back(h.fd);
-  const std::string why = exec_with_state(binary, upgrade_.args, encode_handover(state), keep);
+  const std::string bytes = encode_handover(state);
+  // Each queued message once, however many streams hold it (docs/operations.md, "Upgrading").
+  log_info("upgrade: a state of {} bytes ({} message(s) queued to {} moving stream(s))",
+           bytes.size(), state.messages.size(), state.streams.size());
+  const std::string why = exec_with_state(opened, upgrade_.args, bytes, keep);
   // Only a failed exec comes back here; the TLS clients told to reconnect do so.
   upgrade_.reconnected = state.reconnected;
   log_warn("upgrade failed, serving on: {}", why);
@@ -186,7 +196,8 @@ std::shared_ptr<server::loop_stop> server::stop_at_rest() {
           stop->counted.count_down();
           if (!stop->capture.get()) return;  // serves on until the next stop
           stop->reconnected[i] =
-              stream_connection::capture_loop(stop->streams[i]) + loop->capture_http(stop->http[i]);
+              stream_connection::capture_loop(stop->streams[i], stop->queued[i]) +
+              loop->capture_http(stop->http[i]);
           stop->captured.count_down();
           stop->resumed.wait();
         });
@@ -209,7 +220,7 @@ std::shared_ptr<server::loop_stop> server::stop_at_rest() {
 
 // With every loop stopped (their hubs are read from this thread: the latches order it after them).
 // The backplane gives the last id numbered and the schedule; this node what it delivered.
-upgrade::handover_state server::capture_node() {
+upgrade::handover_state server::capture_node(handover_messages& messages) {
   upgrade::handover_state node;
   {
     std::lock_guard lock(sequencer_);
@@ -217,7 +228,6 @@ upgrade::handover_state server::capture_node() {
     for (const auto& [id, expires_ms] : sticky_quota_.entries())
       node.sticky_quota.push_back({id, expires_ms});
   }
-  handover_messages messages;
   for (auto& loop : loops_)
     node.loops.push_back(loop->sessions().capture(loop->now(), messages));
   node.messages = capture_messages(messages);
@@ -246,9 +256,9 @@ bool server::restore_node(const std::string& bytes) {
     for (const auto& e : node.sticky_quota)
       sticky_quota_.add(e.id, e.expires_ms);
   }
-  const handover_messages messages = restore_messages(node.messages);
+  upgrade_.restored = restore_messages(node.messages);
   for (std::size_t i = 0; i < loops_.size(); ++i)
-    loops_[i]->sessions().restore(node.loops[i], messages, loops_[i]->now());
+    loops_[i]->sessions().restore(node.loops[i], upgrade_.restored, loops_[i]->now());
   backplane_->restore(node, home().now());
   return true;
 }
@@ -280,7 +290,19 @@ address_limits::slot server::adopted_address(net_stream& stream) {
 
 // Each stream goes to its session's home loop, which attaches it once it runs.
 void server::adopt_streams() {
+  const std::vector<message_ptr> table =
+      restore_queued_messages(upgrade_.adopted->messages, upgrade_.restored);
+  upgrade_.restored.clear();  // the hubs and the queues hold what they need of it
   for (moved_stream& m : upgrade_.adopted->streams) {
+    auto queue = queue_of(m, table);
+    if (!queue) {  // it names a message of the node's state, which was refused
+      log_warn(
+          "upgrade: a connection of {} is closed: its queue names messages of the node's "
+          "state, which was not restored",
+          m.user);
+      ::close(m.fd);
+      continue;
+    }
     event_loop& home = loop_for(m.user, m.sid);
     auto stream =
         net_stream::adopt(home.io(), {m.fd, m.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), {}});
@@ -290,11 +312,12 @@ void server::adopt_streams() {
     }
     connection_parts parts{
         std::move(*stream), {}, connections_.count_open(), adopted_address(*stream)};
-    asio::post(home.io(), [&home, parts = std::move(parts), m = std::move(m)]() mutable {
+    asio::post(home.io(), [&home, parts = std::move(parts), m = std::move(m),
+                           queue = std::move(*queue)]() mutable {
       if (m.kind == moved_stream::kind_t::ws) {
-        ws_connection::adopt(home, std::move(parts), m);
+        ws_connection::adopt(home, std::move(parts), m, std::move(queue));
       } else {
-        sse_connection::adopt(home, std::move(parts), m);
+        sse_connection::adopt(home, std::move(parts), m, std::move(queue));
       }
     });
   }

@@ -46,10 +46,11 @@ void sse_connection::start(connection_context& ctx, connection_parts parts,
 sse_connection::sse_connection(connection_context& ctx, connection_parts parts)
     : stream_connection(ctx, std::move(parts)) {}
 
-void sse_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m) {
+void sse_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
+                           std::vector<outbound> queue) {
   auto c = std::make_shared<sse_connection>(ctx, std::move(parts));
   c->gzip_ = m.deflate;
-  c->resume_moved(m);
+  c->resume_moved(m, std::move(queue));
   c->watch_for_close();
 }
 
@@ -79,21 +80,27 @@ void sse_connection::watch_for_close() {
   });
 }
 
-void sse_connection::queued(const message& m) {
+void sse_connection::queued(const message& m, bool unnumbered) {
   if (!gzip_) return;
   loop_stats& stats = context().stats();
-  const std::string& piece = sse_gzip_piece(m, stats);
+  const std::string& piece =
+      unnumbered ? sse_gzip_unnumbered_piece(m, stats) : sse_gzip_piece(m, stats);
   ++stats.compressed_sent;
-  const std::size_t plain = m.sse_prefix.size() + m.json.size() + end_of_event.size();
+  const std::size_t plain = (unnumbered ? sse_unnumbered_prefix.size() : m.sse_prefix.size()) +
+                            m.json.size() + end_of_event.size();
   if (piece.size() < plain) stats.compression_saved += plain - piece.size();
 }
 
-std::size_t sse_connection::message_buffers(const message& m, frame_buffers& out) const {
+// A message without its `id:` line leaves the browser's Last-Event-ID at the highest id it has
+// seen; its bytes are shared as the numbered event's are.
+std::size_t sse_connection::message_buffers(const message& m, bool unnumbered,
+                                            frame_buffers& out) const {
   if (gzip_) {  // built by queued()
-    out[0] = asio::buffer(m.sse_gzip);
+    out[0] = asio::buffer(unnumbered ? m.sse_gzip_unnumbered : m.sse_gzip);
     return 1;
   }
-  out[0] = asio::buffer(m.sse_prefix);
+  out[0] = unnumbered ? asio::buffer(sse_unnumbered_prefix.data(), sse_unnumbered_prefix.size())
+                      : asio::buffer(m.sse_prefix);
   out[1] = asio::buffer(m.json);
   out[2] = asio::buffer(end_of_event);
   return 3;
@@ -107,13 +114,6 @@ std::string sse_connection::encoded(std::string text) const {
 std::string sse_connection::frame(std::string_view event, std::string_view json,
                                   std::optional<std::uint32_t> retry_ms) const {
   return encoded(sse_event(event, json, retry_ms));
-}
-
-// No `id:` line: the browser's Last-Event-ID stays at the highest id it has seen.
-std::string sse_connection::unnumbered_frame(const message& m) const {
-  std::string event = "event: message\ndata: ";
-  event.append(m.json).append(end_of_event);
-  return encoded(std::move(event));
 }
 
 std::string sse_connection::resume_point_frame(std::uint64_t id) const {

@@ -17,7 +17,9 @@ class sse_connection final : public stream_connection {
                     bool known_elsewhere);
   sse_connection(connection_context& ctx, connection_parts parts);
   // In the new process of an upgrade in place: an event stream the old one handed over.
-  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m);
+  // `queue`: what the old process had not written yet (queue_of()).
+  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
+                    std::vector<outbound> queue);
 
   transport kind() const override { return transport::sse; }
   void heartbeat() override;
@@ -30,11 +32,11 @@ class sse_connection final : public stream_connection {
   }
 
   bool capture_transport(moved_stream& out) const override;
-  std::size_t message_buffers(const message& m, frame_buffers& out) const override;
-  void queued(const message& m) override;
+  std::size_t message_buffers(const message& m, bool unnumbered, frame_buffers& out) const override;
+  void queued(const message& m, bool unnumbered) override;
+  bool numbers_frames() const override { return true; }
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) const override;
-  std::string unnumbered_frame(const message& m) const override;
   std::string resume_point_frame(std::uint64_t id) const override;
   std::string encoded(std::string text) const;
   void close_when_written() override;

@@ -61,13 +61,14 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   }
 }
 
-std::size_t stream_connection::capture_loop(std::vector<moved_stream>& out) {
+std::size_t stream_connection::capture_loop(std::vector<moved_stream>& out,
+                                            queued_messages& messages) {
   std::vector<stream_connection*> secure;
   for (stream_connection* c : loop_streams) {
     moved_stream m;
     if (c->stream_.secure() && c->session_ && !c->closing_) {
       secure.push_back(c);
-    } else if (c->capture(m)) {
+    } else if (c->capture(m, messages)) {
       out.push_back(std::move(m));
     }
   }
@@ -77,7 +78,7 @@ std::size_t stream_connection::capture_loop(std::vector<moved_stream>& out) {
   return secure.size();
 }
 
-bool stream_connection::capture(moved_stream& out) {
+bool stream_connection::capture(moved_stream& out, queued_messages& messages) {
   if (!session_ || closing_ || failed_ || stream_.secure() || !capture_transport(out)) return false;
   boost::system::error_code ec;
   const auto local = stream_.socket().local_endpoint(ec);
@@ -94,10 +95,13 @@ bool stream_connection::capture(moved_stream& out) {
         std::chrono::duration_cast<std::chrono::milliseconds>(*expires_ - ctx_.now()).count();
   }
   out.highest_id = highest_id_;
-  std::size_t skip = written_;
-  for (const outbound& item : queue_.items()) {
+  // Only the frame whose write began goes as bytes; a message is named, its bytes written once
+  // for the whole state however many streams hold it.
+  auto items = queue_.items();
+  if (written_ > 0 && !items.empty()) {
     frame_buffers parts;
-    const std::size_t n = buffers_of(item, parts);
+    const std::size_t n = buffers_of(items.front(), parts);
+    std::size_t skip = written_;
     for (std::size_t i = 0; i < n; ++i) {
       boost::asio::const_buffer b = parts[i];
       if (skip >= b.size()) {
@@ -106,19 +110,30 @@ bool stream_connection::capture(moved_stream& out) {
       }
       b += skip;
       skip = 0;
-      out.unwritten.append(static_cast<const char*>(b.data()), b.size());
+      out.partial.append(static_cast<const char*>(b.data()), b.size());
     }
+    items = items.subspan(1);
+  }
+  out.queued.reserve(items.size());
+  for (const outbound& item : items) {
+    if (item.msg)
+      out.queued.push_back({messages.add(item.msg), {}, item.unnumbered});
+    else
+      out.queued.push_back({queued_frame::own, item.text, false});
   }
   return true;
 }
 
-void stream_connection::resume_moved(const moved_stream& m) {
+void stream_connection::resume_moved(const moved_stream& m, std::vector<outbound> queue) {
   grant_ = m.allowed_channels;
   if (m.token_expires_ms)
     expires_ =
         ctx_.now() + std::chrono::milliseconds(*m.token_expires_ms - ctx_.timers().unix_ms());
   highest_id_ = m.highest_id;
-  if (!m.unwritten.empty()) push({nullptr, m.unwritten});
+  for (outbound& item : queue) {
+    if (item.msg) queued(*item.msg, item.unnumbered);  // its shared compressed form
+    push(std::move(item));
+  }
   // The session came with the node's state, waiting for this connection: it goes on as it was.
   session_ = ctx_.sessions().adopt(m.user, m.sid, *this);
   if (session_) return flush();
@@ -156,15 +171,10 @@ void stream_connection::deliver(const message_ptr& m) {
 }
 
 void stream_connection::queue_message(message_ptr m) {
-  if (m->spread.count() > 0 && m->id < highest_id_) {
-    if (std::string unnumbered = unnumbered_frame(*m); !unnumbered.empty()) {
-      push({nullptr, std::move(unnumbered)});
-      return;
-    }
-  }
-  highest_id_ = std::max(highest_id_, m->id);
-  queued(*m);
-  push({std::move(m), {}});
+  const bool unnumbered = m->spread.count() > 0 && m->id < highest_id_ && numbers_frames();
+  if (!unnumbered) highest_id_ = std::max(highest_id_, m->id);
+  queued(*m, unnumbered);
+  push({.msg = std::move(m), .text = {}, .unnumbered = unnumbered});
 }
 
 // A frame queued behind one that is waiting for the socket waits from now.
@@ -252,7 +262,7 @@ void stream_connection::peer_gone() {
 }
 
 std::size_t stream_connection::buffers_of(const outbound& item, frame_buffers& out) const {
-  if (item.msg) return message_buffers(*item.msg, out);
+  if (item.msg) return message_buffers(*item.msg, item.unnumbered, out);
   out[0] = boost::asio::buffer(item.text);
   return 1;
 }

@@ -19,6 +19,7 @@
 
 #include "connection_context.hpp"
 #include "connection_parts.hpp"
+#include "handover_messages.hpp"
 #include "outbound_queue.hpp"
 #include "process_handover.hpp"
 
@@ -36,7 +37,8 @@ class stream_connection : public subscriber,
   // moves of each of this loop's streams that can move. One over native TLS cannot (OpenSSL's
   // state does not cross exec): it is sent the drain's reconnect now, and counted in the result.
   // The rest (ending, or in the middle of a client's WebSocket message) are closed by the exec.
-  static std::size_t capture_loop(std::vector<moved_stream>& out);
+  // A queued message goes by reference into `messages`, the loop's table (each message once).
+  static std::size_t capture_loop(std::vector<moved_stream>& out, queued_messages& messages);
 
  protected:
   stream_connection(connection_context& ctx, connection_parts parts);
@@ -45,8 +47,8 @@ class stream_connection : public subscriber,
   // Attaches to the session and queues hello and the resumed backlog.
   void attach(const client_params& params, bool known_elsewhere);
   // In the new process of an upgrade: attaches to its session again without a hello (the client
-  // had one), and queues first what the old process had not written yet.
-  void resume_moved(const moved_stream& m);
+  // had one), and queues first what the old process had not written yet (`queue`: queue_of()).
+  void resume_moved(const moved_stream& m, std::vector<outbound> queue);
   // The transport's part of the capture; false if it cannot move now.
   virtual bool capture_transport(moved_stream& out) const = 0;
   // Queues a frame of this connection's own, already framed for the transport.
@@ -63,18 +65,20 @@ class stream_connection : public subscriber,
   bool closing() const { return closing_; }
 
   using frame_buffers = std::array<boost::asio::const_buffer, 3>;
-  // The bytes of a published message as this transport frames it (shared, never copied).
-  virtual std::size_t message_buffers(const message& m, frame_buffers& out) const = 0;
+  // The bytes of a published message as this transport frames it (shared, never copied);
+  // `unnumbered`: without its id (numbers_frames()).
+  virtual std::size_t message_buffers(const message& m, bool unnumbered,
+                                      frame_buffers& out) const = 0;
   // A published message was queued (before any message_buffers() of it): a transport may prepare
   // its shared bytes here and count them.
-  virtual void queued(const message&) {}
+  virtual void queued(const message&, bool /*unnumbered*/) {}
   // Wraps a control envelope ("hello", "reconnect", "close", "error", "pong") for the transport.
   virtual std::string frame(std::string_view event, std::string_view json,
                             std::optional<std::uint32_t> retry_ms) const = 0;
-  // A paced message with an id below one already sent, framed without its id, or empty when the
-  // transport needs no such frame (docs/protocol.md, "Paced publish": an SSE client's
-  // Last-Event-ID must stay at the highest id). Copied: only paced messages that arrive late.
-  virtual std::string unnumbered_frame(const message&) const { return {}; }
+  // Whether a message's frame carries its id, so that a paced message with an id below one
+  // already sent goes unnumbered (docs/protocol.md, "Paced publish": an SSE client's
+  // Last-Event-ID must stay at the highest id).
+  virtual bool numbers_frames() const { return false; }
   // A frame that only moves the client's resume point to `id` (SSE: an `id:` line alone sets
   // Last-Event-ID without an event); empty where the transport has none.
   virtual std::string resume_point_frame(std::uint64_t) const { return {}; }
@@ -84,7 +88,7 @@ class stream_connection : public subscriber,
   virtual void close_when_written() = 0;
 
  private:
-  bool capture(moved_stream& out);
+  bool capture(moved_stream& out, queued_messages& messages);
   std::size_t buffers_of(const outbound& item, frame_buffers& out) const;
   void push(outbound item);
   // When the oldest frame waiting for the socket must be written by (max: none is waiting).

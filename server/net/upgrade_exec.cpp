@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -42,10 +45,14 @@ struct child_outcome {
   std::string error;   // why it could not run, or hung
 };
 
-// Runs `argv` with no descriptor of ours but its stdout/stderr pipe, and waits at most `limit`
-// (a check that has not finished by then has hung: the upgrade is refused).
-child_outcome run_child(std::vector<std::string> argv, std::chrono::milliseconds limit,
-                        const loop_clock& clock) {
+// The opened binary as the child sees it: dup'd to this descriptor, run by its /proc path.
+constexpr int child_binary_fd = 3;
+
+// Runs the opened `binary` with `argv` (argv[0] its path, for its messages), with no descriptor
+// of ours but its stdout/stderr pipe and the binary itself, and waits at most `limit` (a check
+// that has not finished by then has hung: the upgrade is refused).
+child_outcome run_child(const opened_binary& binary, std::vector<std::string> argv,
+                        std::chrono::milliseconds limit, const loop_clock& clock) {
   child_outcome out;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -56,10 +63,13 @@ child_outcome run_child(std::vector<std::string> argv, std::chrono::milliseconds
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);  // no client socket goes to the check
+  posix_spawn_file_actions_adddup2(&actions, binary.fd(), child_binary_fd);
+  // No client socket goes to the check.
+  posix_spawn_file_actions_addclosefrom_np(&actions, child_binary_fd + 1);
   pid_t pid = 0;
   auto c_argv = c_strings(argv);
-  const int rc = ::posix_spawn(&pid, c_argv[0], &actions, nullptr, c_argv.data(), environ);
+  const std::string run_path = fmt::format("/proc/self/fd/{}", child_binary_fd);
+  const int rc = ::posix_spawn(&pid, run_path.c_str(), &actions, nullptr, c_argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(pipe_fds[1]);
   if (rc != 0) {
@@ -89,6 +99,27 @@ child_outcome run_child(std::vector<std::string> argv, std::chrono::milliseconds
   return out;
 }
 
+int socket_option(int fd, int option) {
+  int value = -1;
+  socklen_t size = sizeof value;
+  return ::getsockopt(fd, SOL_SOCKET, option, &value, &size) == 0 ? value : -1;
+}
+
+// Why descriptor `fd` is not a TCP socket of the family `v6` names, listening or connected as
+// `listening` says; empty if it is.
+std::string not_a_tcp_socket(int fd, bool v6, bool listening) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return fmt::format("descriptor {}: {}", fd, std::strerror(errno));
+  if (!S_ISSOCK(st.st_mode)) return fmt::format("descriptor {} is not a socket", fd);
+  if (socket_option(fd, SO_TYPE) != SOCK_STREAM || socket_option(fd, SO_PROTOCOL) != IPPROTO_TCP)
+    return fmt::format("descriptor {} is not a TCP socket", fd);
+  if (socket_option(fd, SO_DOMAIN) != (v6 ? AF_INET6 : AF_INET))
+    return fmt::format("descriptor {} is not an {} socket", fd, v6 ? "IPv6" : "IPv4");
+  if ((socket_option(fd, SO_ACCEPTCONN) == 1) != listening)
+    return fmt::format("descriptor {} is {}a listening socket", fd, listening ? "not " : "");
+  return {};
+}
+
 std::string first_line(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
     text.remove_suffix(1);
@@ -104,6 +135,30 @@ std::string exited_badly(const std::string& what, const child_outcome& c) {
 }
 
 }  // namespace
+
+opened_binary::opened_binary(std::string path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) {
+    error_ = fmt::format("{} is not executable: {}", path_, std::strerror(errno));
+    return;
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error_ = fmt::format("{} is not a regular file", path_);
+  } else if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0) {
+    error_ = fmt::format("{} is not executable", path_);
+  }
+  char magic[2] = {};
+  script_ = ::pread(fd_, magic, sizeof magic, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+  if (!error_.empty()) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+opened_binary::~opened_binary() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 std::string own_binary_path() {
   char buf[4096];
@@ -125,11 +180,11 @@ std::vector<std::string> arguments_to_pass(int argc, const char* const* argv) {
   return out;
 }
 
-std::string check_new_binary(const std::string& binary, const std::vector<std::string>& args,
+std::string check_new_binary(const opened_binary& opened, const std::vector<std::string>& args,
                              std::chrono::milliseconds limit, const loop_clock& clock) {
-  if (::access(binary.c_str(), X_OK) != 0)
-    return fmt::format("{} is not executable: {}", binary, std::strerror(errno));
-  const auto version = run_child({binary, "--version"}, limit, clock);
+  if (opened.fd() < 0) return opened.error();
+  const std::string& binary = opened.path();
+  const auto version = run_child(opened, {binary, "--version"}, limit, clock);
   if (!version.ran || !WIFEXITED(version.status) || WEXITSTATUS(version.status) != 0)
     return exited_badly(binary + " --version", version);
   const std::string wanted = fmt::format("state format {}\n", handover_format);
@@ -139,14 +194,16 @@ std::string check_new_binary(const std::string& binary, const std::vector<std::s
   std::vector<std::string> check{binary};
   check.insert(check.end(), args.begin(), args.end());
   check.emplace_back("--check-config");
-  const auto config = run_child(std::move(check), limit, clock);
+  const auto config = run_child(opened, std::move(check), limit, clock);
   if (!config.ran || !WIFEXITED(config.status) || WEXITSTATUS(config.status) != 0)
     return exited_badly(binary + " --check-config", config);
   return {};
 }
 
-std::string exec_with_state(const std::string& binary, const std::vector<std::string>& args,
+std::string exec_with_state(const opened_binary& opened, const std::vector<std::string>& args,
                             const std::string& state, const std::vector<int>& keep) {
+  if (opened.fd() < 0) return opened.error();
+  const std::string& binary = opened.path();
   const int memfd = ::memfd_create("ringcast-upgrade-state", 0);
   if (memfd < 0) return fmt::format("memfd_create: {}", std::strerror(errno));
   std::size_t written = 0;
@@ -165,6 +222,7 @@ std::string exec_with_state(const std::string& binary, const std::vector<std::st
   for (int fd : keep)
     ::fcntl(fd, F_SETFD, 0);
   ::fcntl(memfd, F_SETFD, 0);
+  if (opened.script()) ::fcntl(opened.fd(), F_SETFD, 0);
   std::vector<std::string> argv{binary};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.emplace_back("--upgrade-state-fd");
@@ -180,8 +238,9 @@ std::string exec_with_state(const std::string& binary, const std::vector<std::st
   ::sigaction(SIGUSR2, &ignore, &before);
   sigset_t old_mask;
   ::pthread_sigmask(SIG_SETMASK, &none, &old_mask);
-  ::execve(binary.c_str(), c_argv.data(), environ);
-  const std::string why = fmt::format("execve {}: {}", binary, std::strerror(errno));
+  ::fexecve(opened.fd(), c_argv.data(), environ);
+  const std::string why = fmt::format("fexecve {}: {}", binary, std::strerror(errno));
+  if (opened.script()) ::fcntl(opened.fd(), F_SETFD, FD_CLOEXEC);
   ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   ::sigaction(SIGUSR2, &before, nullptr);
   ::close(memfd);
@@ -213,6 +272,23 @@ std::optional<std::string> read_state_fd(int fd, std::string& error) {
     return std::nullopt;
   }
   return bytes;
+}
+
+std::string check_handed_descriptors(const process_handover& state) {
+  if (state.listeners.size() != 1)
+    return fmt::format("{} listening sockets, not 1", state.listeners.size());
+  std::unordered_set<int> seen;
+  auto check = [&seen](const char* what, int fd, bool v6, bool listening) -> std::string {
+    if (!seen.insert(fd).second) return fmt::format("{}: descriptor {} is named twice", what, fd);
+    const std::string why = not_a_tcp_socket(fd, v6, listening);
+    return why.empty() ? why : fmt::format("{}: {}", what, why);
+  };
+  std::string why = check("the listener", state.listeners[0].fd, state.listeners[0].v6, true);
+  for (std::size_t i = 0; why.empty() && i < state.streams.size(); ++i)
+    why = check("a WebSocket or SSE connection", state.streams[i].fd, state.streams[i].v6, false);
+  for (std::size_t i = 0; why.empty() && i < state.http.size(); ++i)
+    why = check("an HTTP connection", state.http[i].fd, state.http[i].v6, false);
+  return why;
 }
 
 }  // namespace ringcast

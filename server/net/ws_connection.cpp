@@ -73,10 +73,11 @@ ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bo
       std::min<std::size_t>(ctx.settings().compress_min_bytes, UINT32_MAX));
 }
 
-void ws_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m) {
+void ws_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
+                          std::vector<outbound> queue) {
   auto c = std::make_shared<ws_connection>(ctx, std::move(parts), m.deflate);
   c->compress_min_ = m.compress_min;
-  c->resume_moved(m);
+  c->resume_moved(m, std::move(queue));
   if (!m.unread.empty() && !c->consume(m.unread)) return;
   c->read();
 }
@@ -222,7 +223,7 @@ bool ws_connection::sends_compressed(const message& m) const {
   return deflate_ && m.json.size() >= compress_min_ && !m.ws_deflated.empty();
 }
 
-void ws_connection::queued(const message& m) {
+void ws_connection::queued(const message& m, bool) {
   if (!deflate_ || m.json.size() < compress_min_) return;
   loop_stats& stats = context().stats();
   const std::string& frame = ws_deflated_frame(m, stats);
@@ -231,7 +232,7 @@ void ws_connection::queued(const message& m) {
   stats.compression_saved += m.ws_header.size + m.json.size() - frame.size();
 }
 
-std::size_t ws_connection::message_buffers(const message& m, frame_buffers& out) const {
+std::size_t ws_connection::message_buffers(const message& m, bool, frame_buffers& out) const {
   if (sends_compressed(m)) {
     out[0] = asio::buffer(m.ws_deflated);
     return 1;

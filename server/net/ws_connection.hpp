@@ -32,7 +32,9 @@ class ws_connection final : public stream_connection {
   // `deflate`: permessage-deflate was negotiated (ws_deflate.hpp).
   ws_connection(connection_context& ctx, connection_parts parts, bool deflate = false);
   // In the new process of an upgrade in place: a WebSocket the old one handed over.
-  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m);
+  // `queue`: what the old process had not written yet (queue_of()).
+  static void adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
+                    std::vector<outbound> queue);
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;
@@ -52,8 +54,9 @@ class ws_connection final : public stream_connection {
   }
 
   bool capture_transport(moved_stream& out) const override;
-  std::size_t message_buffers(const message& m, frame_buffers& out) const override;
-  void queued(const message& m) override;
+  // WebSocket frames carry no id: `unnumbered` changes nothing.
+  std::size_t message_buffers(const message& m, bool unnumbered, frame_buffers& out) const override;
+  void queued(const message& m, bool unnumbered) override;
   bool sends_compressed(const message& m) const;
   std::string frame(std::string_view event, std::string_view json,
                     std::optional<std::uint32_t> retry_ms) const override;

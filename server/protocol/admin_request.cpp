@@ -10,6 +10,7 @@
 
 #include "client_params.hpp"
 #include "duration.hpp"
+#include "json_duplicate_keys.hpp"
 
 namespace ringcast {
 namespace {
@@ -20,6 +21,8 @@ parsed<boost::json::object> json_object(std::string_view body) {
   boost::system::error_code ec;
   boost::json::value json = boost::json::parse(body, ec);
   if (ec) return result::fail("invalid JSON");
+  if (auto key = duplicate_json_key(body))
+    return result::fail("the key \"" + *key + "\" is given twice");
   auto* object = json.if_object();
   if (!object) return result::fail("expected a JSON object");
   return result::ok(std::move(*object));

@@ -101,24 +101,17 @@ measured_piece measure(std::string_view text) {
   return p;
 }
 
-std::string splice(const std::vector<const measured_piece*>& pieces) {
+std::string member_end(std::span<const measured_piece* const> pieces) {
   // After a full flush the stream is byte-aligned, so a fixed-Huffman block with BFINAL set and
   // only its end code (bits 1, 01, 0000000) ends it in two bytes.
   static constexpr char final_block[2] = {'\x03', '\x00'};
-  std::size_t length = header().size() + sizeof final_block + 8;
-  for (const measured_piece* p : pieces)
-    length += p->deflated.size();
-  std::string out;
-  out.reserve(length);
-  out.append(header());
+  std::string out(final_block, sizeof final_block);
   uLong crc = crc32(0, nullptr, 0);
   std::uint64_t size = 0;
   for (const measured_piece* p : pieces) {
-    out.append(p->deflated);
     crc = crc32_combine(crc, p->crc, static_cast<z_off_t>(p->size));
     size += p->size;
   }
-  out.append(final_block, sizeof final_block);
   for (const std::uint64_t v : {static_cast<std::uint64_t>(crc), size})
     for (int i = 0; i < 4; ++i)  // little-endian; ISIZE is the size modulo 2^32
       out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));

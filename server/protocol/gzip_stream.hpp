@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,8 +36,10 @@ struct measured_piece {
 };
 measured_piece measure(std::string_view text);
 
-// A whole gzip member of the pieces' texts in order: header, the pieces, an empty final block
-// and the trailer (their CRC-32s combined): no deflating here.
-std::string splice(const std::vector<const measured_piece*>& pieces);
+// What ends a gzip member whose body is header() and then the pieces' deflated bytes in order:
+// an empty final block and the trailer (their CRC-32s combined, their sizes summed). No deflating
+// here, and nothing of the pieces is copied: a reply is written as header(), each piece's shared
+// bytes, then these 10 bytes of its own.
+std::string member_end(std::span<const measured_piece* const> pieces);
 
 }  // namespace ringcast::gzip

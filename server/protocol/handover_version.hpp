@@ -3,12 +3,14 @@
 // what it writes; a change to the state's layout bumps it.
 //   1  listeners, WebSocket and SSE streams, the node's state
 //   2  plus the HTTP connections between requests and the held long-polls, and the Redis node id
+//   3  a stream's queued messages by reference into one table of the state (each message once),
+//      only its partly written frame as bytes
 #pragma once
 
 #include <cstdint>
 
 namespace ringcast {
 
-inline constexpr std::uint32_t handover_format = 2;
+inline constexpr std::uint32_t handover_format = 3;
 
 }  // namespace ringcast

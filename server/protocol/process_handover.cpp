@@ -1,5 +1,6 @@
 #include "process_handover.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -133,7 +134,15 @@ void write_stream(writer& w, const moved_stream& s) {
   w.u64(s.highest_id);
   w.u8(s.deflate);
   w.u32(s.compress_min);
-  w.text(s.unwritten);
+  w.text(s.partial);
+  w.u32(static_cast<std::uint32_t>(s.queued.size()));
+  for (const queued_frame& q : s.queued) {
+    w.u32(q.message);
+    if (q.message == queued_frame::own)
+      w.text(q.text);
+    else
+      w.u8(q.unnumbered);
+  }
   w.text(s.unread);
 }
 
@@ -152,7 +161,19 @@ moved_stream read_stream(reader& r) {
   s.highest_id = r.u64("highest id");
   s.deflate = r.flag("deflate");
   s.compress_min = r.u32("compress-min");
-  s.unwritten = r.text("unwritten bytes");
+  s.partial = r.text("partly written frame");
+  const std::uint32_t queued = r.count("queued frames", 4);
+  for (std::uint32_t i = 0; r.ok() && i < queued; ++i) {
+    queued_frame q;
+    q.message = r.u32("queued frame");
+    if (q.message == queued_frame::own) {
+      q.text = r.text("queued frame");
+      if (r.ok() && q.text.empty()) r.fail("queued frame: an empty frame of the stream's own");
+    } else {
+      q.unnumbered = r.flag("queued frame unnumbered");
+    }
+    s.queued.push_back(std::move(q));
+  }
   s.unread = r.text("unread bytes");
   return s;
 }
@@ -173,10 +194,51 @@ moved_http read_http(reader& r) {
   return h;
 }
 
+void write_message(writer& w, const moved_message& m) {
+  w.u64(m.id);
+  w.u8(m.in_node_state);
+  if (m.in_node_state) return;
+  w.text(m.json);
+  w.text(m.sse_prefix);
+}
+
+moved_message read_message(reader& r) {
+  moved_message m;
+  m.id = r.u64("message id");
+  m.in_node_state = r.flag("message in the node's state");
+  if (m.in_node_state || !r.ok()) return m;
+  m.json = r.text("message envelope");
+  m.sse_prefix = r.text("message SSE prefix");
+  if (r.ok() && m.json.empty()) r.fail("message envelope: empty");
+  return m;
+}
+
+// Every message of the table is named by a queued frame, and every name is in the table.
+void check_references(reader& r, const process_handover& state) {
+  std::vector<bool> named(state.messages.size());
+  for (const moved_stream& s : state.streams) {
+    for (const queued_frame& q : s.queued) {
+      if (q.message == queued_frame::own) continue;
+      if (q.message >= named.size())
+        return r.fail(
+            fmt::format("a queued frame names message {} of {}", q.message, state.messages.size()));
+      named[q.message] = true;
+    }
+  }
+  if (std::find(named.begin(), named.end(), false) != named.end())
+    r.fail("a message no queued frame names");
+}
+
 }  // namespace
 
 std::string encode_handover(const process_handover& state) {
+  // The header first, its length and checksum filled in at the end: the payload (most of it the
+  // node's state) is not copied again.
   writer payload;
+  payload.bytes().append(magic);
+  payload.u32(handover_format);
+  payload.u64(0);
+  payload.u64(0);
   payload.u64(state.last_id);
   payload.u64(state.upgrades);
   payload.u64(state.reconnected);
@@ -193,16 +255,19 @@ std::string encode_handover(const process_handover& state) {
   payload.u32(static_cast<std::uint32_t>(state.http.size()));
   for (const auto& h : state.http)
     write_http(payload, h);
+  payload.u32(static_cast<std::uint32_t>(state.messages.size()));
+  for (const auto& m : state.messages)
+    write_message(payload, m);
   payload.text(state.node_id);
   payload.text(state.node_state);
 
-  writer out;
-  out.bytes().append(magic);
-  out.u32(handover_format);
-  out.u64(payload.bytes().size());
-  out.u64(fnv1a(payload.bytes()));
-  out.bytes() += payload.bytes();
-  return std::move(out.bytes());
+  std::string& out = payload.bytes();
+  const std::string_view body = std::string_view(out).substr(header_size);
+  writer lengths;
+  lengths.u64(body.size());
+  lengths.u64(fnv1a(body));
+  out.replace(magic.size() + 4, 16, lengths.bytes());
+  return std::move(out);
 }
 
 parsed<process_handover> decode_handover(std::string_view bytes) {
@@ -236,12 +301,16 @@ parsed<process_handover> decode_handover(std::string_view bytes) {
     l.v6 = r.flag("listener family");
     state.listeners.push_back(l);
   }
-  const std::uint32_t streams = r.count("streams", 40);
+  const std::uint32_t streams = r.count("streams", 44);
   for (std::uint32_t i = 0; r.ok() && i < streams; ++i)
     state.streams.push_back(read_stream(r));
   const std::uint32_t http = r.count("http connections", 14);
   for (std::uint32_t i = 0; r.ok() && i < http; ++i)
     state.http.push_back(read_http(r));
+  const std::uint32_t messages = r.count("messages", 9);
+  for (std::uint32_t i = 0; r.ok() && i < messages; ++i)
+    state.messages.push_back(read_message(r));
+  if (r.ok()) check_references(r, state);
   state.node_id = r.text("node id");
   state.node_state = r.text("node state");
   if (r.ok() && !r.done()) r.fail("bytes after the node state");

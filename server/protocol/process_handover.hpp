@@ -23,6 +23,16 @@ struct listening_socket {
   bool v6 = false;
 };
 
+// A frame queued for a moved stream whose write had not begun: a published message, by its place
+// in process_handover::messages (its bytes are in the state once, however many streams hold
+// it), or a frame of this stream's own (hello, a notice, a heartbeat).
+struct queued_frame {
+  static constexpr std::uint32_t own = ~std::uint32_t{0};
+  std::uint32_t message = own;
+  std::string text;         // the frame, when `message` is `own`
+  bool unnumbered = false;  // the message framed without its id (SSE: a paced message come late)
+};
+
 // A WebSocket or SSE connection with its session (user, sid) and its state on this side.
 struct moved_stream {
   enum class kind_t : std::uint8_t { ws = 0, sse = 1 };
@@ -36,8 +46,9 @@ struct moved_stream {
   std::uint64_t highest_id = 0;                  // the highest message id queued to it
   bool deflate = false;                          // WebSocket permessage-deflate negotiated
   std::uint32_t compress_min = 0;
-  std::string unwritten;  // bytes queued for the client and not yet written, in order
-  std::string unread;     // bytes the client sent that were read and not yet parsed
+  std::string partial;               // the rest of the frame whose write had begun: written first
+  std::vector<queued_frame> queued;  // then these, in order
+  std::string unread;                // bytes the client sent that were read and not yet parsed
 };
 
 // A plain-HTTP connection that is between requests (keep-alive) or holds a long-poll: the new
@@ -49,6 +60,16 @@ struct moved_http {
   bool v6 = false;
   bool held_poll = false;  // for the log and the counters only
   std::string unread;
+};
+
+// A message queued to moved streams, once for the state. When the node's state carries the
+// same message (by id, with --redis never) the new process takes it from there and only the id is
+// written here; otherwise what its frames are made of (an `expired` notice has the id of the
+// message it is about, and its own text).
+struct moved_message {
+  std::uint64_t id = 0;
+  bool in_node_state = false;
+  std::string json, sse_prefix;  // empty when in_node_state
 };
 
 struct process_handover {
@@ -64,6 +85,7 @@ struct process_handover {
   std::vector<listening_socket> listeners;
   std::vector<moved_stream> streams;
   std::vector<moved_http> http;
+  std::vector<moved_message> messages;  // what the streams' queued frames name
   // With --redis: the node's id among the nodes, which the new binary keeps (its session claims
   // and the kicks addressed to it in Redis name it); empty alone.
   std::string node_id;

@@ -38,9 +38,12 @@ describe('admin page', () => {
     await admin.locator('#login-error:not([hidden])').waitFor();
     assert.match(await admin.textContent('#login-error'), /did not accept/);
 
+    // Signed out: nothing to sign out of.
+    assert.equal(await admin.locator('#sign-out').isVisible(), false, '"Sign out" shows while signed out');
     await signIn(server.token);
     await admin.locator('#stats-status[data-state="open"]').waitFor();
     assert.equal(await admin.locator('#login[open]').count(), 0);
+    assert.equal(await admin.locator('#sign-out').isVisible(), true, 'no "Sign out" once signed in');
     // The token is kept for this tab only.
     const stored = await admin.evaluate(() => [sessionStorage.length, localStorage.length]);
     assert.deepEqual(stored, [1, 0]);
@@ -157,6 +160,52 @@ describe('admin page', () => {
     const id = (await admin.textContent('#publish-result')).match(/#(\d+)/)[1];
     await page.locator(`#promotions li[data-id="${id}"] .title`).waitFor();
     assert.equal(await page.textContent(`#promotions li[data-id="${id}"] .title`), 'From the admin page');
+  });
+
+  // The options of one publish (when, for how long, how spread, sticky) are not repeated by the next
+  // one; a "Publish at" already past, which would go out to everyone at once, is asked about first.
+  test('clears the one-off options after a publish, and asks before a past "Publish at" publishes at once', async () => {
+    const result = () => admin.textContent('#publish-result');
+    await admin.selectOption('#publish-audience', 'broadcast');
+    await admin.fill('#publish-ttl', '1h');
+    await admin.fill('#publish-spread', '1s');
+    await admin.check('#publish-sticky');
+    await admin.fill('#publish-data', JSON.stringify({ title: 'Once with options' }));
+    await admin.click('[data-testid="publish-submit"]');
+    await admin.waitForFunction(() => /^Published #\d+/u.test(document.querySelector('#publish-result').textContent));
+    assert.deepEqual(await admin.evaluate(() => ['publish-at', 'publish-ttl', 'publish-spread'].map((id) => document.getElementById(id).value)),
+      ['', '', ''], 'the one-off options are kept for the next publish');
+    assert.equal(await admin.isChecked('#publish-sticky'), false, 'sticky is kept for the next publish');
+    assert.match(await admin.inputValue('#publish-data'), /Once with options/u, 'the data is kept: it is what one edits next');
+
+    const anHourAgo = await admin.evaluate(() => {
+      const d = new Date(Date.now() - 3600_000);
+      d.setMinutes(d.getMinutes() - d.getTimezoneOffset());
+      return d.toISOString().slice(0, 19);
+    });
+    const published = (await server.stats()).messages.published;
+    const asked = [];
+    const answer = (accept) => admin.once('dialog', (dialog) => {
+      asked.push({ type: dialog.type(), message: dialog.message() });
+      return accept ? dialog.accept() : dialog.dismiss();
+    });
+    await admin.fill('#publish-at', anHourAgo);
+    answer(false);
+    await admin.click('[data-testid="publish-submit"]');
+    await admin.waitForFunction(() => /^Not published/u.test(document.querySelector('#publish-result').textContent));
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].type, 'confirm');
+    assert.match(asked[0].message, /in the past: publish it now\?/u);
+    assert.equal((await server.stats()).messages.published, published, 'declined, yet published');
+    assert.equal(await admin.inputValue('#publish-at'), anHourAgo, 'declined: the form is left to correct');
+
+    answer(true);
+    await admin.click('[data-testid="publish-submit"]');
+    await admin.waitForFunction(() => /^Published #\d+/u.test(document.querySelector('#publish-result').textContent));
+    assert.equal(asked.length, 2);
+    assert.equal((await server.stats()).messages.published, published + 1);
+    assert.equal(await admin.inputValue('#publish-at'), '');
+    assert.match(await result(), /^Published #/u);
   });
 
   test('shows the server\'s error message for a bad request', async () => {

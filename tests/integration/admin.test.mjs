@@ -95,6 +95,24 @@ test('400 naming an unknown field on every admin body: a typo is never a broadca
   await ws.close();
 });
 
+test('400 for a key given twice in a publish or kick body (the last one does not silently win)', async () => {
+  const user = uid('twice');
+  const ws = await srv.wsHello({ user });
+  const s0 = await srv.stats();
+  for (const [path, body, key] of [
+    ['/admin/publish', `{"data":{"sale":1},"users":["${user}"],"users":["nobody"]}`, 'users'],
+    ['/admin/publish', '{"data":{"title":"a","title":"b"}}', 'title'],
+    ['/admin/kick', `{"user":"${user}","user":"other"}`, 'user'],
+  ]) {
+    const r = await srv.admin('POST', path, { body });
+    assertError(r, 400, 'bad_request', `${path} ${body}`);
+    assert.equal(r.json.message, `the key "${key}" is given twice`, r.text);
+  }
+  await ws.inbox.none((m) => m.type === 'message' || m.type === 'close', 200);
+  assert.equal((await srv.stats()).messages.published, s0.messages.published);
+  await ws.close();
+});
+
 test('404 for unknown paths, 405 for a wrong method', async () => {
   for (const path of ['/nope', '/admin/nope', '/admin/publish/x', '/wsx']) {
     assertError(await srv.admin('GET', path), 404, 'not_found', path);

@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runBinary as run } from './harness.mjs';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { BIN, runBinary as run, waitFor } from './harness.mjs';
 
 // Every flag --help must list, with its exact default as --help prints it, `(=VALUE)` (durations
 // in their shortest spelling), or null for a flag without a default, or 'switch' for one that takes
@@ -139,7 +141,7 @@ test('--version prints the project version from CMakeLists.txt and the upgrade s
   const version = /project\(ringcast VERSION (\S+)/u.exec(cmake)[1];
   const r = await run(['--version']);
   assert.equal(r.code, 0, r.err);
-  assert.equal(r.out, `ringcast ${version}\nstate format 2\n`);
+  assert.equal(r.out, `ringcast ${version}\nstate format 3\n`);
 });
 
 test('--web-root that is not a readable directory exits 2 naming it', async () => {
@@ -156,4 +158,39 @@ test('--web-root that is not a readable directory exits 2 naming it', async () =
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// A port another process holds: the server cannot serve, so it says so at error level and exits 2,
+// as a bad flag does (not 1 at warn: a service manager and a newcomer's shell both see why).
+test('--listen on a taken port: "error cannot listen" and exit 2', async () => {
+  const holder = net.createServer();
+  await new Promise((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address();
+  try {
+    const r = await run(['--listen', `127.0.0.1:${port}`, '--admin-token', 'x']);
+    assert.equal(r.code, 2, `exit ${r.code} ${r.signal ?? ''}\n${r.err}`);
+    assert.match(r.err, new RegExp(`^\\S+ error cannot listen on 127\\.0\\.0\\.1:${port}: Address already in use$`, 'mu'));
+  } finally {
+    holder.close();
+  }
+  const r = await run(['--listen', 'no-such-host.invalid:0', '--admin-token', 'x'], 15000);
+  assert.equal(r.code, 2, r.err);
+  assert.match(r.err, /^\S+ error cannot listen on no-such-host\.invalid:0: the name does not resolve/mu);
+});
+
+// Names are resolved as --redis and ringcast-load's --target resolve theirs.
+test('--listen localhost:0 listens on 127.0.0.1', async () => {
+  const proc = spawn(BIN, ['--listen', 'localhost:0', '--admin-token', 'x', '--drain', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  proc.stderr.setEncoding('utf8').on('data', (c) => { log += c; });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    await waitFor(() => /listening on 127\.0\.0\.1:\d+/u.test(log), 5000, `the listening line (${log})`);
+    const port = Number(/listening on 127\.0\.0\.1:(\d+)/u.exec(log)[1]);
+    const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.equal(r.status, 200);
+  } finally {
+    proc.kill('SIGTERM');
+  }
+  assert.deepEqual(await exited, { code: 0, signal: null }, log);
 });

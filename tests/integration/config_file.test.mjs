@@ -48,6 +48,17 @@ test('the admin token from admin-token-file in the file', async () => {
   }
 });
 
+test('a file that sets nothing (empty, or comments only) exits 2 at start and in --check-config, saying so', async () => {
+  for (const [name, text] of [['empty.conf', ''], ['comments.conf', '# listen = 127.0.0.1:8080\n\n']]) {
+    const conf = file(name, text);
+    for (const extra of [['--check-config'], ['--listen', '127.0.0.1:0']]) {
+      const r = await runBinary(['--config', conf, ...extra]);
+      assert.equal(r.code, 2, `${name} ${extra}: ${r.err}`);
+      assert.equal(r.err, `ringcast: ${conf}: sets nothing (no 'name = value' line); write the settings in it, or leave out --config\n`);
+    }
+  }
+});
+
 test('a bad value or an unknown name exits 2 naming the file and the line', async () => {
   const bad = file('bad.conf', 'heartbeat = 30s\n\nmax-queue = lots\n');
   let r = await runBinary(['--config', bad]);

@@ -42,7 +42,7 @@ before(async () => {
     .replace('server 127.0.0.1:8081 ', `server 127.0.0.1:${nodes[0].port} `)
     .replace('server 127.0.0.1:8082 ', `server 127.0.0.1:${nodes[1].port} `)
     .replace('server 127.0.0.1:8083 ', `server 127.0.0.1:${nodes[2].port} `)
-    .replace('listen 8080;', `listen 127.0.0.1:${port};`);
+    .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
   for (const n of nodes) assert.ok(conf.includes(`server 127.0.0.1:${n.port} `), 'ports not replaced');
   assert.ok(conf.includes(`listen 127.0.0.1:${port};`));
   writeFileSync(path.join(dir, 'nginx.conf'), conf);

@@ -6,13 +6,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { startServer, waitFor, freePort, requireCommand, makeCertificate, request } from './harness.mjs';
+import { BIN, startServer, waitFor, freePort, requireCommand, makeCertificate, request } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const NGINX = requireCommand('nginx');
@@ -112,6 +112,70 @@ test('as written (allow 10.0.0.0/8), /admin and the admin API are 403 to anyone 
     assert.equal(r.status, 403, `${where}: ${r.status} ${r.headers.location ?? ''}`);
   }
   assert.equal((await p.get('/')).status, 200);
+});
+
+// docs/scaling.md's three nodes, both blocks run as written by bash, with mechanical substitutions
+// only: free ports for 6379, 8081-8083 and 8080 (in a copy of deploy/nginx-3-nodes.conf), a temp
+// directory for /tmp/ringcast-nginx, this build's binary for build-release/server/ringcast. The
+// nodes serve a publish through nginx; Redis writes nothing into the directory the block runs in
+// (the checkout); the stop block stops nginx, Redis and the nodes. deploy/nginx-3-nodes.conf
+// listens on loopback only.
+test('docs/scaling.md, as written: three nodes behind nginx, Redis\'s files outside the checkout, and the stop block stops it all', async () => {
+  const REDIS = requireCommand('redis-server');
+  const doc = readFileSync(path.join(here, '../../docs/scaling.md'), 'utf8');
+  const head = doc.slice(0, doc.indexOf('\n## '));
+  const [start, stop] = [...head.matchAll(/```sh\n([\s\S]*?)```/gu)].map((m) => m[1]);
+  assert.ok(start && stop, 'docs/scaling.md opens with a start block and a stop block');
+  const shipped = readFileSync(path.join(here, '../../deploy/nginx-3-nodes.conf'), 'utf8');
+  assert.match(shipped, /^\s*listen 127\.0\.0\.1:8080;$/mu, 'deploy/nginx-3-nodes.conf listens on loopback only');
+  assert.doesNotMatch(shipped, /^\s*listen (?!127\.0\.0\.1:)/mu);
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ringcast-scaling-docs-'));
+  const checkout = path.join(dir, 'checkout'); // where the blocks run: the newcomer's checkout
+  mkdirSync(checkout);
+  const [redisPort, front, ...nodePorts] = await Promise.all([0, 1, 2, 3, 4].map(() => freePort()));
+  let conf = shipped.replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${front};`);
+  nodePorts.forEach((p, i) => { conf = conf.replace(`server 127.0.0.1:${8081 + i} `, `server 127.0.0.1:${p} `); });
+  writeFileSync(path.join(dir, 'nginx-3-nodes.conf'), conf);
+  const substitute = (block) => {
+    let text = block.replaceAll('build-release/server/ringcast', BIN)
+      .replaceAll('127.0.0.1:6379', `127.0.0.1:${redisPort}`)
+      .replace(/^redis-server /mu, `redis-server --port ${redisPort} `)
+      .replaceAll('/tmp/ringcast-nginx', path.join(dir, 'nginx'))
+      .replaceAll('"$PWD/deploy/nginx-3-nodes.conf"', path.join(dir, 'nginx-3-nodes.conf'));
+    nodePorts.forEach((p, i) => { text = text.replaceAll(`127.0.0.1:${8081 + i}`, `127.0.0.1:${p}`); });
+    return text;
+  };
+  const script = `${substitute(start)}\nwhile [ ! -e ${dir}/stop-now ]; do sleep 0.1; done\n${substitute(stop)}\n`;
+  assert.ok(!/\bringcast --listen/u.test(script.replaceAll(BIN, '')), `a bare ringcast command is left:\n${script}`);
+  const env = { ...process.env, PATH: `${path.dirname(REDIS)}:${path.dirname(NGINX)}:${process.env.PATH}` };
+  const shell = spawn('bash', ['-c', script], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  shell.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
+  shell.stderr.setEncoding('utf8').on('data', (c) => { out += c; });
+  const exited = new Promise((resolve) => shell.on('exit', (code) => resolve(code)));
+  const up = (port) => new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+    s.on('error', () => resolve(false));
+  });
+  try {
+    await waitFor(async () => (await Promise.all([front, redisPort, ...nodePorts].map(up))).every(Boolean), 10000, `nginx, Redis and the nodes (${out})`);
+    // Each node connects to Redis with a back-off: the first publishes may find one not yet there.
+    let published;
+    await waitFor(async () => {
+      published = await request('127.0.0.1', front, 'POST', '/admin/publish', { headers: { Authorization: 'Bearer s3cret' }, body: { data: { via: 'scaling.md' } } });
+      return published.status === 200;
+    }, 10000, 'a publish through nginx');
+    assert.equal(published.status, 200, published.text);
+    assert.deepEqual(readdirSync(checkout), [], 'Redis (or anything) wrote into the checkout');
+  } finally {
+    writeFileSync(path.join(dir, 'stop-now'), '');
+    const code = await Promise.race([exited, new Promise((resolve) => { setTimeout(() => resolve('still running'), 20000); })]);
+    if (code === 'still running') shell.kill('SIGKILL');
+    assert.equal(code, 0, `the stop block did not end it all: ${code}\n${out}`);
+    for (const port of [front, redisPort, ...nodePorts]) assert.equal(await up(port), false, `port ${port} still served after the stop block`);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a page of the server\'s own https origin is admitted through the example on /ws, /sse and /poll; its http twin is not', async () => {

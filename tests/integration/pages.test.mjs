@@ -101,6 +101,18 @@ test('the admin page needs no token to load (it asks for one)', async () => {
   assert.equal(r.status, 200);
 });
 
+// A browser asks every site for /favicon.ico: the storefront's visitors must not each log a 404.
+test('/favicon.ico is an icon, embedded like the pages', async () => {
+  const r = await fetch(`http://127.0.0.1:${srv.port}/favicon.ico`);
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('content-type'), 'image/x-icon');
+  const bytes = Buffer.from(await r.arrayBuffer());
+  // ICONDIR: reserved 0, type 1 (icon), at least one image.
+  assert.equal(bytes.readUInt16LE(0), 0);
+  assert.equal(bytes.readUInt16LE(2), 1);
+  assert.ok(bytes.readUInt16LE(4) >= 1, 'no image in the icon');
+});
+
 // docs/security.md, "Threat model: origins, hooks, pages, admin": a page says what it may load and
 // that it may not be framed; no file may be sniffed into another type.
 test('pages carry a CSP that allows only their own scripts, styles and connections, and no framing', async () => {

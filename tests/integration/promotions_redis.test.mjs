@@ -198,7 +198,7 @@ test('reach is summed over both nodes; expiry travels in the stream to every nod
       return x.json?.acked === 2 ? x.json : null;
     }, 3000, 'both nodes\' acks counted');
     assert.deepEqual({ ...reach, published: undefined },
-      { id: r.id, published: undefined, recipients: 2, delivered: 2, acked: 2, expired: false });
+      { id: r.id, label: '"reach"', published: undefined, recipients: 2, delivered: 2, acked: 2, expired: false });
   }
   // The list of recent messages sums the nodes the same way.
   const listed = (await b.admin('GET', '/admin/messages?limit=1')).json.messages;

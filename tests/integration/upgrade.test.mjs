@@ -100,11 +100,16 @@ test('SIGUSR2 with a generated admin token: the new binary keeps the token', asy
   }
 });
 
-test('SIGUSR2 when the exec itself fails (the binary vanished after its check): the loops go on, nothing lost', async () => {
+test('SIGUSR2 when the exec itself fails (the script\'s interpreter vanished after its check): the loops go on, nothing lost', async () => {
   const next = copyOfBinary();
-  // Passes both checks, then removes itself: the exec that follows fails with ENOENT.
-  const vanishing = script('vanishing',
-    `for a in "$@"; do [ "$a" = --check-config ] && { rm -f "$0"; exit 0; }; done\nexec "${next}" "$@"`);
+  // Passes both checks, then removes its interpreter: the exec that follows fails with ENOENT (the
+  // file itself is exec'd through the descriptor it was checked through, so removing it would not).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  const shell = path.join(dir, 'sh');
+  fs.symlinkSync('/bin/sh', shell);
+  const vanishing = path.join(dir, 'vanishing');
+  fs.writeFileSync(vanishing, `#!${shell}\nfor a in "$@"; do [ "$a" = --check-config ] && { rm -f "${shell}"; exit 0; }; done\nexec "${next}" "$@"\n`);
+  fs.chmodSync(vanishing, 0o755);
   const srv = await startServer(['--upgrade-binary', vanishing, '--poll-timeout', '20']);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
@@ -117,7 +122,7 @@ test('SIGUSR2 when the exec itself fails (the binary vanished after its check): 
     const before = await request(srv.host, srv.port, 'GET', '/healthz', { agent });
     const from = srv.log.length;
     srv.proc.kill('SIGUSR2');
-    await waitFor(() => /upgrade failed, serving on: execve .*No such file/u.test(logSince(srv, from)), 8000, 'the failed exec logged');
+    await waitFor(() => /upgrade failed, serving on: fexecve .*No such file/u.test(logSince(srv, from)), 8000, 'the failed exec logged');
     assert.equal((await srv.stats()).upgrades, 0);
     const m = await srv.publish({ user, data: 'after the failed exec' });
     assert.equal((await ws.next('message')).id, m.id);
@@ -129,6 +134,34 @@ test('SIGUSR2 when the exec itself fails (the binary vanished after its check): 
     assert.deepEqual((await held).json.messages.map((x) => x.id), [p.id]);
   } finally {
     agent.destroy();
+    await srv.stop();
+  }
+});
+
+// Issue 35: the binary is opened once, checked and exec'd through that descriptor. A file put at
+// the path after the check (here by the check itself, when its --check-config runs) never runs:
+// the checked one does, and the upgrade completes.
+test('SIGUSR2 with the file at the path swapped after its check: the checked binary runs, the swapped one never', async () => {
+  const next = copyOfBinary();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  const marker = path.join(dir, 'swapped-one-ran');
+  const swapped = path.join(dir, 'swapped');
+  fs.writeFileSync(swapped, `#!/bin/sh\ntouch "${marker}"\nexit 3\n`);
+  fs.chmodSync(swapped, 0o755);
+  const checked = path.join(dir, 'checked');
+  fs.writeFileSync(checked, `#!/bin/sh\nfor a in "$@"; do [ "$a" = --check-config ] && mv -f "${swapped}" "${checked}"; done\nexec "${next}" "$@"\n`);
+  fs.chmodSync(checked, 0o755);
+  const srv = await startServer(['--upgrade-binary', checked]);
+  try {
+    const user = uid('swap');
+    const ws = await srv.wsHello({ user });
+    srv.proc.kill('SIGUSR2');
+    await upgraded(srv, 1);
+    assert.equal(fs.existsSync(marker), false, 'the file swapped in after the check ran');
+    assert.equal(srv.exitInfo, undefined, 'the process exited');
+    const m = await srv.publish({ user, data: 'after the upgrade' });
+    assert.equal((await ws.next('message')).id, m.id);
+  } finally {
     await srv.stop();
   }
 });
@@ -145,7 +178,7 @@ for (const [what, makeBinary, reason, extra = []] of [
   // it is never exec'd.
   ['a new binary that reads another state format', () => script('other-format',
     `if [ "$1" = --version ]; then echo "ringcast 9.9.9"; echo "state format 99"; exit 0; fi\nexec "${BIN}" "$@"`),
-  /upgrade refused, serving on: .*does not read state format 2/u],
+  /upgrade refused, serving on: .*does not read state format 3/u],
   ['a new binary that refuses the settings', () => script('strict',
     `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
   /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],
@@ -529,4 +562,45 @@ test('SIGUSR2: sessions, history, a scheduled promotion and reach are the same a
   } finally {
     await srv.stop();
   }
+});
+
+// Issue 35: a state whose descriptors are not what it says is refused with an error exit and one
+// line naming what is wrong, before anything is adopted (it aborted with SIGABRT). The state is
+// written as the binary's own format has it (its --version), the listener named as descriptor 0,
+// which is /dev/null.
+test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2 and a line naming it, no abort', async () => {
+  const version = await new Promise((resolve) => {
+    const p = spawn(BIN, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout.on('data', (c) => { out += c; });
+    p.on('exit', () => resolve(out));
+  });
+  const format = Number(/state format (\d+)/u.exec(version)[1]);
+  const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); return b; };
+  const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return b; };
+  const payload = Buffer.concat([
+    u64(5), u64(0), u64(0), u64(0), u64(0), // last id, upgrades, reconnected, pause, no admin token
+    u32(1), u32(0), Buffer.from([0]), // one listener: descriptor 0, IPv4
+    u32(0), u32(0), // no streams, no HTTP connections
+    ...(format >= 3 ? [u32(0)] : []), // no queued messages (format 3 on)
+    u64(0), u64(0), // no node id, no node state
+  ]);
+  let h = 0xcbf29ce484222325n;
+  for (const c of payload) h = ((h ^ BigInt(c)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-state-'));
+  const file = path.join(dir, 'state');
+  fs.writeFileSync(file, Buffer.concat([Buffer.from('RCHO'), u32(format), u64(payload.length), u64(h), payload]));
+  const fd = fs.openSync(file, 'r');
+  const result = await new Promise((resolve) => {
+    const p = spawn(BIN, ['--listen', '127.0.0.1:0', '--upgrade-state-fd', '3'],
+      { stdio: ['ignore', 'pipe', 'pipe', fd] });
+    let err = '';
+    p.stderr.setEncoding('utf8').on('data', (c) => { err += c; });
+    p.stdout.resume();
+    const timer = setTimeout(() => p.kill('SIGKILL'), 10000);
+    p.on('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, err }); });
+  });
+  fs.closeSync(fd);
+  assert.deepEqual({ code: result.code, signal: result.signal }, { code: 2, signal: null }, result.err);
+  assert.equal(result.err, 'ringcast: --upgrade-state-fd: the listener: descriptor 0 is not a socket\n');
 });

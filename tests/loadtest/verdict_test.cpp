@@ -54,5 +54,33 @@ TEST(ZeroLoss, LossAndDuplicatesFail) {
             (std::vector<std::string>{"2 messages lost", "1 messages duplicated"}));
 }
 
+TEST(PublishFailures, AGoodRunHasNone) {
+  good_run run;
+  EXPECT_TRUE(publish_failures(run.f).empty());
+  run.f.publish_attempts = 0;  // --publish-rate 0: nothing asked, nothing failed
+  run.f.published = 0;
+  EXPECT_TRUE(publish_failures(run.f).empty());
+}
+
+TEST(PublishFailures, NoTokenOrAWrongOneFailsTheRun) {
+  good_run run;
+  run.f.published = 0;
+  run.f.publish_errors["publish_http_401"] = 5;
+  EXPECT_EQ(publish_failures(run.f), std::vector<std::string>{"no publish was acknowledged (5 "
+                                                              "attempted: publish_http_401 x5)"});
+  run.f.publish_attempts = 7;
+  run.f.published = 2;
+  EXPECT_EQ(publish_failures(run.f),
+            std::vector<std::string>{
+                "5 of 7 publishes refused with 401: the admin token is missing or wrong"});
+}
+
+TEST(PublishFailures, OtherPublishErrorsAreLeftToExpectZeroLoss) {
+  good_run run;
+  run.f.publish_attempts = 6;
+  run.f.publish_errors["publish_read"] = 1;
+  EXPECT_TRUE(publish_failures(run.f).empty());
+}
+
 }  // namespace
 }  // namespace ringcast::load

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ringcast-load --expect-zero-loss must fail when the run measured nothing (docs/loadtest.md):
 # no server listening (no client connected, no publish acknowledged), and a wrong admin token
-# (every publish refused with 401). Each case must exit 1 and say why on stderr.
+# (every publish refused with 401). Each case must exit 1 and say why on stderr. Then, without
+# --expect-zero-loss, no admin token at all: warned, the 401s counted live, exit 1 all the same.
 #   tests/loadtest/zero_loss_nothing.sh <ringcast binary> <ringcast-load binary>
 set -euo pipefail
 
@@ -42,3 +43,22 @@ grep -q -- "no publish was acknowledged" "$work/no-server.err" ||
 RINGCAST_ADMIN_TOKEN=zero-loss-token start_ringcast "$work/server.log" "$server" --drain 0
 expect_failure wrong-token "no publish was acknowledged.*publish_http_401" \
   --target "127.0.0.1:$port" --admin-token wrong-token
+
+# 3. No admin token at all, and no --expect-zero-loss: a warning before the run, the live line
+# counts the 401s as errors, and the run exits 1 saying why (docs/loadtest.md, "Output").
+rc=0
+env -u RINGCAST_ADMIN_TOKEN timeout 60 "$load" --target "127.0.0.1:$port" --clients 5 --publish-rate 10 \
+  --duration 2500ms --warmup 300ms --settle 200ms >"$work/no-token.json" 2>"$work/no-token.err" || rc=$?
+no_token_fail() {
+  echo "zero_loss_nothing no-token: $*; stderr:" >&2
+  cat "$work/no-token.err" >&2
+  exit 1
+}
+((rc == 1)) || no_token_fail "exit $rc, not 1"
+grep -q '^ringcast-load: warning: no --admin-token and no RINGCAST_ADMIN_TOKEN' "$work/no-token.err" ||
+  no_token_fail "no warning about the missing token"
+grep -Eq '^\[ *[0-9.]+s\] connected .* published 0  errors [1-9]' "$work/no-token.err" ||
+  no_token_fail "the live line does not count the refused publishes as errors"
+grep -q '^ringcast-load: no publish was acknowledged (.*publish_http_401' "$work/no-token.err" ||
+  no_token_fail "no word on why it failed"
+echo "zero_loss_nothing no-token: ok (warned, live errors counted, exit 1)"

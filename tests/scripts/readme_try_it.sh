@@ -4,6 +4,7 @@
 # copy first: minutes) and a free port for 8080. The block must start the server, wait for it
 # itself (no sleep added here), have the SSE client get the publish, schedule a promotion, publish a
 # paced one and answer the long-poll (with the Spring sale; the paced one waits for carol's turn); then the WebSocket line of the second block gets a publish.
+# First, with the port taken, the block must end by itself, saying why.
 # A README edit that breaks one of these commands fails here.
 # Usage: tests/scripts/readme_try_it.sh RINGCAST_BINARY
 set -euo pipefail
@@ -36,11 +37,37 @@ awk -v dir="$work" '
 [[ -s $work/try-1.sh && -s $work/try-2.sh ]] || fail "README's Try it no longer has two sh blocks"
 grep -q '^scripts/run.sh ' "$work/try-1.sh" || fail "the first block no longer starts scripts/run.sh"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-for n in 1 2; do
-  sed -e "s#^scripts/run.sh #$server_bin --listen 127.0.0.1:$port #" -e "s/127\.0\.0\.1:8080/127.0.0.1:$port/g" \
-    "$work/try-$n.sh" >"$work/run-$n.sh"
-done
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# try-N.sh with the port and the binary put in: run-N.sh.
+substitute() {
+  local port=$1 n
+  for n in 1 2; do
+    sed -e "s#^scripts/run.sh #$server_bin --listen 127.0.0.1:$port #" -e "s/127\.0\.0\.1:8080/127.0.0.1:$port/g" \
+      "$work/try-$n.sh" >"$work/run-$n.sh"
+  done
+}
+
+# 0. Port 8080 taken (by another web server): the block must end by itself, the server's error
+# saying why and the wait saying that it stopped waiting, not loop for ever.
+taken=$(free_port)
+python3 -m http.server --bind 127.0.0.1 "$taken" >/dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$taken/" && break; sleep 0.1; done
+substitute "$taken"
+status=0
+timeout 20 setsid bash "$work/run-1.sh" >"$work/block.out" 2>&1 </dev/null || status=$?
+[[ $status -ne 124 ]] || fail "with port $taken taken, the block did not end within 20 s"
+grep -q "error cannot listen on 127.0.0.1:$taken: Address already in use" "$work/block.out" ||
+  fail "with port $taken taken, no error line saying so"
+grep -q '^ringcast is not running: its error is above$' "$work/block.out" ||
+  fail "with port $taken taken, the wait did not say that it stopped waiting"
+kill "${pids[-1]}"
+echo "readme_try_it: with the port taken the block ends, saying why"
+
+port=$(free_port)
+substitute "$port"
 
 # 1. The first block in a shell of its own (its background jobs too), output as a terminal shows it.
 setsid bash "$work/run-1.sh" >"$work/block.out" 2>&1 &
@@ -63,6 +90,10 @@ grep -q '{"scheduled":"[^"]*","at":[0-9]*}' "$work/block.out" || fail "the delay
 [[ $(grep -c '"recipients":' "$work/block.out") -eq 3 ]] ||
   fail "expected three publishes (the sale, the sticky one, the paced one) answered with recipients"
 grep -q '"Spring sale"' <(sed -n '/"messages"/p' "$work/block.out") || fail "the long-poll did not return the Spring sale"
+# Its answer says "gap":true (that since is from before this server started): the README says why.
+grep -q '"gap":true' <(sed -n '/"messages"/p' "$work/block.out") || fail "the long-poll no longer answers gap: true"
+grep -A3 "^curl 'http://127.0.0.1:$port/poll" "$work/run-1.sh" | grep -q '^# .*"gap":true.*' ||
+  fail "the README does not say why the long-poll answers \"gap\":true"
 
 # 2. The WebSocket line, with Debian's python3 (the README's python3-websockets is its package).
 # The interactive client exits when its input ends: keep it open.

@@ -131,6 +131,50 @@ else
   echo "ok: scripts/run.sh --help after a build prints the server's --help and builds nothing"
 fi
 
+# One Release tree, build-release: scripts/run.sh, loadtest/run.sh, loadtest/cluster.sh and the
+# docs' commands build in it, and each says so before it builds (a first build takes minutes).
+mkdir -p "$work/tree/scripts" "$work/tree/bin"
+cp "$root/scripts/run.sh" "$work/tree/scripts/"
+printf '#!/bin/sh\nexit 0\n' >"$work/tree/scripts/deps.sh"
+cat >"$work/tree/bin/cmake" <<'FAKE'
+#!/bin/sh
+echo "CMAKE $*"
+if [ "$1" = --build ]; then mkdir -p "$2/server" && printf '#!/bin/sh\necho "server ran"\n' >"$2/server/ringcast" && chmod +x "$2/server/ringcast"; fi
+FAKE
+sed 's/CMAKE/NINJA/' "$work/tree/bin/cmake" >"$work/tree/bin/ninja"
+chmod +x "$work/tree/scripts/deps.sh" "$work/tree/bin/cmake" "$work/tree/bin/ninja"
+PATH="$work/tree/bin:$PATH" timeout 10 "$work/tree/scripts/run.sh" --listen 127.0.0.1:0 >"$work/tree/run.out" 2>&1 || true
+said=$(grep -n '^scripts/run.sh: building build-release/' "$work/tree/run.out" | head -n1 | cut -d: -f1 || true)
+built=$(grep -n '^CMAKE --build build-release ' "$work/tree/run.out" | head -n1 | cut -d: -f1 || true)
+if [[ -z $said || -z $built ]] || ((said > built)) || ! grep -q '^server ran$' "$work/tree/run.out"; then
+  fail "scripts/run.sh did not say that it builds build-release before building it:"
+  sed 's/^/  | /' "$work/tree/run.out" >&2
+else
+  echo "ok: scripts/run.sh says that it builds build-release, then builds it"
+fi
+mkdir -p "$work/tree/build-release" && : >"$work/tree/build-release/build.ninja"
+(PATH="$work/tree/bin:$PATH" && source "$root/loadtest/flags.sh" &&
+  build_load_tools "$work/tree" "$work/tree/build-release") >"$work/tree/load.out" 2>&1 || true
+if ! head -n1 "$work/tree/load.out" | grep -q '^building ringcast and ringcast-load in build-release/' ||
+  ! grep -q '^NINJA ' "$work/tree/load.out"; then
+  fail "loadtest's build_load_tools did not say what it builds, and where, before ninja:"
+  sed 's/^/  | /' "$work/tree/load.out" >&2
+else
+  echo "ok: loadtest's build says what it builds before it builds, also in a configured tree"
+fi
+# (The sanitizer and fuzzing trees are not Release builds: they stay apart.)
+others=$(grep -noE 'build-[a-z-]+' "$root/loadtest/run.sh" "$root/loadtest/cluster.sh" "$root/scripts/run.sh" \
+  "$root/bench/run.sh" "$root/README.md" "$root/docs/"*.md |
+  grep -vE ':build-(release|package|fuzz|asan|tsan|wheel-asan)$' || true)
+# and a Release build in the plain `build` (CI's tree) is one more.
+others+=$(grep -nE -- '-B build .*Release|-B build$' "$root/README.md" "$root/docs/"*.md || true)
+if [[ -n $others ]]; then
+  fail "a Release build tree other than build-release (and package.sh's build-package):"
+  sed 's/^/  | /' <<<"$others" >&2
+else
+  echo "ok: scripts/run.sh, the load scripts and the docs share build-release"
+fi
+
 # The commands the docs tell a newcomer to run are installed by scripts/deps.sh build (xxd is
 # not; openssl makes tokens), and client.md's examples call nothing they do not define.
 if grep -rnIw 'xxd' "$root/README.md" "$root/docs" --include='*.md' >"$work/xxd" 2>&1; then
@@ -146,6 +190,17 @@ if grep -n '[^.a-zA-Z_]show(' "$root/docs/client.md" >"$work/show" 2>&1; then
   sed 's/^/  | /' "$work/show" >&2
 else
   echo "ok: docs/client.md's examples call no undefined show()"
+fi
+
+# Every URL parameter the storefront reads is documented in docs/client.md (`?name=`).
+undocumented=()
+for name in $(grep -oE "params\.(get|has)\('[a-z_]+'\)" "$root/web/store.js" | sed -E "s/.*'([a-z_]+)'.*/\1/" | sort -u); do
+  grep -q "\`?$name=" "$root/docs/client.md" || undocumented+=("$name")
+done
+if ((${#undocumented[@]})); then
+  fail "the storefront's URL parameters ${undocumented[*]} are not in docs/client.md"
+else
+  echo "ok: every URL parameter of the storefront is in docs/client.md"
 fi
 
 if ((failures)); then

@@ -92,6 +92,18 @@ TEST(ParsePublishRequest, NumbersBeyondDoubleAreRefused) {
   EXPECT_EQ(publish_ok(R"({"data":18446744073709551616})").data_json, "1.8446744073709552E19");
 }
 
+TEST(ParsePublishRequest, AKeyGivenTwiceIsRefusedAtAnyDepth) {
+  // Boost.JSON would keep the last one: {"ttl":"1h","ttl":"2h"} would read as 2 hours.
+  EXPECT_EQ(publish_error(R"({"data":1,"ttl":"1h","ttl":"2h"})"), "the key \"ttl\" is given twice");
+  EXPECT_EQ(publish_error(R"({"data":{"a":1,"b":[{"c":1,"c":2}]}})"),
+            "the key \"c\" is given twice");
+  EXPECT_EQ(publish_error(R"({"data":1,"da\u0074a":2})"), "the key \"data\" is given twice");
+  EXPECT_EQ(kick_error(R"({"user":"a","user":"b"})"), "the key \"user\" is given twice");
+  // The same key in two objects, or in an object and its parent, is no duplicate.
+  EXPECT_EQ(publish_ok(R"({"data":{"data":{"x":1},"y":{"x":2}}})").data_json,
+            R"({"data":{"x":1},"y":{"x":2}})");
+}
+
 TEST(ParsePublishRequest, ChannelOrUser) {
   const auto to_channel = publish_ok(R"({"data":1,"channel":"news:eu"})");
   EXPECT_EQ(to_channel.channel, "news:eu");

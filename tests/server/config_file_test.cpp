@@ -54,10 +54,14 @@ TEST(ConfigText, SwitchSetToFalseIsLeftOut) {
   EXPECT_TRUE(r.value->empty());
 }
 
-TEST(ConfigText, EmptyFileIsNoSettings) {
-  const auto r = parse_config_text("", "f.conf", kinds);
-  ASSERT_TRUE(r) << r.error;
-  EXPECT_TRUE(r.value->empty());
+TEST(ConfigText, AFileThatSetsNothingIsRefused) {
+  for (const char* text : {"", "\n\n", "# listen = 127.0.0.1:8080\n   # nothing else\n"}) {
+    const auto r = parse_config_text(text, "f.conf", kinds);
+    EXPECT_FALSE(r) << "accepted '" << text << "'";
+    EXPECT_EQ(r.error,
+              "f.conf: sets nothing (no 'name = value' line); write the settings in it, or leave "
+              "out --config");
+  }
 }
 
 TEST(ConfigText, ErrorsNameFileAndLine) {

@@ -199,12 +199,20 @@ TEST(ParseConfig, Listen) {
   EXPECT_EQ(any6.cfg().listen_host, "::");
   EXPECT_EQ(any6.cfg().listen_port, 65535);
 
-  for (const char* bad : {"127.0.0.1", "127.0.0.1:", ":8080", "localhost:8080", "127.0.0.1:65536",
-                          "127.0.0.1:-1", "127.0.0.1:+80", "127.0.0.1:80x", "::1:8080", "[::1]",
-                          "[127.0.0.1]:80", "[::1:80", "256.0.0.1:80", ""})
-    expect_error(
-        {"--listen", bad},
-        std::string("ringcast: --listen: expected IPv4:PORT or [IPv6]:PORT, got '") + bad + "'");
+  // A name, resolved when the server listens (as --redis and ringcast-load's --target resolve
+  // theirs).
+  const run named({"--listen", "localhost:8080"}, {{"RINGCAST_ADMIN_TOKEN", "x"}});
+  ASSERT_TRUE(named.outcome.cfg) << named.err;
+  EXPECT_EQ(named.cfg().listen_host, "localhost");
+  EXPECT_EQ(named.cfg().listen_port, 8080);
+
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:", ":8080", "127.0.0.1:65536", "127.0.0.1:-1",
+                          "127.0.0.1:+80", "127.0.0.1:80x", "::1:8080", "[::1]", "[127.0.0.1]:80",
+                          "[::1:80", "256.0.0.1:80", "-local:80", "local host:80", "a_b:80", ""})
+    expect_error({"--listen", bad},
+                 std::string("ringcast: --listen: expected IPv4:PORT, [IPv6]:PORT or "
+                             "HOSTNAME:PORT, got '") +
+                     bad + "'");
 }
 
 TEST(ParseConfig, OriginsHostsAndTheConnectHookSecret) {

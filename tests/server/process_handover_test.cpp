@@ -29,14 +29,25 @@ process_handover sample() {
   ws.highest_id = 41;
   ws.deflate = true;
   ws.compress_min = 100;
-  ws.unwritten = std::string("\x81\x05hello", 7);
+  ws.partial = std::string("llo", 3);
+  ws.queued = {{0, {}, false},
+               {queued_frame::own, std::string("\x81\x02hb", 4), false},
+               {1, {}, false},
+               {0, {}, true}};
   ws.unread = std::string("\x81\x85", 2);
   moved_stream sse;
   sse.fd = 13;
   sse.kind = moved_stream::kind_t::sse;
   sse.user = "bob";
   sse.sid = "0";
+  sse.queued = {{1, {}, false}};
   s.streams = {ws, sse};
+  // One message the node's state carries, one framed here (an `expired` notice, say).
+  s.messages = {{.id = 40, .in_node_state = true, .json = {}, .sse_prefix = {}},
+                {.id = 41,
+                 .in_node_state = false,
+                 .json = R"({"type":"expired","id":41})",
+                 .sse_prefix = "event: expired\ndata: "}};
   moved_http idle;
   idle.fd = 14;
   idle.unread = "GET /healthz HTTP/1.1\r\nHost: a\r\n";
@@ -79,7 +90,20 @@ TEST(ProcessHandover, EveryFieldRoundTrips) {
   EXPECT_EQ(a.highest_id, b.highest_id);
   EXPECT_EQ(a.deflate, b.deflate);
   EXPECT_EQ(a.compress_min, b.compress_min);
-  EXPECT_EQ(a.unwritten, b.unwritten);
+  EXPECT_EQ(a.partial, b.partial);
+  ASSERT_EQ(a.queued.size(), b.queued.size());
+  for (std::size_t i = 0; i < a.queued.size(); ++i) {
+    EXPECT_EQ(a.queued[i].message, b.queued[i].message);
+    EXPECT_EQ(a.queued[i].text, b.queued[i].text);
+    EXPECT_EQ(a.queued[i].unnumbered, b.queued[i].unnumbered);
+  }
+  ASSERT_EQ(s.messages.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(s.messages[i].id, in.messages[i].id);
+    EXPECT_EQ(s.messages[i].in_node_state, in.messages[i].in_node_state);
+    EXPECT_EQ(s.messages[i].json, in.messages[i].json);
+    EXPECT_EQ(s.messages[i].sse_prefix, in.messages[i].sse_prefix);
+  }
   EXPECT_EQ(a.unread, b.unread);
   EXPECT_EQ(s.streams[1].kind, moved_stream::kind_t::sse);
   EXPECT_EQ(s.node_state, in.node_state);
@@ -163,10 +187,32 @@ TEST(ProcessHandover, RefusesAbsurdCountsAndValues) {
   r = decode_handover(with_header(base + std::string(8, '\0') + "\xff\xff\xff\xff"));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("http connections"), std::string::npos) << r.error;
-  // Bytes after the last section (no listeners, streams or HTTP connections, no node id or state).
-  r = decode_handover(with_header(base + std::string(12, '\0') + std::string(16, '\0') + "x"));
+  // Bytes after the last section (no listeners, streams, HTTP connections or messages, no node id
+  // or state).
+  r = decode_handover(with_header(base + std::string(16, '\0') + std::string(16, '\0') + "x"));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error.find("after the node state"), std::string::npos) << r.error;
+}
+
+// A queued frame names a message of the table, and every message of the table is named: the new
+// process never looks past the table, and the state carries no message for nothing.
+TEST(ProcessHandover, RefusesReferencesThatDoNotHold) {
+  process_handover s = sample();
+  s.streams[1].queued = {{2, {}, false}};
+  auto r = decode_handover(encode_handover(s));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error.find("names message 2 of 2"), std::string::npos) << r.error;
+  s = sample();
+  s.streams[1].queued.clear();
+  s.streams[0].queued = {{0, {}, false}};
+  r = decode_handover(encode_handover(s));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error.find("no queued frame names"), std::string::npos) << r.error;
+  s = sample();
+  s.messages[1].json.clear();
+  r = decode_handover(encode_handover(s));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error.find("message envelope"), std::string::npos) << r.error;
 }
 
 }  // namespace
