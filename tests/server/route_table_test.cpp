@@ -100,7 +100,7 @@ TEST_F(RouteTable, DescribesEveryRouteInOrderWithItsMethods) {
             R"({"path":"/open","prefix":false,"methods":["GET"]},)"
             R"({"path":"/admin/list","prefix":false,"methods":["GET"]},)"
             R"({"path":"/admin/item/","prefix":true,"methods":["GET","DELETE"]},)"
-            R"({"path":"/sse","prefix":false,"methods":["GET"],"client":"sse"}],)"
+            R"({"path":"/sse","prefix":false,"methods":["GET","OPTIONS"],"client":"sse"}],)"
             R"("otherwise":["GET"]})");
 }
 
