@@ -169,7 +169,10 @@ std::string route_table::describe_json() const {
   for (const auto& r : routes_) {
     boost::json::object entry{{"path", r.path_}, {"prefix", r.path_.ends_with('/')}};
     if (r.client_) {
-      entry["methods"] = boost::json::array{http::to_string(client_method)};
+      boost::json::array methods{http::to_string(client_method)};
+      // A browser's CORS preflight is answered on the fetch-based transports (http_connection).
+      if (*r.client_ != transport::ws) methods.emplace_back(http::to_string(http::verb::options));
+      entry["methods"] = std::move(methods);
       entry["client"] = name_of(*r.client_);
     } else {
       entry["methods"] = method_names(r.methods_);

@@ -171,6 +171,8 @@ describe('admin page', () => {
     await admin.fill('#publish-spread', '1s');
     await admin.check('#publish-sticky');
     await admin.fill('#publish-data', JSON.stringify({ title: 'Once with options' }));
+    // An earlier test's "Published #…" must not pass for this publish's.
+    await admin.evaluate(() => { document.querySelector('#publish-result').textContent = ''; });
     await admin.click('[data-testid="publish-submit"]');
     await admin.waitForFunction(() => /^Published #\d+/u.test(document.querySelector('#publish-result').textContent));
     assert.deepEqual(await admin.evaluate(() => ['publish-at', 'publish-ttl', 'publish-spread'].map((id) => document.getElementById(id).value)),

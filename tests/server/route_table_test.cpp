@@ -137,7 +137,7 @@ TEST_F(RouteTable, DescribesEveryRouteInOrderWithItsMethods) {
             R"({"path":"/admin/post","prefix":false,"methods":["POST"]},)"
             R"({"path":"/small","prefix":false,"methods":["POST"]},)"
             R"({"path":"/admin/item/","prefix":true,"methods":["GET","DELETE"]},)"
-            R"({"path":"/sse","prefix":false,"methods":["GET"],"client":"sse"}],)"
+            R"({"path":"/sse","prefix":false,"methods":["GET","OPTIONS"],"client":"sse"}],)"
             R"("otherwise":["GET"]})");
 }
 

@@ -43,7 +43,15 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /**
+         * CORS preflight for a page of another origin
+         * @description A browser sends it before a cross-origin `/sse` with a header that is not
+         *     CORS-safelisted (`Authorization`, `Last-Event-ID`). A page whose origin --allowed-origins
+         *     lists gets `204` with the grant; any other `403 origin`. An `OPTIONS` without
+         *     `Access-Control-Request-Method` is not a preflight: `405` (docs/protocol.md, "Cross-origin
+         *     replies (CORS)").
+         */
+        options: operations["eventStreamPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -66,7 +74,15 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /**
+         * CORS preflight for a page of another origin
+         * @description A browser sends it before a cross-origin `/poll` with a header that is not
+         *     CORS-safelisted (`Authorization`, `Last-Event-ID`). A page whose origin --allowed-origins
+         *     lists gets `204` with the grant; any other `403 origin`. An `OPTIONS` without
+         *     `Access-Control-Request-Method` is not a preflight: `405` (docs/protocol.md, "Cross-origin
+         *     replies (CORS)").
+         */
+        options: operations["pollPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -455,6 +471,8 @@ export interface components {
         };
         Reach: {
             id: number;
+            /** @description What the admin page names the promotion by: its data's `title` when that is a string, else its data as JSON; cut at 80 characters, with "…" marking a cut. */
+            label: string;
             /** @description Unix ms */
             published: number;
             recipients: number;
@@ -952,6 +970,42 @@ export interface operations {
             503: components["responses"]["ConnectUnavailable"];
         };
     };
+    eventStreamPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                Origin: string;
+                "Access-Control-Request-Method": "GET";
+                "Access-Control-Request-Headers"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page may make the request (no body). */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": string;
+                    "Access-Control-Allow-Methods": "GET";
+                    "Access-Control-Allow-Headers": string;
+                    "Access-Control-Max-Age": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["ConnectForbidden"];
+            /** @description Not a preflight (no `Access-Control-Request-Method`). */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     poll: {
         parameters: {
             query?: {
@@ -988,6 +1042,42 @@ export interface operations {
             403: components["responses"]["ConnectForbidden"];
             429: components["responses"]["ConnectTooMany"];
             503: components["responses"]["ConnectUnavailable"];
+        };
+    };
+    pollPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                Origin: string;
+                "Access-Control-Request-Method": "GET";
+                "Access-Control-Request-Headers"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page may make the request (no body). */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": string;
+                    "Access-Control-Allow-Methods": "GET";
+                    "Access-Control-Allow-Headers": string;
+                    "Access-Control-Max-Age": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["ConnectForbidden"];
+            /** @description Not a preflight (no `Access-Control-Request-Method`). */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     health: {
