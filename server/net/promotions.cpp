@@ -14,20 +14,6 @@ namespace asio = boost::asio;
 
 promotions::promotions(event_loop& home, backplane& shared) : home_(home), backplane_(shared) {}
 
-std::optional<publish_request> promotions::due_request(const std::string& request_json) {
-  // Its spread was checked against --max-spread when it was accepted; a field it was stored with
-  // by another version is no reason to drop it.
-  auto req =
-      parse_publish_request(request_json, std::chrono::milliseconds::max(), unknown_fields::ignore);
-  if (!req) {  // it was accepted once: only a bug gets here
-    log_warn("scheduled publish no longer parses ({}): {}", req.error, request_json);
-    return std::nullopt;
-  }
-  req.value->at_ms.reset();
-  req.value->delay.reset();
-  return std::move(*req.value);
-}
-
 void promotions::add(std::string request_json, std::int64_t at_ms,
                      boost::asio::any_io_executor origin,
                      std::function<void(outcome, std::string)> done) {

@@ -23,10 +23,6 @@ class promotions {
   using outcome = node_promotions::promotion_outcome;
   promotions(event_loop& home, backplane& shared);
 
-  // The request of a promotion that came due, to publish at once; nullopt (logged) if it no
-  // longer parses.
-  static std::optional<publish_request> due_request(const std::string& request_json);
-
   void add(std::string request_json, std::int64_t at_ms, boost::asio::any_io_executor origin,
            std::function<void(outcome, std::string)> done);
   void list(
