@@ -57,18 +57,14 @@ node::node(parts p, const backplane_factory& make_backplane)
 }
 
 node::~node() {
-  stop_observing();
-}
-
-void node::start() {
-  asio::post(home().io(), [this] { backplane_->start(); });
-}
-
-void node::stop_observing() {
   for (const node_loop& l : loops_) {
     l.sessions().unobserve(*backplane_);
     l.sessions().on_detached({});
   }
+}
+
+void node::start() {
+  asio::post(home().io(), [this] { backplane_->start(); });
 }
 
 std::size_t node::home_index(std::string_view user) const {

@@ -43,6 +43,7 @@ class node final : public node_messages,
     session_budget* sessions;      // --max-sessions over every loop; null: each hub alone
   };
   node(parts p, const backplane_factory& make_backplane);
+  // With the loops stopped or idle: no hub reports to the backplane any longer, then it goes.
   ~node();
   node(const node&) = delete;
   node& operator=(const node&) = delete;
@@ -50,8 +51,6 @@ class node final : public node_messages,
   // On the home loop, once, before any client: the backplane starts (with --redis it reads the
   // cluster's history, then seeds every loop).
   void start();
-  // Before the backplane goes: no hub reports to it any longer.
-  void stop_observing();
 
   // node_messages
   void publish(const publish_request& req, boost::asio::any_io_executor origin,
@@ -83,7 +82,6 @@ class node final : public node_messages,
 
   backplane& shared() { return *backplane_; }
   sequencer::figures figures() const { return ids_.read(); }
-  const every_loop<node_loop>& loops() const { return every_; }
 
   // Upgrade in place (core/node_handover.cpp). hold_numbering: `f` runs with numbering held.
   void hold_numbering(const std::function<void()>& f) { ids_.hold(f); }

@@ -66,7 +66,6 @@ std::vector<std::unique_ptr<event_loop>> server::make_loops() {
 // and the backplane live on loop 0: take them down before the loops, the loops before the rest.
 server::~server() {
   listener_.reset();
-  node_->stop_observing();
   promotions_.reset();
   node_.reset();
   drain_timer_.reset();
