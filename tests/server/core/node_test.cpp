@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "local_backplane.hpp"
+#include "state_codec.hpp"
 #include "test_loop.hpp"
 
 namespace ringcast {
@@ -39,19 +40,24 @@ class NodeTest : public ::testing::Test {
   NodeTest() {
     for (int i = 0; i < 3; ++i)
       loops.push_back(std::make_unique<test::test_loop>(cfg));
+    the_node = node_on(loops, counts);
+  }
+  // A node alone (the local backplane) on `on`.
+  static std::unique_ptr<node> node_on(std::vector<std::unique_ptr<test::test_loop>>& on,
+                                       presence_counts& presence) {
     node::parts parts{.loops = {},
                       .floor_id = floor_id,
                       .max_sticky = max_sticky,
-                      .presence = counts,
+                      .presence = presence,
                       .sessions = nullptr};
-    for (auto& l : loops)
+    for (auto& l : on)
       parts.loops.push_back({&l->io(), &l->sessions(), &l->timers()});
-    the_node = std::make_unique<node>(
-        std::move(parts),
-        [](backplane_node& self, sequencer& ids, const node_loop& home,
-           const presence_counts& c) -> std::unique_ptr<backplane> {
-          return std::make_unique<local_backplane>(self, ids, home.timers(), c, 10);
-        });
+    return std::make_unique<node>(std::move(parts),
+                                  [](backplane_node& self, sequencer& ids, const node_loop& home,
+                                     const presence_counts& c) -> std::unique_ptr<backplane> {
+                                    return std::make_unique<local_backplane>(self, ids,
+                                                                             home.timers(), c, 10);
+                                  });
   }
   ~NodeTest() override {
     the_node.reset();
@@ -60,11 +66,14 @@ class NodeTest : public ::testing::Test {
 
   // Publishes from the calling thread; the answer comes on loop 1.
   std::optional<node_messages::publish_receipt> publish(const std::string& body) {
+    return publish_to(*the_node, loops, body);
+  }
+  static std::optional<node_messages::publish_receipt> publish_to(
+      node& n, std::vector<std::unique_ptr<test::test_loop>>& on, const std::string& body) {
     auto req = parse_publish_request(body, 1h);
     EXPECT_TRUE(req) << req.error;
     std::promise<std::optional<node_messages::publish_receipt>> answered;
-    the_node->publish(*req.value, loops[1]->io().get_executor(),
-                      [&](auto r) { answered.set_value(r); });
+    n.publish(*req.value, on[1]->io().get_executor(), [&](auto r) { answered.set_value(r); });
     return answered.get_future().get();
   }
   promotion_outcome take_down(std::uint64_t id) {
@@ -205,6 +214,47 @@ TEST_F(NodeTest, TakesAMessageDownOnEveryLoopOnce) {
   }
   EXPECT_EQ(take_down(promo->id), promotion_outcome::not_found);
   EXPECT_EQ(take_down(floor_id + 77), promotion_outcome::not_found);
+}
+
+// Upgrade in place: the node's state, captured with its loops idle and restored into a node of a
+// new process (fresh loops and hubs), carries the sequencer (ids go on above the old ones, the
+// published count, the sticky quota) and every loop's history; a state of another number of
+// loops is refused.
+TEST_F(NodeTest, HandsItsSequencerAndHubsToANewProcess) {
+  const auto plain = publish(R"({"data":1})");
+  const auto promo = publish(R"({"data":2,"sticky":true})");
+  ASSERT_TRUE(plain && promo);
+  history_ids();  // every loop has taken both
+  handover_messages carried;
+  const std::string bytes = upgrade::write_state(the_node->capture(carried));
+
+  presence_counts fresh_counts;
+  std::vector<std::unique_ptr<test::test_loop>> fresh_loops;
+  for (int i = 0; i < 3; ++i)
+    fresh_loops.push_back(std::make_unique<test::test_loop>(cfg));
+  auto fresh = node_on(fresh_loops, fresh_counts);
+  handover_messages restored;
+  ASSERT_TRUE(fresh->restore(bytes, restored));
+  for (auto& l : fresh_loops) {
+    EXPECT_EQ(l->run([&l] { return l->sessions().retained().size(); }), 2u);
+    EXPECT_EQ(l->run([&l] { return l->sessions().sticky_in_force(); }), 1u);
+  }
+  auto figures = fresh->figures();
+  EXPECT_EQ(figures.last_id, promo->id);
+  EXPECT_EQ(figures.published, 2u);
+  const auto next = publish_to(*fresh, fresh_loops, R"({"data":3,"sticky":true})");
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->id, promo->id + 1);
+  EXPECT_FALSE(next->too_many);
+  EXPECT_TRUE(publish_to(*fresh, fresh_loops, R"({"data":4,"sticky":true})")->too_many);
+  fresh.reset();
+
+  std::vector<std::unique_ptr<test::test_loop>> two;
+  for (int i = 0; i < 2; ++i)
+    two.push_back(std::make_unique<test::test_loop>(cfg));
+  auto smaller = node_on(two, fresh_counts);
+  handover_messages none;
+  EXPECT_FALSE(smaller->restore(bytes, none));
 }
 
 }  // namespace
