@@ -29,7 +29,7 @@ std::variant<presence_member, subscription_refusal> member_of(std::string_view c
   } else {
     return auth_error("channel_data.user_id is not a string or an integer");
   }
-  if (auto bad = check_user_id(user_id); !bad.empty()) return auth_error("channel_data." + bad);
+  if (auto bad = check_user_id(user_id); !bad.empty()) return auth_error("channel_data: " + bad);
   json::value info = nullptr;
   if (json::value* given = object.if_contains("user_info")) info = std::move(*given);
   if (const auto size = json::serialize(info).size(); size > max_user_info)
