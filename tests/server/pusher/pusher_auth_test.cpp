@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include <boost/json.hpp>
 #include <gtest/gtest.h>
+#include <boost/json.hpp>
 
 #include "pusher_subscription.hpp"
 
