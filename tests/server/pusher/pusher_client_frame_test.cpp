@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pusher_client_event.hpp"
+
 namespace ringcast::pusher {
 namespace {
 
@@ -109,6 +111,37 @@ TEST(PusherClientFrame, AFrameOverTenKilobytesIsRefusedUnread) {
   frame_as<client_event_frame>(fits);
   fits.insert(head.size(), "a");
   EXPECT_EQ(refusal_of(fits), "frame is 10241 bytes; at most 10240");
+}
+
+TEST(PusherClientEvent, OnlyWhenOnForSubscribersOfPrivateAndPresenceChannels) {
+  const app on{"1", "k", "s", true}, off{"1", "k", "s", false};
+  auto refusal = [](const app& a, const std::string& channel, bool subscribed) {
+    const auto refused = check_client_event(a, {"client-typing", channel, "{}"}, subscribed);
+    if (!refused) return std::string("allowed");
+    EXPECT_EQ(refused->code, std::nullopt);
+    return refused->message;
+  };
+  EXPECT_EQ(refusal(on, "private-chat", true), "allowed");
+  EXPECT_EQ(refusal(on, "presence-room", true), "allowed");
+  EXPECT_EQ(refusal(on, "private-cache-chat", true), "allowed");
+  EXPECT_EQ(refusal(off, "private-chat", true),
+            "client event 'client-typing' on 'private-chat' refused: client events are off "
+            "(--pusher-client-events)");
+  EXPECT_EQ(refusal(on, "chat", true),
+            "client event 'client-typing' on 'chat' refused: client events are only supported on "
+            "private and presence channels");
+  EXPECT_EQ(refusal(on, "cache-chat", true),
+            "client event 'client-typing' on 'cache-chat' refused: client events are only "
+            "supported on private and presence channels");
+  EXPECT_EQ(refusal(on, "private-encrypted-chat", true),
+            "client event 'client-typing' on 'private-encrypted-chat' refused: client events are "
+            "not supported on private-encrypted- channels");
+  EXPECT_EQ(
+      refusal(on, "private-chat", false),
+      "client event 'client-typing' on 'private-chat' refused: not subscribed to the channel");
+  EXPECT_EQ(refusal(on, "private chat", true),
+            "client event 'client-typing' on 'private chat' refused: channel name 'private chat' "
+            "has a character outside [A-Za-z0-9_\\-=@,.;]");
 }
 
 }  // namespace
