@@ -5,6 +5,7 @@
 
 #include "pusher_crypto.hpp"
 #include "pusher_names.hpp"
+#include "strict_json.hpp"
 
 namespace ringcast::pusher {
 namespace {
@@ -59,10 +60,10 @@ std::variant<signed_in_user, frame_refusal> check_signin(const app& app, std::st
                                    fmt::format("{}::user::{}", socket_id, frame.user_data));
       !bad.empty())
     return refuse(std::move(bad));
-  boost::system::error_code ec;
-  const json::value user = json::parse(frame.user_data, ec);
-  if (ec || !user.is_object()) return refuse("user_data is not a JSON object");
-  const json::value* id = user.get_object().if_contains("id");
+  const auto user = parse_strict_json(frame.user_data);
+  if (!user) return refuse("user_data: " + user.error);
+  if (!user.value->is_object()) return refuse("user_data is not a JSON object");
+  const json::value* id = user.value->get_object().if_contains("id");
   if (!id || !id->is_string()) return refuse("user_data.id is not a string");
   if (auto bad = check_user_id(id->get_string()); !bad.empty()) return refuse(std::move(bad));
   return signed_in_user{std::string(id->get_string()), frame.user_data};

@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 
 #include "pusher_names.hpp"
+#include "strict_json.hpp"
 
 namespace ringcast::pusher {
 namespace {
@@ -64,10 +65,11 @@ client_frame client_event(std::string event, const json::object& frame) {
 client_frame parse_client_frame(std::string_view text) {
   if (text.size() > max_client_frame)
     return refuse(fmt::format("frame is {} bytes; at most {}", text.size(), max_client_frame));
-  boost::system::error_code ec;
-  const json::value frame = json::parse(text, ec);
-  if (ec || !frame.is_object()) return refuse("frame is not a JSON object");
-  const json::object& object = frame.get_object();
+  // A key given twice would mean what one reader takes it to mean (strict_json.hpp).
+  const auto frame = parse_strict_json(text);
+  if (!frame) return refuse("frame refused: " + frame.error);
+  if (!frame.value->is_object()) return refuse("frame is not a JSON object");
+  const json::object& object = frame.value->get_object();
   const json::value* event_field = object.if_contains("event");
   if (!event_field || !event_field->is_string()) return refuse("frame has no event name");
   std::string event(event_field->get_string());

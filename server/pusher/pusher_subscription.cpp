@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 
 #include "pusher_auth.hpp"
+#include "strict_json.hpp"
 
 namespace ringcast::pusher {
 namespace {
@@ -16,10 +17,10 @@ subscription_refusal auth_error(std::string why) {
 
 // channel_data's member, or why it is not one.
 std::variant<presence_member, subscription_refusal> member_of(std::string_view channel_data) {
-  boost::system::error_code ec;
-  json::value data = json::parse(channel_data, ec);
-  if (ec || !data.is_object()) return auth_error("channel_data is not a JSON object");
-  json::object& object = data.get_object();
+  auto data = parse_strict_json(channel_data);
+  if (!data) return auth_error("channel_data: " + data.error);
+  if (!data.value->is_object()) return auth_error("channel_data is not a JSON object");
+  json::object& object = data.value->get_object();
   const json::value* id = object.if_contains("user_id");
   std::string user_id;
   if (id && id->is_string()) {

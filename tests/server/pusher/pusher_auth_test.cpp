@@ -95,6 +95,8 @@ TEST(PusherAuth, SigninOverSocketUserAndUserData) {
                    data);
   };
   EXPECT_EQ(signed_refusal("[]"), "pusher:signin refused: user_data is not a JSON object");
+  EXPECT_EQ(signed_refusal(R"({"id":"a","id":"b"})"),
+            "pusher:signin refused: user_data: the key \"id\" is given twice");
   EXPECT_EQ(signed_refusal(R"({"id":12345})"),
             "pusher:signin refused: user_data.id is not a string");
   EXPECT_EQ(signed_refusal(R"({"id":""})"), "pusher:signin refused: user id is empty");
@@ -146,6 +148,10 @@ TEST(PusherSubscription, PresenceGivesTheMemberOfTheSignedChannelData) {
                            data};
   };
   EXPECT_EQ(refused(signed_data("[]")).error, "channel_data is not a JSON object");
+  EXPECT_EQ(refused(signed_data("{")).error, "channel_data: invalid JSON");
+  // Signed, but which user it names depends on the reader: refused.
+  EXPECT_EQ(refused(signed_data(R"({"user_id":"a","user_id":"b"})")).error,
+            "channel_data: the key \"user_id\" is given twice");
   EXPECT_EQ(refused(signed_data(R"({"user_info":{}})")).error,
             "channel_data.user_id is not a string or an integer");
   EXPECT_EQ(refused(signed_data(R"({"user_id":1.5})")).error,

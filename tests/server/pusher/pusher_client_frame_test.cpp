@@ -79,7 +79,11 @@ TEST(PusherClientFrame, ClientEventDataBecomesTheStringPusherJsParsesBack) {
 }
 
 TEST(PusherClientFrame, RefusalsSayWhatIsWrong) {
-  EXPECT_EQ(refusal_of("not json"), "frame is not a JSON object");
+  EXPECT_EQ(refusal_of("not json"), "frame refused: invalid JSON");
+  EXPECT_EQ(refusal_of(R"({"event":"pusher:ping","event":"client-x","channel":"private-c"})"),
+            "frame refused: the key \"event\" is given twice");
+  EXPECT_EQ(refusal_of(R"({"event":"pusher:subscribe","data":{"channel":"a","channel":"b"}})"),
+            "frame refused: the key \"channel\" is given twice");
   EXPECT_EQ(refusal_of("[1]"), "frame is not a JSON object");
   EXPECT_EQ(refusal_of(R"({"data":{}})"), "frame has no event name");
   EXPECT_EQ(refusal_of(R"({"event":7})"), "frame has no event name");
