@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 
 #include "pusher_api_auth.hpp"
+#include "pusher_api_events.hpp"
 #include "pusher_auth.hpp"
 #include "pusher_server_frames.hpp"
 #include "pusher_subscription.hpp"
@@ -136,6 +137,35 @@ TEST_F(PusherSdk, EverySignedHttpApiRequestIsAcceptedAsSent) {
       signed_query(app, "GET", text(channels.at("path")),
                    {{"filter_by_prefix", "presence-"}, {"info", "user_count"}}, "", timestamp),
       text(channels.at("query")));
+}
+
+TEST_F(PusherSdk, ThePublishingBodiesAreRead) {
+  auto event_of = [&](std::string_view name) {
+    const auto result = parse_event_body(text(request(name).at("body")));
+    if (const auto* refused = std::get_if<api_refusal>(&result))
+      ADD_FAILURE() << name << ": " << refused->body;
+    return std::holds_alternative<api_event>(result) ? std::get<api_event>(result) : api_event{};
+  };
+  const api_event trigger = event_of("trigger");
+  EXPECT_EQ(trigger.name, "App\\Events\\OrderShipped");
+  EXPECT_EQ(trigger.channels, std::vector<std::string>{"orders"});
+  EXPECT_EQ(json::parse(trigger.data), (json::object{{"id", 1}, {"total", "9.99"}}));
+  const api_event many = event_of("trigger_many");
+  EXPECT_EQ(many.channels, (std::vector<std::string>{"sale", "cache-sale"}));
+  EXPECT_EQ(many.data, "plain text");
+  EXPECT_EQ(many.socket_id, "1.2");
+  EXPECT_TRUE(many.user_count && many.subscription_count);
+  EXPECT_EQ(event_of("send_to_user").channels,
+            std::vector<std::string>{"#server-to-user-ann@example.com"});
+
+  const auto batch = parse_batch_body(text(request("batch").at("body")));
+  ASSERT_TRUE(std::holds_alternative<std::vector<api_event>>(batch))
+      << std::get<api_refusal>(batch).body;
+  const auto& events = std::get<std::vector<api_event>>(batch);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].data, R"({"x":1})");
+  EXPECT_EQ(events[1].channels, std::vector<std::string>{"presence-room"});
+  EXPECT_TRUE(events[1].user_count);
 }
 
 // The data string of the SDK's trigger body: what an event relays to clients untouched.
