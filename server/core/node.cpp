@@ -41,8 +41,8 @@ node::node(parts p, const backplane_factory& make_backplane)
     : loops_(std::move(p.loops)),
       every_(addresses_of(loops_)),
       ids_(p.floor_id, p.max_sticky),
-      presence_(p.presence) {
-  backplane_ = make_backplane(*this, ids_, home(), presence_);
+      presence_(p.presence),
+      backplane_(make_backplane(*this, ids_, home(), presence_)) {
   caught_up_ = !backplane_->state().shared;  // alone, its history is the loops' own
   for (std::size_t i = 0; i < loops_.size(); ++i) {
     hub& h = loops_[i].sessions();

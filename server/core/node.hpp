@@ -21,12 +21,15 @@
 #include "node_health.hpp"
 #include "node_messages.hpp"
 #include "node_presence.hpp"
+#include "node_promotions.hpp"
+#include "promotions.hpp"
 #include "sequencer.hpp"
 #include "session_budget.hpp"
 
 namespace ringcast {
 
 class node final : public node_messages,
+                   public node_promotions,
                    public node_presence,
                    public node_health,
                    public backplane_node {
@@ -57,10 +60,36 @@ class node final : public node_messages,
                std::function<void(std::optional<publish_receipt>)> done) override;
   void kick(std::string user, boost::asio::any_io_executor origin,
             std::function<void(std::size_t)> done) override;
+  // node_promotions: the schedule and reach through `promotions` (on the home loop)
+  void schedule_publish(std::string request_json, std::int64_t at_ms,
+                        boost::asio::any_io_executor origin,
+                        std::function<void(promotion_outcome, std::string)> done) override {
+    promotions_.add(std::move(request_json), at_ms, std::move(origin), std::move(done));
+  }
+  void list_scheduled(
+      boost::asio::any_io_executor origin,
+      std::function<void(std::optional<std::vector<scheduled_promotion>>)> done) override {
+    promotions_.list(std::move(origin), std::move(done));
+  }
+  void cancel_scheduled(std::string id, boost::asio::any_io_executor origin,
+                        std::function<void(promotion_outcome)> done) override {
+    promotions_.cancel(std::move(id), std::move(origin), std::move(done));
+  }
+  void reach(std::uint64_t id, boost::asio::any_io_executor origin,
+             std::function<void(promotion_outcome, message_reach)> done) override {
+    promotions_.reach(id, std::move(origin), std::move(done));
+  }
+  void recent_messages(
+      std::size_t limit, boost::asio::any_io_executor origin,
+      std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
+    promotions_.recent(limit, std::move(origin), std::move(done));
+  }
   // DELETE /admin/messages/<id> (docs/protocol.md, "Promotions in force"): expired at once on
   // every loop, and with --redis on every node. done(not_found) if it is not held or in force.
   void take_down(std::uint64_t id, boost::asio::any_io_executor origin,
-                 std::function<void(promotion_outcome)> done);
+                 std::function<void(promotion_outcome)> done) override;
+  // Promotions waiting (with --redis: in the cluster, at the last claim or add). Any thread.
+  std::size_t scheduled() const { return promotions_.waiting(); }
   // node_presence
   void presence(const presence_query& q, boost::asio::any_io_executor origin,
                 std::function<void(std::optional<presence_figures>)> done) override;
@@ -113,6 +142,7 @@ class node final : public node_messages,
   sequencer ids_;
   presence_counts& presence_;
   std::unique_ptr<backplane> backplane_;  // on the home loop (some calls from any loop)
+  promotions promotions_{home(), *backplane_};
   // The backplane's history and promotions in force are on every loop (with --redis they are read
   // at start-up, after the listener opens): until then /healthz sends no clients here.
   std::atomic<bool> caught_up_{false};

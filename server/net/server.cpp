@@ -48,8 +48,7 @@ server::server(config cfg, node_credentials credentials)
           loops.push_back(l.get());
         return loops;
       }()),
-      node_(make_node()),
-      promotions_(std::make_unique<promotions>(home(), node_->shared())) {
+      node_(make_node()) {
   if (cfg_.hook_url) start_hooks();
   if (cfg_.connect_hook) start_connect_hook();
 }
@@ -66,7 +65,6 @@ std::vector<std::unique_ptr<event_loop>> server::make_loops() {
 // and the backplane live on loop 0: take them down before the loops, the loops before the rest.
 server::~server() {
   listener_.reset();
-  promotions_.reset();
   node_.reset();
   drain_timer_.reset();
   loops_.clear();
@@ -83,7 +81,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.address = listener_ ? listener_->address() : std::string{};
   const backplane::status shared = node_->shared().state();
   base.node_id = shared.node_id;
-  base.scheduled = promotions_->waiting();
+  base.scheduled = node_->scheduled();
   base.open_connections = connections_.open();
   const auto addresses = addresses_.snapshot();
   base.refused_per_ip_connections = addresses.refused_connections;

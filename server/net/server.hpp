@@ -29,7 +29,6 @@
 #include "node_credentials.hpp"
 #include "node_routes.hpp"
 #include "process_handover.hpp"
-#include "promotions.hpp"
 #include "session_budget.hpp"
 #include "shared_by_loops.hpp"
 
@@ -37,7 +36,7 @@ namespace ringcast {
 
 class listener;
 
-class server final : public shared_by_loops, public node_snapshots, public node_promotions {
+class server final : public shared_by_loops, public node_snapshots {
  public:
   server(config cfg, node_credentials credentials);
   ~server();
@@ -68,41 +67,13 @@ class server final : public shared_by_loops, public node_snapshots, public node_
                      std::function<void(bool)> done) override {
     node_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));
   }
-  // node_snapshots, node_promotions: the admin API's (node_messages, node_presence and
-  // node_health are the node's own)
+  // node_snapshots: the admin API's (the rest is the node's own)
   void snapshot(boost::asio::any_io_executor origin,
                 std::function<void(server_snapshot)> done) override;
-  void schedule_publish(std::string request_json, std::int64_t at_ms,
-                        boost::asio::any_io_executor origin,
-                        std::function<void(promotion_outcome, std::string)> done) override {
-    promotions_->add(std::move(request_json), at_ms, std::move(origin), std::move(done));
-  }
-  void list_scheduled(
-      boost::asio::any_io_executor origin,
-      std::function<void(std::optional<std::vector<scheduled_promotion>>)> done) override {
-    promotions_->list(std::move(origin), std::move(done));
-  }
-  void cancel_scheduled(std::string id, boost::asio::any_io_executor origin,
-                        std::function<void(promotion_outcome)> done) override {
-    promotions_->cancel(std::move(id), std::move(origin), std::move(done));
-  }
-  void reach(std::uint64_t id, boost::asio::any_io_executor origin,
-             std::function<void(promotion_outcome, message_reach)> done) override {
-    promotions_->reach(id, std::move(origin), std::move(done));
-  }
-  void recent_messages(
-      std::size_t limit, boost::asio::any_io_executor origin,
-      std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
-    promotions_->recent(limit, std::move(origin), std::move(done));
-  }
-  void take_down(std::uint64_t id, boost::asio::any_io_executor origin,
-                 std::function<void(promotion_outcome)> done) override {
-    node_->take_down(id, std::move(origin), std::move(done));
-  }
 
  private:
   event_loop& loop_for(std::string_view user) { return *loops_[node_->home_index(user)]; }
-  event_loop& home() { return *loops_[0]; }  // where the backplane and promotions live
+  event_loop& home() { return *loops_[0]; }  // where the backplane and the listener live
   std::vector<std::unique_ptr<event_loop>> make_loops();
   std::unique_ptr<node> make_node();  // server_backplane.cpp
   void begin_drain();
@@ -162,10 +133,9 @@ class server final : public shared_by_loops, public node_snapshots, public node_
   session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
-  every_loop<event_loop> every_;            // loops_, for what runs on each (drain, stats)
-  std::unique_ptr<node> node_;              // after the loops: it refers to their hubs
-  std::unique_ptr<promotions> promotions_;  // on loop 0
-  route_table routes_ = node_routes({*node_, *this, *node_, *this, *node_});
+  every_loop<event_loop> every_;  // loops_, for what runs on each (drain, stats)
+  std::unique_ptr<node> node_;    // after the loops: it refers to their hubs
+  route_table routes_ = node_routes({*node_, *this, *node_, *node_, *node_});
   std::unique_ptr<listener> listener_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;

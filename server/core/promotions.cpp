@@ -4,7 +4,6 @@
 
 #include <memory>
 
-#include "event_loop.hpp"
 #include "log.hpp"
 #include "message_label.hpp"
 
@@ -12,7 +11,8 @@ namespace ringcast {
 
 namespace asio = boost::asio;
 
-promotions::promotions(event_loop& home, backplane& shared) : home_(home), backplane_(shared) {}
+promotions::promotions(const node_loop& home, backplane& shared)
+    : home_(home), backplane_(shared) {}
 
 void promotions::add(std::string request_json, std::int64_t at_ms,
                      boost::asio::any_io_executor origin,
