@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -91,6 +92,7 @@ struct options {
   std::size_t top = 25;
   bool keep_buffers = false;
   bool rss_only = false;
+  bool trim = false;  // with --rss: malloc_trim(0) afterwards, and the RSS after it
 };
 
 bool number(const char* text, std::size_t& out) {
@@ -117,10 +119,12 @@ options parse(int argc, char** argv) {
       o.keep_buffers = true;
     } else if (a == "--rss") {
       o.rss_only = true;
+    } else if (a == "--trim") {
+      o.trim = true;
     } else {
       fmt::print(stderr,
                  "usage: tls-idle-objects --cert FILE --key FILE [--connections 2000] "
-                 "[--in-flight 64] [--keep-buffers] [--rss] [--top 25]\n");
+                 "[--in-flight 64] [--keep-buffers] [--rss [--trim]] [--top 25]\n");
       std::exit(a == "--help" ? 0 : 2);
     }
   }
@@ -328,6 +332,16 @@ int main(int argc, char** argv) {
   counting = false;
   const long rss_after = rss_kb();
   const char* version = version_name(SSL_version(sessions.front().get()));
+  if (o.rss_only && o.trim) {
+    const auto start = std::chrono::steady_clock::now();
+    malloc_trim(0);
+    const auto took = std::chrono::steady_clock::now() - start;
+    fmt::print(
+        "tls-idle-objects: malloc_trim(0) took {} µs; RSS growth after it {:.0f} B per "
+        "connection\n",
+        std::chrono::duration_cast<std::chrono::microseconds>(took).count(),
+        static_cast<double>(rss_kb() - rss_before) * 1024.0 / static_cast<double>(o.connections));
+  }
   if (o.rss_only) {
     fmt::print(
         "tls-idle-objects: {} idle TLS connections ({}), SSL_MODE_RELEASE_BUFFERS {}: "
