@@ -19,6 +19,7 @@
 #                            [--publish-for 20] [--tls-sizes 5000] [--before BINARY]
 #                            [--smoke] [--out DIR] [--build DIR] [--no-build]
 # --before BINARY: another ringcast binary (the build before a change) measured beside this one.
+# --sizes '' with --tls-sizes: the TLS leg alone.
 # --smoke: the CI figure (scripts/test.sh, CTest compare_smoke): 500 clients, 40 broadcasts, no
 # TLS leg, Nchan only if its module is installed; about 25 s.
 # The markdown tables go to stdout and to table.md in --out, with every raw JSON report.

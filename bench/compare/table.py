@@ -130,9 +130,11 @@ def tls_table(out, tls_sizes, repeats):
 
 
 def main():
-    out, sizes, repeats = sys.argv[1], [int(x) for x in sys.argv[2].split(",")], int(sys.argv[3])
-    tls_sizes = [int(x) for x in sys.argv[4].split(",")] if len(sys.argv) > 4 and sys.argv[4] else []
-    broadcast_tables(out, sizes, repeats)
+    out, repeats = sys.argv[1], int(sys.argv[3])
+    sizes = [int(x) for x in sys.argv[2].split(",") if x]
+    tls_sizes = [int(x) for x in sys.argv[4].split(",") if x] if len(sys.argv) > 4 else []
+    if sizes:
+        broadcast_tables(out, sizes, repeats)
     if tls_sizes:
         tls_table(out, tls_sizes, repeats)
     print()

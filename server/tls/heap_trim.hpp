@@ -7,8 +7,6 @@
 // have paused for a second, and every ten seconds while they go on.
 #pragma once
 
-#include <boost/asio/any_io_executor.hpp>
-
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -24,26 +22,26 @@ class trim_schedule {
   trim_schedule(clock::duration quiet, clock::duration longest_wait)
       : quiet_(quiet), longest_wait_(longest_wait) {}
 
-  // A handshake ended (either way) at `now`. True when the caller must start the timer (none is
-  // running): it calls timer_fired() after `quiet()`.
+  // A handshake ended (either way) at `now`. True when the caller must start the wait (none is
+  // running): it calls wait_ended() `quiet()` later.
   bool handshake_ended(clock::time_point now);
-  // The timer went off at `now`: nullopt means trim now (the timer is then stopped), else wait
-  // that long and call again.
-  std::optional<clock::duration> timer_fired(clock::time_point now);
-  // The timer will not fire (its event loop is gone): the next handshake starts another.
-  void timer_lost();
+  // The wait ended at `now`: nullopt means trim now (the wait is over), else wait that long and
+  // call again.
+  std::optional<clock::duration> wait_ended(clock::time_point now);
 
   clock::duration quiet() const { return quiet_; }
 
  private:
   const clock::duration quiet_, longest_wait_;
   std::mutex mutex_;
-  bool timer_running_ = false;
+  bool waiting_ = false;
   clock::time_point first_untrimmed_{}, last_handshake_{};
 };
 
-// The process's schedule (1 s quiet, 10 s at most): called when a handshake ends, with the
-// executor of the connection's event loop, on which the timer runs and the trim happens.
-void note_handshake_ended(const boost::asio::any_io_executor& loop);
+// The process's schedule (1 s quiet, 10 s at most), called when a handshake ends. The waits and
+// the trim run on a thread of their own, started at the first handshake: a timer on an event
+// loop would keep its io_context's run() from returning (a drain, an upgrade, the load tool's
+// admin calls), and the trim would stall the loop (22 ms at its worst, measured).
+void note_handshake_ended();
 
 }  // namespace ringcast

@@ -267,7 +267,7 @@ auto net_stream::async_handshake(Token&& token) {
   auto attempt = [](net_stream& s) {
     auto step =
         detail::tls_handshake(s.tls_.get(), s.socket_.native_handle(), s.first_byte_checked_);
-    if (step.then == detail::tls_step::next::done) note_handshake_ended(s.get_executor());
+    if (step.then == detail::tls_step::next::done) note_handshake_ended();
     return step;
   };
   return boost::asio::async_compose<Token, signature>(

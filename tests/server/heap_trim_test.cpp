@@ -17,14 +17,14 @@ class TrimScheduleTest : public testing::Test {
 };
 
 TEST_F(TrimScheduleTest, TrimsOneQuietSecondAfterTheLastHandshake) {
-  EXPECT_TRUE(schedule.handshake_ended(t0));           // starts the timer
+  EXPECT_TRUE(schedule.handshake_ended(t0));           // starts the wait
   EXPECT_FALSE(schedule.handshake_ended(t0 + 400ms));  // it is running
   // At t0 + 1 s the last handshake is 600 ms old: wait 400 ms more.
-  EXPECT_EQ(schedule.timer_fired(t0 + 1s), std::optional<clock_type::duration>(400ms));
-  EXPECT_EQ(schedule.timer_fired(t0 + 1400ms), std::nullopt);  // trim
-  // The timer stopped: the next handshake starts it again.
+  EXPECT_EQ(schedule.wait_ended(t0 + 1s), std::optional<clock_type::duration>(400ms));
+  EXPECT_EQ(schedule.wait_ended(t0 + 1400ms), std::nullopt);  // trim
+  // The wait is over: the next handshake starts another.
   EXPECT_TRUE(schedule.handshake_ended(t0 + 5s));
-  EXPECT_EQ(schedule.timer_fired(t0 + 6s), std::nullopt);
+  EXPECT_EQ(schedule.wait_ended(t0 + 6s), std::nullopt);
 }
 
 TEST_F(TrimScheduleTest, TrimsEveryTenSecondsWhileHandshakesGoOn) {
@@ -36,7 +36,7 @@ TEST_F(TrimScheduleTest, TrimsEveryTenSecondsWhileHandshakesGoOn) {
   for (auto next_handshake = t0 + 100ms; next_handshake < t0 + 25s; next_handshake += 100ms) {
     while (fire_at <= next_handshake) {
       now = fire_at;
-      const auto again = schedule.timer_fired(now);
+      const auto again = schedule.wait_ended(now);
       if (!again) {
         ++trims;
         EXPECT_TRUE(now == t0 + 10s || now == t0 + 20s) << (now - t0).count();
@@ -48,13 +48,6 @@ TEST_F(TrimScheduleTest, TrimsEveryTenSecondsWhileHandshakesGoOn) {
     if (schedule.handshake_ended(next_handshake)) fire_at = next_handshake + schedule.quiet();
   }
   EXPECT_EQ(trims, 2);
-}
-
-TEST_F(TrimScheduleTest, ALostTimerLetsTheNextHandshakeStartAnother) {
-  ASSERT_TRUE(schedule.handshake_ended(t0));
-  EXPECT_FALSE(schedule.handshake_ended(t0 + 1ms));
-  schedule.timer_lost();  // its event loop was destroyed
-  EXPECT_TRUE(schedule.handshake_ended(t0 + 2ms));
 }
 
 }  // namespace
