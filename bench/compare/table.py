@@ -61,10 +61,10 @@ def broadcast_tables(out, sizes, repeats):
           "the floor's (the mean of the floor before and after); limit: 1.2 × N × floor ÷ "
           f"{LOOPS} loops, the issue-40 bound for the last delivery of a broadcast.")
     print()
-    print("| clients | run | server | connected | RSS B/idle conn | PSS B/idle conn "
+    print("| clients | run | server | connected | broadcasts | RSS B/idle conn | PSS B/idle conn "
           "| CPU µs/delivery | × floor | handshake p50 / p99 ms | last delivery p50 ms "
           "| limit ms | last/limit | max ms | lost | errors |")
-    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     medians = {}
     for n in sizes:
         for r in range(1, repeats + 1):
@@ -76,10 +76,11 @@ def broadcast_tables(out, sizes, repeats):
             rows.append(("floor (after)", floor_runs[1]))
             for name, x in rows:
                 if x is None:
-                    print(f"| {n:,} | {r} | {name} | (no report) ||||||||||||")
+                    print(f"| {n:,} | {r} | {name} | (no report) |||||||||||||")
                     continue
                 limit = 1.2 * x["connected"] * floor / LOOPS / 1000 if floor else None
-                print(f"| {n:,} | {r} | {name} | {x['connected']:,} | {fmt(x['rss'])} "
+                print(f"| {n:,} | {r} | {name} | {x['connected']:,} | {x['published']} "
+                      f"| {fmt(x['rss'])} "
                       f"| {fmt(x['pss'])} | {fmt(x['cpu_d'], 2)} | {ratio(x['cpu_d'], floor)} "
                       f"| {fmt(x['hs50'], 2)} / {fmt(x['hs99'], 2)} | {fmt(x['reach50'], 1)} "
                       f"| {fmt(limit, 1)} | {ratio(x['reach50'], limit)} "
