@@ -1,5 +1,6 @@
 // One event loop's sessions, their timers and the fan-out of published messages: a coordinator of
-// its parts, each of which holds one kind of state and is tested alone (tests/server/core/):
+// its parts, each of which holds one kind of state and has tests of its own without the hub
+// (tests/server/core/parts_fixture.hpp):
 //   session_table   sessions, each user's, the idle ones, the budget, timers, kick/evict/drain
 //   audience_index  channels and the live index: who a message is addressed to
 //   message_store   history, the sticky set, expiry and take-down, seeding, a connect's backlog
