@@ -5,12 +5,13 @@
 //   2  plus the HTTP connections between requests and the held long-polls, and the Redis node id
 //   3  a stream's queued messages by reference into one table of the state (each message once),
 //      only its partly written frame as bytes
+//   4  the node's state in its format 2 (upgrade/handover_state.hpp: a session's record first)
 #pragma once
 
 #include <cstdint>
 
 namespace ringcast {
 
-inline constexpr std::uint32_t handover_format = 3;
+inline constexpr std::uint32_t handover_format = 4;
 
 }  // namespace ringcast
