@@ -2,11 +2,12 @@
 // this walks their fields in declaration order (Boost.PFR), so that the codec's writing and
 // reading, the smallest size of a record (for the reader's count checks) and the copy between a
 // record in memory and its state (`carry`: capture and restore) are all driven by that one
-// declaration. A new field is one line in its record and a bump of state_format; a field of a type
-// with no encoding below fails the build.
+// declaration. A new field is one line in its record and a bump of its format (and a name, in a
+// record whose refusals name its fields); a field of a type with no encoding fails the build.
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -120,6 +121,16 @@ void get_field(byte_reader& r, T& v) {
   } else if constexpr (is_optional<T>) {
     v.reset();
     if (r.get_bool()) get_field(r, v.emplace());
+  } else if constexpr (requires { T::names; }) {
+    // A record that names its fields: a refusal says which one, from the outermost in.
+    static_assert(std::size(T::names) == boost::pfr::tuple_size_v<T>, "a name for every field");
+    for_each_index<T>([&](auto i) {
+      try {
+        get_field(r, boost::pfr::get<i>(v));
+      } catch (const state_error& e) {
+        throw state_error(std::string(T::names[i]) + ": " + e.what());
+      }
+    });
   } else {
     static_assert(is_record<T> && min_bytes<T>() > 0);
     boost::pfr::for_each_field(v, [&](auto& field) { get_field(r, field); });
