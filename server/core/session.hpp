@@ -34,15 +34,15 @@ inline std::optional<session_name> split_session_key(std::string_view key) {
   return session_name{key.substr(0, slash), key.substr(slash + 1)};
 }
 
-class hub;
+class session_table;
 
 // Its fields that an upgrade carries over are its record (upgrade/session_record.hpp): one place
 // declares them for the session, the handover state, capture, restore and the codec.
 class session final : public timed, private upgrade::session_record<timed::time_point, transport> {
  public:
   using record = upgrade::session_record<time_point, transport>;
-  session(hub& owner, std::string user, std::string sid, std::uint64_t place)
-      : hub_(owner), place_(place) {
+  session(session_table& owner, std::string user, std::string sid, std::uint64_t place)
+      : table_(owner), place_(place) {
     user_ = std::move(user);
     sid_ = std::move(sid);
     token_expires_ = time_point::max();
@@ -58,27 +58,36 @@ class session final : public timed, private upgrade::session_record<timed::time_
   bool online() const { return online_; }  // see session_events.hpp
 
  private:
+  // The hub and its parts (hub.hpp) keep a session's state; nothing else writes it.
   friend class hub;
-  hub& hub_;
+  friend class session_table;
+  friend class audience_index;
+  friend class pacer;
+  friend class message_store;
+  friend class session_observers;
+  friend struct user_sessions;
+  session_table& table_;
   subscriber* conn_ = nullptr;      // the live connection or held poll, if any
-  std::size_t attached_index_ = 0;  // position in hub::attached_ while conn_ is set
-  bool adopting_ = false;           // restored live, its connection not yet adopted (hub::adopt)
-  // Paced delivery (core/pacing.hpp): its place on the ring and its link in the hub's index of
+  std::size_t attached_index_ = 0;  // position in audience_index::live_ while conn_ is set
+  bool adopting_ = false;  // restored live, its connection not yet adopted (session_table::adopt)
+  // Paced delivery (core/pacing.hpp): its place on the ring and its link in the pacer's index of
   // live sessions by place.
   std::uint64_t place_;
   pacing::ring_link<session> pacing_link_;
-  // Its link in its user's list of live or of idle sessions (hub::user_sessions), so that adding,
-  // dropping and finding the user's oldest idle session cost the same whatever the user holds.
+  // Its link in its user's list of live or of idle sessions (session_table::user_sessions), so that
+  // adding, dropping and finding the user's oldest idle session cost the same whatever the user
+  // holds.
   boost::intrusive::list_member_hook<> user_link_;
-  // Its link in the hub's list of every session without a connection, longest idle first: the
-  // one a new session displaces when --max-sessions is reached (hub::displace_longest_idle).
+  // Its link in the table's list of every session without a connection, longest idle first: the
+  // one a new session displaces when --max-sessions is reached
+  // (session_table::displace_longest_idle).
   boost::intrusive::list_member_hook<> idle_link_;
   // It had a second connection (it resumed here or came from another node). Until then, a
   // session whose one connection was a long-poll lives --first-poll-ttl once it has none.
   bool came_back_ = false;
   // A first connect's long-poll reply was cut (`more`): the rest of that backlog is owed to the
-  // next connect with `since` (hub::first_backlog_rest): the sticky messages in force after
-  // `since`, and history after the later of `since` and this id (where the backlog's history
+  // next connect with `since` (message_store::first_backlog_rest): the sticky messages in force
+  // after `since`, and history after the later of `since` and this id (where the backlog's history
   // part started: its rewind, or the newest id at the first connect).
   std::optional<std::uint64_t> first_backlog_after_;
 };

@@ -1,6 +1,7 @@
-// Paced publish through the hub on a simulated clock (docs/protocol.md, "Paced publish"): every
-// live session gets the message at its turn, never before and at most one tick after; a session
-// that reconnects keeps its turn; one that was away gets what it is owed exactly once.
+// The pacer alone, then paced publish through the hub, on a simulated clock (docs/protocol.md,
+// "Paced publish"): every live session gets the message at its turn, never before and at most one
+// tick after; a session that reconnects keeps its turn; one that was away gets what it is owed
+// exactly once.
 #include <chrono>
 #include <functional>
 #include <map>
@@ -12,12 +13,58 @@
 #include <gtest/gtest.h>
 
 #include "hub_fixture.hpp"
+#include "parts_fixture.hpp"
 
 namespace ringcast {
 namespace {
 
 using namespace std::chrono_literals;
 using time_point = hub::time_point;
+
+// ---- the pacer alone ---------------------------------------------------------------------------
+
+class PacerAlone : public test::parts_fixture {
+ protected:
+  PacerAlone() {
+    cfg.tick = 10ms;
+    cfg.session_ttl = 1h;
+  }
+};
+
+// Each live session on the ring gets a paced message at its turn (never before, at most a tick
+// after); one that lost its connection before its turn is not sent it, and is owed it on resume.
+TEST_F(PacerAlone, EachLiveSessionAtItsTurnAndOneAwayIsOwedIt) {
+  constexpr auto spread = 2s;
+  test::recording_connection a, b;
+  const session& alice = live("alice", "1", a);
+  session& bob = live("bob", "1", b);
+  const auto m = make({.spread = spread});
+  parts().store.keep(m, now);
+  parts().pacing.publish(m, now);
+  const time_point published = now;
+  const time_point alice_due =
+      published + pacing::offset_of(pacing::place_of("alice/1"), m->id, spread);
+  table().detach_now(bob, now);
+  time_point alice_got = time_point::max();
+  while (now < published + spread + cfg.tick) {
+    advance_by(cfg.tick);
+    if (!a.got.empty() && alice_got == time_point::max()) alice_got = now;
+  }
+  EXPECT_EQ(a.got, (std::vector<std::uint64_t>{m->id}));
+  EXPECT_GE(alice_got, alice_due);
+  EXPECT_LT(alice_got, alice_due + cfg.tick);
+  EXPECT_TRUE(parts().pacing.turn_came(alice, *m));
+  EXPECT_TRUE(b.got.empty());
+  EXPECT_EQ(stats.paced_delivered, 1u);
+  EXPECT_EQ(parts().pacing.in_flight(), 0u);
+
+  const history& h = parts().store.messages();
+  const auto owed = parts().pacing.resume_backlog(bob, 0, h.after(0), false, h);
+  ASSERT_EQ(owed.size(), 1u);
+  EXPECT_EQ(owed[0]->id, m->id);
+}
+
+// ---- through the hub ---------------------------------------------------------------------------
 
 // Records what it is given and when; a long-poll detaches on its first reply, as the real one.
 class recording_subscriber final : public subscriber {
@@ -62,9 +109,9 @@ client_params params(std::string user, std::optional<std::uint64_t> since = std:
   return p;
 }
 
-class HubPacingTest : public test::hub_fixture {
+class PacerTest : public test::hub_fixture {
  protected:
-  HubPacingTest() {
+  PacerTest() {
     cfg.tick = 10ms;
     cfg.heartbeat = 1h;
     cfg.idle_timeout = 1h;
@@ -99,7 +146,7 @@ class HubPacingTest : public test::hub_fixture {
   hub* h = nullptr;
 };
 
-TEST_F(HubPacingTest, EverySessionAtItsTurnNeverBeforeAtMostOneTickAfter) {
+TEST_F(PacerTest, EverySessionAtItsTurnNeverBeforeAtMostOneTickAfter) {
   constexpr int n = 2000;
   std::vector<std::unique_ptr<recording_subscriber>> conns;
   for (int i = 0; i < n; ++i) {
@@ -122,7 +169,7 @@ TEST_F(HubPacingTest, EverySessionAtItsTurnNeverBeforeAtMostOneTickAfter) {
   EXPECT_EQ(stats.paced_delivered, static_cast<std::uint64_t>(n));
 }
 
-TEST_F(HubPacingTest, AReconnectBeforeItsTurnKeepsTheTurn) {
+TEST_F(PacerTest, AReconnectBeforeItsTurnKeepsTheTurn) {
   recording_subscriber first(transport::ws, now), second(transport::sse, now);
   auto r = attach(params("alice"), first);
   const time_point published = now;
@@ -139,7 +186,7 @@ TEST_F(HubPacingTest, AReconnectBeforeItsTurnKeepsTheTurn) {
   EXPECT_LE(second.received[0].at, turn + cfg.tick);
 }
 
-TEST_F(HubPacingTest, AResumeBeforeTheTurnDoesNotGetItEarly) {
+TEST_F(PacerTest, AResumeBeforeTheTurnDoesNotGetItEarly) {
   recording_subscriber first(transport::ws, now), second(transport::ws, now);
   auto r = attach(params("carol"), first);
   const std::uint64_t before = h->newest_id();
@@ -157,7 +204,7 @@ TEST_F(HubPacingTest, AResumeBeforeTheTurnDoesNotGetItEarly) {
 
 // Away before its turn while a later message arrives; it resumes from that later (higher) id
 // after its turn: the paced message is owed, and comes once.
-TEST_F(HubPacingTest, AwayDuringItsTurnGetsItOnResumeExactlyOnce) {
+TEST_F(PacerTest, AwayDuringItsTurnGetsItOnResumeExactlyOnce) {
   for (const transport kind : {transport::ws, transport::sse, transport::poll}) {
     const std::string user = "dave" + std::string(name_of(kind));
     recording_subscriber first(kind, now), second(kind, now), third(kind, now);
@@ -181,7 +228,7 @@ TEST_F(HubPacingTest, AwayDuringItsTurnGetsItOnResumeExactlyOnce) {
   }
 }
 
-TEST_F(HubPacingTest, LiveThroughItsTurnIsNotSentItAgainOnResume) {
+TEST_F(PacerTest, LiveThroughItsTurnIsNotSentItAgainOnResume) {
   recording_subscriber first(transport::ws, now), second(transport::ws, now);
   auto r = attach(params("erin"), first);
   const auto paced = publish(3s);
@@ -196,7 +243,7 @@ TEST_F(HubPacingTest, LiveThroughItsTurnIsNotSentItAgainOnResume) {
 
 // A long-poll that comes back between replies during the window gets every paced message once,
 // several turns of one tick in one reply.
-TEST_F(HubPacingTest, LongPollCyclingThroughTheWindowGetsEachOnce) {
+TEST_F(PacerTest, LongPollCyclingThroughTheWindowGetsEachOnce) {
   std::vector<std::uint64_t> paced;
   recording_subscriber* current = nullptr;
   std::vector<std::unique_ptr<recording_subscriber>> polls;
@@ -229,7 +276,7 @@ TEST_F(HubPacingTest, LongPollCyclingThroughTheWindowGetsEachOnce) {
   EXPECT_EQ(got, paced);
 }
 
-TEST_F(HubPacingTest, ANewSessionWithoutSinceIsNotSentEarlierPacedMessages) {
+TEST_F(PacerTest, ANewSessionWithoutSinceIsNotSentEarlierPacedMessages) {
   recording_subscriber old_client(transport::ws, now), newcomer(transport::ws, now);
   attach(params("grace"), old_client);
   publish(2s);
@@ -241,7 +288,7 @@ TEST_F(HubPacingTest, ANewSessionWithoutSinceIsNotSentEarlierPacedMessages) {
 
 // History of 2: the paced message is pushed out by later ones, yet a session away during its
 // turn still gets it on resume while the window is open.
-TEST_F(HubPacingTest, RetrievableUntilItsWindowHasPassedWhateverTheHistorySize) {
+TEST_F(PacerTest, RetrievableUntilItsWindowHasPassedWhateverTheHistorySize) {
   cfg.history = 2;
   make_hub();
   h = &the_hub();
@@ -261,7 +308,7 @@ TEST_F(HubPacingTest, RetrievableUntilItsWindowHasPassedWhateverTheHistorySize) 
 
 // A paced message whose ttl passes within its window: the sessions whose turn came are told to
 // take it down, the others never get it nor the notice.
-TEST_F(HubPacingTest, AnExpiredNoticeOfAPacedMessageGoesOnlyToTurnsThatCame) {
+TEST_F(PacerTest, AnExpiredNoticeOfAPacedMessageGoesOnlyToTurnsThatCame) {
   constexpr int n = 200;
   std::vector<std::unique_ptr<recording_subscriber>> conns;
   for (int i = 0; i < n; ++i) {
@@ -286,7 +333,7 @@ TEST_F(HubPacingTest, AnExpiredNoticeOfAPacedMessageGoesOnlyToTurnsThatCame) {
 
 // A paced message reaches a session at its turn, after a message published later: the client acks
 // the later one first, then the paced one. Both count, each once.
-TEST_F(HubPacingTest, AnAckOfAPacedMessageBelowTheNewestAckCountsOnce) {
+TEST_F(PacerTest, AnAckOfAPacedMessageBelowTheNewestAckCountsOnce) {
   recording_subscriber conn(transport::ws, now);
   auto r = attach(params("dave"), conn);
   const time_point published = now;
@@ -307,7 +354,7 @@ TEST_F(HubPacingTest, AnAckOfAPacedMessageBelowTheNewestAckCountsOnce) {
 
 // A paced message is sent to a session at its turn: an ack before that is not for anything the
 // client had, and changes nothing (hub::was_sent).
-TEST_F(HubPacingTest, APacedMessageIsSentOnlyAtItsTurnAndAnEarlierAckIsRefused) {
+TEST_F(PacerTest, APacedMessageIsSentOnlyAtItsTurnAndAnEarlierAckIsRefused) {
   recording_subscriber conn(transport::ws, now);
   auto r = attach(params("dave"), conn);
   const time_point published = now;
@@ -326,7 +373,7 @@ TEST_F(HubPacingTest, APacedMessageIsSentOnlyAtItsTurnAndAnEarlierAckIsRefused) 
 }
 
 // An immediate message below the newest ack is not the paced exception: it was acked already.
-TEST_F(HubPacingTest, AnAckOfAnOlderImmediateMessageIsIgnored) {
+TEST_F(PacerTest, AnAckOfAnOlderImmediateMessageIsIgnored) {
   recording_subscriber conn(transport::ws, now);
   auto r = attach(params("erin"), conn);
   const auto first = publish();

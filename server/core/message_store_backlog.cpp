@@ -1,12 +1,14 @@
-// What a client that connects without `since` gets before live messages: the sticky messages in
-// force and, with `rewind`, the recent ones; and the take-down of a message (docs/protocol.md,
-// "Promotions in force" and "Rewind").
+// What a connect is sent before live messages (docs/protocol.md, "Promotions in force", "Rewind"
+// and "Long-poll"): a first connect's sticky messages in force and what it rewinds, the rest of a
+// first connect's cut reply, and the bound on one long-poll reply.
 #include <algorithm>
 
-#include "hub.hpp"
+#include "audience_index.hpp"
+#include "envelope.hpp"
+#include "message_store.hpp"
+#include "pacer.hpp"
 
 namespace ringcast {
-
 namespace {
 
 bool id_less(const message_ptr& a, const message_ptr& b) {
@@ -17,12 +19,13 @@ bool id_less(const message_ptr& a, const message_ptr& b) {
 
 // Rewind and the sticky set both skip what is expired or not addressed to `s`, and leave a paced
 // message whose turn is still to come to the walk, exactly as a resume does.
-std::vector<message_ptr> hub::first_connect_backlog(session& s, const client_params& params,
-                                                    std::uint64_t& history_after) {
+std::vector<message_ptr> message_store::first_connect_backlog(session& s,
+                                                              const client_params& params,
+                                                              std::uint64_t& history_after) const {
   std::vector<message_ptr> out;
   history_after = history_.newest_id();
   auto due_now = [&](const message& m) {
-    return addressed_to(s, m) && !is_expired(m) && turn_came(s, m);
+    return audience_index::addressed_to(s, m) && !m.is_expired() && pacer_.turn_came(s, m);
   };
   if (params.rewind_count || params.rewind_after_ms) {
     const auto span = history_.after(0);
@@ -32,7 +35,7 @@ std::vector<message_ptr> hub::first_connect_backlog(session& s, const client_par
       --it;
       const message& m = **it;
       if (params.rewind_after_ms && m.ts_ms < *params.rewind_after_ms) break;
-      if (!addressed_to(s, m) || is_expired(m)) continue;
+      if (!audience_index::addressed_to(s, m) || m.is_expired()) continue;
       first = it;
       if (params.rewind_count && ++taken == *params.rewind_count) break;
     }
@@ -65,18 +68,20 @@ std::vector<message_ptr> hub::first_connect_backlog(session& s, const client_par
 // (with what was published since the first connect); its sticky part, the messages in force after
 // `since` (those at or below it were sent). Both ask what the first connect asked (addressed to
 // it, not expired, their turn come), now, and a message in both is sent once.
-std::vector<message_ptr> hub::first_backlog_rest(const session& s, std::uint64_t since,
-                                                 std::size_t& owed, bool& gap) const {
+std::vector<message_ptr> message_store::first_backlog_rest(const session& s, std::uint64_t since,
+                                                           std::size_t& owed, bool& gap) const {
   const std::uint64_t from = std::max(since, *s.first_backlog_after_);
   const auto span = history_.after(from);
   gap = span.gap;
-  std::vector<message_ptr> out = resume_backlog(s, from, span, false);
+  std::vector<message_ptr> out = pacer_.resume_backlog(s, from, span, false, history_);
   owed = 0;
   while (owed < out.size() && out[owed]->id <= from)
     ++owed;
   const auto owed_count = static_cast<std::ptrdiff_t>(owed);
   for (const auto& m : sticky_.in_force()) {
-    if (m->id <= since || !addressed_to(s, *m) || is_expired(*m) || !turn_came(s, *m)) continue;
+    if (m->id <= since || !audience_index::addressed_to(s, *m) || m->is_expired() ||
+        !pacer_.turn_came(s, *m))
+      continue;
     const auto owed_end = out.begin() + owed_count;  // (push_back moves the elements)
     if (std::find(out.begin(), owed_end, m) == owed_end) out.push_back(m);  // paced, owed: there
   }
@@ -88,32 +93,24 @@ std::vector<message_ptr> hub::first_backlog_rest(const session& s, std::uint64_t
   return out;
 }
 
-void hub::seed_in_force(const std::vector<message_ptr>& in_force, time_point now,
-                        std::int64_t now_ms) {
-  for (const auto& m : in_force) {
-    if (!m->sticky || (m->expires_ms != 0 && m->expires_ms <= now_ms) || find(m->id)) continue;
-    sticky_.add(m);
-    if (m->expires_ms != 0) expire_at(m, now + std::chrono::milliseconds(m->expires_ms - now_ms));
+// At most --max-poll-batch messages, and none added once the body passed max_poll_reply_bytes
+// (so at most that plus one message), whether the connect resumes or not. The paced messages
+// owed from before `since` come first and are never cut: the session's next poll would not find
+// them again (their turn is behind it); their number is that of the paced publishes still in the
+// log. The rest is in id order, so the next poll's `since` (the last id kept) finds what is left.
+bool message_store::bound_poll_batch(std::vector<message_ptr>& backlog, std::size_t owed,
+                                     std::uint64_t since, std::uint64_t& last_id) const {
+  std::size_t keep = 0, bytes = 0;
+  for (; keep < backlog.size(); ++keep) {
+    if (keep >= owed && (keep >= cfg_.max_poll_batch || bytes > max_poll_reply_bytes)) break;
+    bytes += backlog[keep]->json.size() + messages_separator.size();
   }
-}
-
-message_ptr hub::find_held(std::uint64_t id) const {
-  if (message_ptr m = find(id)) return m;
-  if (message_ptr m = sticky_.find(id)) return m;
-  const pacing::paced_message* p = paced_.find(id);
-  return p ? p->msg : nullptr;
-}
-
-bool hub::claim_take_down(const message_ptr& m) {
-  if (m->expired.exchange(true, std::memory_order_relaxed)) return false;
-  ++stats_.taken_down;
+  if (keep == backlog.size()) return false;
+  backlog.resize(keep);
+  last_id = since;
+  for (std::size_t i = owed; i < keep; ++i)
+    last_id = std::max(last_id, backlog[i]->id);
   return true;
-}
-
-void hub::take_down(const message_ptr& m, time_point now) {
-  m->expired.store(true, std::memory_order_relaxed);
-  expiring_.erase(m->id);  // its ttl timer disarms itself
-  expire_now(m, now);
 }
 
 }  // namespace ringcast

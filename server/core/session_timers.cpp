@@ -1,10 +1,20 @@
-// The hub's session timers: when a session's node is due next, and what happens when it fires
-// (docs/protocol.md, "Timeouts and keep-alive").
-#include "hub.hpp"
+// The session table's timers: when a session's node is due next, and what happens when it fires
+// (docs/protocol.md, "Timeouts and keep-alive"); the retry a connection is ended with; and the
+// adoption of the sessions an upgrade restored live.
+#include <algorithm>
+#include <vector>
+
+#include "pacer.hpp"
+#include "session_observers.hpp"
+#include "session_table.hpp"
 
 namespace ringcast {
 
-std::uint32_t hub::retry_ms_for(ending why) {
+void session::on_timer(time_point now) {
+  table_.on_timer(*this, now);
+}
+
+std::uint32_t session_table::retry_ms_for(ending why) {
   const auto delay = static_cast<std::uint32_t>(cfg_.reconnect_delay.count());
   auto uniform = [this](std::uint32_t lo, std::uint32_t hi) {
     return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng_);
@@ -24,13 +34,13 @@ std::uint32_t hub::retry_ms_for(ending why) {
 
 // A long-poll answered at once (within a tick: it had a backlog or a gap) is followed at once by
 // the next poll of a client that goes on: one that has not come back by --first-poll-ttl will not.
-std::chrono::milliseconds hub::detached_ttl(const session& s) const {
+std::chrono::milliseconds session_table::detached_ttl(const session& s) const {
   const bool answered_at_once = s.transport_ == transport::poll && !s.came_back_ &&
                                 s.detached_at_ - s.attached_at_ < cfg_.tick;
   return answered_at_once ? std::min(cfg_.first_poll_ttl, cfg_.session_ttl) : cfg_.session_ttl;
 }
 
-hub::time_point hub::next_deadline(const session& s) const {
+session_table::time_point session_table::next_deadline(const session& s) const {
   if (!s.conn_) return s.detached_at_ + detached_ttl(s);
   if (s.transport_ == transport::poll)
     return std::min(s.attached_at_ + cfg_.poll_timeout, s.token_expires_);
@@ -42,7 +52,7 @@ hub::time_point hub::next_deadline(const session& s) const {
   return due;
 }
 
-void hub::on_session_timer(session& s, time_point now) {
+void session_table::on_timer(session& s, time_point now) {
   if (!s.conn_) {
     if (now >= s.detached_at_ + detached_ttl(s)) {
       ++stats_.session_ttl;
@@ -80,6 +90,38 @@ void hub::on_session_timer(session& s, time_point now) {
     ++stats_.moves_activity;  // nothing due: activity or traffic pushed the deadline later
   }
   timers_.arm(s, next_deadline(s));
+}
+
+session* session_table::adopt(std::string_view user, std::string_view sid, subscriber& conn) {
+  session* s = find(user, sid);
+  if (!s || !s->adopting_ || conn.kind() != s->transport_) return nullptr;
+  s->adopting_ = false;
+  go_live(*s, conn);
+  return s;  // its node stays armed as it was restored
+}
+
+void session_table::end_adoption(time_point now) {
+  std::vector<session*> lost;
+  for (auto& [key, s] : sessions_) {
+    if (s->adopting_) lost.push_back(s.get());
+  }
+  for (session* s : lost) {
+    s->adopting_ = false;
+    s->detached_at_ = now;
+    idle_.erase(idle_.iterator_to(*s));  // the newest idle now
+    idle_.push_back(*s);
+    s->paced_until_ = pacer_.walked_to();
+    // As detach does: a long-poll between two polls stays online until its TTL.
+    if (s->transport_ != transport::poll) observers_.go_offline(*s, "closed");
+    timers_.arm(*s, next_deadline(*s));
+    if (on_detached_) on_detached_(*s);
+  }
+}
+
+void session_table::tell_online(session_events& o) const {
+  for (const auto& [key, s] : sessions_) {
+    if (s->online_) o.on_connect(*s, true);
+  }
 }
 
 }  // namespace ringcast

@@ -1,5 +1,7 @@
-// The hub's bounds on sessions (--max-sessions, --max-sessions-per-user) and on a long-poll's
+// The session table: alone (its one count of live connections, displacement), then through the
+// hub, its bounds on sessions (--max-sessions, --max-sessions-per-user) and on a long-poll's
 // resumed batch (--max-poll-batch, max_poll_reply_bytes), on a simulated clock.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -8,12 +10,72 @@
 #include <gtest/gtest.h>
 
 #include "hub_fixture.hpp"
+#include "parts_fixture.hpp"
 
 namespace ringcast {
 namespace {
 
 using namespace std::chrono_literals;
 using time_point = hub::time_point;
+
+// ---- the table alone --------------------------------------------------------------------------
+
+class SessionTableAlone : public test::parts_fixture {
+ protected:
+  std::vector<std::string> live_users() {
+    std::vector<std::string> out;
+    parts().audience.for_each_live_addressee(*make(), [&](session& s) { out.push_back(s.user()); });
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+// Gaining and losing a connection is one step of the table, whoever takes it (attach, adopt, a
+// detach, an ending): counted by transport, in the live index a broadcast walks, and back.
+TEST_F(SessionTableAlone, ALiveConnectionIsCountedOnceByItsTransportAndInTheLiveIndex) {
+  test::recording_connection ws(transport::ws), sse(transport::sse), poll(transport::poll);
+  live("alice", "1", ws);
+  session& bob = live("bob", "1", sse);
+  session& carol = live("carol", "1", poll);
+  EXPECT_EQ(stats.ws, 1u);
+  EXPECT_EQ(stats.sse, 1u);
+  EXPECT_EQ(stats.poll, 1u);
+  EXPECT_EQ(parts().audience.live_count(), 3u);
+  EXPECT_EQ(live_users(), (std::vector<std::string>{"alice", "bob", "carol"}));
+
+  table().detach_now(bob, now);
+  EXPECT_EQ(stats.sse, 0u);
+  table().end_connection(carol, ending::reconnect_timeout, now);
+  EXPECT_EQ(stats.poll, 0u);
+  EXPECT_EQ(poll.endings, (std::vector<ending>{ending::reconnect_timeout}));
+  EXPECT_EQ(stats.ws, 1u);
+  EXPECT_EQ(parts().audience.live_count(), 1u);
+  EXPECT_EQ(live_users(), (std::vector<std::string>{"alice"}));
+  EXPECT_EQ(table().size(), 3u);  // the sessions stay for their TTL
+
+  test::recording_connection again(transport::sse);
+  table().go_live(bob, again);
+  EXPECT_EQ(stats.sse, 1u);
+  EXPECT_EQ(live_users(), (std::vector<std::string>{"alice", "bob"}));
+}
+
+TEST_F(SessionTableAlone, AFullTableDropsTheSessionIdleLongestOfAnyUser) {
+  cfg.max_sessions = 3;
+  test::recording_connection a(transport::ws), b(transport::ws), c(transport::ws);
+  session& first = live("u1", "1", a);
+  session& second = live("u2", "1", b);
+  live("u3", "1", c);
+  EXPECT_EQ(table().make_room("u4", "1"), session_table::room::over_total);  // all live
+  table().detach_now(second, now);
+  table().detach_now(first, now);
+  EXPECT_EQ(table().make_room("u4", "1"), session_table::room::ok);
+  EXPECT_EQ(table().find("u2", "1"), nullptr);  // idle longest
+  EXPECT_NE(table().find("u1", "1"), nullptr);
+  EXPECT_EQ(stats.displaced, 1u);
+  EXPECT_EQ(stats.sessions_refused_total, 1u);
+}
+
+// ---- through the hub -------------------------------------------------------------------------
 
 class recording_subscriber final : public subscriber {
  public:
@@ -37,9 +99,9 @@ client_params params(std::string user, std::string sid,
   return p;
 }
 
-class HubSessions : public test::hub_fixture {
+class SessionTableTest : public test::hub_fixture {
  protected:
-  HubSessions() {
+  SessionTableTest() {
     cfg.tick = 10ms;
     cfg.session_ttl = 5s;
     cfg.poll_timeout = 2s;
@@ -64,7 +126,7 @@ class HubSessions : public test::hub_fixture {
 };
 
 // Another event loop's hub, sharing a node budget of `max` sessions with the fixture's.
-class HubSessionsTwoLoops : public HubSessions {
+class SessionTableTwoLoops : public SessionTableTest {
  protected:
   void SetUp() override {
     other_hub = std::make_unique<hub>(cfg, other_timers, other_stats, 0);
@@ -79,7 +141,7 @@ class HubSessionsTwoLoops : public HubSessions {
   std::unique_ptr<hub> other_hub;
 };
 
-TEST_F(HubSessions, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
+TEST_F(SessionTableTest, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
   for (const char* sid : {"a", "b", "c"})
     ASSERT_EQ(poll_once(params("u", sid)), hub::room::ok);
   EXPECT_EQ(the_hub().session_count(), 3u);
@@ -102,7 +164,7 @@ TEST_F(HubSessions, ANewSessionOfAFullUserDropsTheOldestIdleOne) {
   EXPECT_EQ(the_hub().session_count(), 4u);
 }
 
-TEST_F(HubSessions, AUserWhoseSessionsAreAllLiveIsRefused) {
+TEST_F(SessionTableTest, AUserWhoseSessionsAreAllLiveIsRefused) {
   recording_subscriber a(transport::ws), b(transport::sse), c(transport::poll), d(transport::ws);
   ASSERT_EQ(connect(params("u", "a"), a), hub::room::ok);
   ASSERT_EQ(connect(params("u", "b"), b), hub::room::ok);
@@ -123,7 +185,7 @@ TEST_F(HubSessions, AUserWhoseSessionsAreAllLiveIsRefused) {
 
 // Issue 35: one client polling under many user names filled the table, and every newcomer was
 // refused for --session-ttl although nearly every session in it was idle.
-TEST_F(HubSessions, AFullTableDisplacesTheLongestIdleSessionOfAnyUser) {
+TEST_F(SessionTableTest, AFullTableDisplacesTheLongestIdleSessionOfAnyUser) {
   for (int i = 0; i < 10; ++i) {
     ASSERT_EQ(poll_once(params("user" + std::to_string(i), "0")), hub::room::ok);
     now += 10ms;
@@ -151,7 +213,7 @@ TEST_F(HubSessions, AFullTableDisplacesTheLongestIdleSessionOfAnyUser) {
 }
 
 // The 503 comes only when no session of the loop can make way: every one has a connection.
-TEST_F(HubSessions, OnlyATableOfLiveSessionsRefusesANewcomer) {
+TEST_F(SessionTableTest, OnlyATableOfLiveSessionsRefusesANewcomer) {
   std::vector<std::unique_ptr<recording_subscriber>> conns;
   std::vector<session*> sessions;
   for (int i = 0; i < 10; ++i) {
@@ -174,7 +236,7 @@ TEST_F(HubSessions, OnlyATableOfLiveSessionsRefusesANewcomer) {
 
 // A client that polls once (answered at once) and never comes back holds its session for
 // --first-poll-ttl; one that came back, or whose poll was held, or a stream, for --session-ttl.
-TEST_F(HubSessions, APollAnsweredAtOnceThatNeverCameBackLivesTheFirstPollTtl) {
+TEST_F(SessionTableTest, APollAnsweredAtOnceThatNeverCameBackLivesTheFirstPollTtl) {
   cfg.first_poll_ttl = 1s;
   ASSERT_EQ(poll_once(params("once", "0")), hub::room::ok);
   ASSERT_EQ(poll_once(params("twice", "0")), hub::room::ok);
@@ -197,7 +259,7 @@ TEST_F(HubSessions, APollAnsweredAtOnceThatNeverCameBackLivesTheFirstPollTtl) {
   EXPECT_EQ(stats.session_ttl, 4u);
 }
 
-TEST_F(HubSessionsTwoLoops, TheBudgetIsSharedByTheLoopsOfANode) {
+TEST_F(SessionTableTwoLoops, TheBudgetIsSharedByTheLoopsOfANode) {
   hub& other = *other_hub;
   recording_subscriber a(transport::ws), p(transport::poll);
   ASSERT_EQ(connect(params("a", "0"), a), hub::room::ok);
@@ -216,7 +278,7 @@ TEST_F(HubSessionsTwoLoops, TheBudgetIsSharedByTheLoopsOfANode) {
 
 // Issue 35: a loop whose sessions are all live while another holds idle ones, at --max-sessions,
 // has that other loop drop its longest-idle session, and admits the newcomer.
-TEST_F(HubSessionsTwoLoops, AFullLoopWhoseSessionsAreAllLiveHasAnotherLoopDisplaceOne) {
+TEST_F(SessionTableTwoLoops, AFullLoopWhoseSessionsAreAllLiveHasAnotherLoopDisplaceOne) {
   hub& other = *other_hub;
   int asked = 0;
   the_hub().displace_elsewhere_with([&] {
@@ -240,7 +302,7 @@ TEST_F(HubSessionsTwoLoops, AFullLoopWhoseSessionsAreAllLiveHasAnotherLoopDispla
 
 // With a high limit, 100,000 sessions of one user are created and every one expires at its TTL.
 // What it costs (linear in their number) is measured by bench/session_bench.cpp.
-TEST_F(HubSessions, OneUsersManySessionsAllExpire) {
+TEST_F(SessionTableTest, OneUsersManySessionsAllExpire) {
   cfg.max_sessions_per_user = 1'000'000;
   cfg.max_sessions = 1'000'000;
   constexpr int n = 100'000;
@@ -255,7 +317,7 @@ TEST_F(HubSessions, OneUsersManySessionsAllExpire) {
 
 // ---- a long-poll's resumed batch --------------------------------------------------------------
 
-class PollBatch : public HubSessions {
+class PollBatch : public SessionTableTest {
  protected:
   void publish(std::size_t count, std::size_t data_bytes) {
     const std::string data = '"' + std::string(data_bytes, 'x') + '"';

@@ -1,7 +1,7 @@
-// Promotions in force, rewind and take-down through the hub on a simulated clock
-// (docs/protocol.md, "Promotions in force" and "Rewind"): what a connect without `since` gets
-// first, that it respects audience, expiry and paced turns, and that a take-down expires a
-// message at once.
+// The message store alone; then promotions in force, rewind and take-down through the hub on a
+// simulated clock (docs/protocol.md, "Promotions in force" and "Rewind"): what a connect without
+// `since` gets first, that it respects audience, expiry and paced turns, and that a take-down
+// expires a message at once.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -12,12 +12,93 @@
 #include <gtest/gtest.h>
 
 #include "hub_fixture.hpp"
+#include "parts_fixture.hpp"
 
 namespace ringcast {
 namespace {
 
 using namespace std::chrono_literals;
 using time_point = hub::time_point;
+
+// ---- the store alone ---------------------------------------------------------------------------
+
+class MessageStoreAlone : public test::parts_fixture {
+ protected:
+  MessageStoreAlone() {
+    cfg.tick = 10ms;
+    cfg.history = 3;
+  }
+  message_store& store() { return parts().store; }
+  static std::vector<std::uint64_t> ids_of(const std::vector<message_ptr>& messages) {
+    std::vector<std::uint64_t> out;
+    for (const auto& m : messages)
+      out.push_back(m->id);
+    return out;
+  }
+  using ids = std::vector<std::uint64_t>;
+  static constexpr std::int64_t ts_ms = 1'700'000'000'000;  // make()'s
+};
+
+TEST_F(MessageStoreAlone, HistoryKeepsTheNewestAndFindForgetsTheRest) {
+  for (int i = 0; i < 5; ++i)
+    store().keep(make(), now);
+  EXPECT_EQ(store().newest_id(), 5u);
+  EXPECT_EQ(store().find(2), nullptr);
+  ASSERT_NE(store().find(3), nullptr);
+  EXPECT_EQ(store().find(3)->id, 3u);
+  EXPECT_EQ(ids_of(store().retained()), (ids{3, 4, 5}));
+  EXPECT_EQ(ids_of(store().newest(2)), (ids{5, 4}));
+  EXPECT_EQ(ids_of(store().newest(10)), (ids{5, 4, 3}));
+}
+
+TEST_F(MessageStoreAlone, ATtlExpiresOnTheWheelAndTellsTheLiveSessionsItReached) {
+  test::recording_connection a;
+  live("alice", "1", a);
+  const auto m = make({.ttl = 1s, .sticky = true});
+  store().keep(m, now);
+  EXPECT_EQ(store().sticky_in_force(), 1u);
+  advance_by(990ms);
+  EXPECT_FALSE(m->is_expired());
+  EXPECT_TRUE(a.texts.empty());
+  advance_by(20ms);
+  EXPECT_TRUE(m->is_expired());
+  EXPECT_EQ(store().sticky_in_force(), 0u);
+  EXPECT_EQ(stats.messages_expired, 1u);
+  EXPECT_EQ(a.texts, (std::vector<std::string>{R"({"type":"expired","id":1})"}));
+  EXPECT_EQ(stats.expired_notices, 1u);
+}
+
+TEST_F(MessageStoreAlone, ATakeDownIsClaimedOnceAndEndsTheMessageAtOnce) {
+  const auto m = make({.ttl = 1h, .sticky = true});
+  store().keep(m, now);
+  EXPECT_EQ(store().find_held(m->id), m);
+  EXPECT_TRUE(store().claim_take_down(m));
+  EXPECT_FALSE(store().claim_take_down(m));
+  EXPECT_EQ(stats.taken_down, 1u);
+  store().take_down(m, now);
+  EXPECT_EQ(store().sticky_in_force(), 0u);
+  jump_to(now + 2h);
+  EXPECT_EQ(stats.messages_expired, 0u);  // its ttl timer went with it
+}
+
+TEST_F(MessageStoreAlone, SeedingMarksWhatExpiredAndKeepsTheStickyInForce) {
+  const auto gone = make({.ttl = 5s});
+  const auto kept = make({.ttl = 1h, .sticky = true});
+  const auto evicted = make({.ttl = 1h, .sticky = true});  // no longer in the cluster's history
+  store().seed_history({gone, kept}, now, ts_ms + 10'000);
+  store().seed_in_force({kept, evicted}, now, ts_ms + 10'000);
+  EXPECT_TRUE(gone->is_expired());
+  EXPECT_FALSE(kept->is_expired());
+  EXPECT_EQ(stats.messages_expired, 0u);  // nobody here received it: not counted, no notice
+  EXPECT_EQ(store().sticky_in_force(), 2u);
+  EXPECT_EQ(store().find(evicted->id), nullptr);
+  EXPECT_EQ(store().find_held(evicted->id), evicted);
+  jump_to(now + 1h);  // both ttls count from the seeding's wall clock
+  EXPECT_EQ(store().sticky_in_force(), 0u);
+  EXPECT_EQ(stats.messages_expired, 2u);
+}
+
+// ---- through the hub ---------------------------------------------------------------------------
 
 // Records the ids of the messages it is given, and apart the ids of the `expired` notices.
 class recorder final : public subscriber {
@@ -42,9 +123,9 @@ using ids = std::vector<std::uint64_t>;
 
 constexpr std::int64_t t0_ms = 1'700'000'000'000;
 
-class HubStickyTest : public test::hub_fixture {
+class StickyMessagesTest : public test::hub_fixture {
  protected:
-  HubStickyTest() {
+  StickyMessagesTest() {
     cfg.tick = 10ms;
     cfg.heartbeat = 1h;
     cfg.idle_timeout = 1h;
@@ -103,7 +184,7 @@ class HubStickyTest : public test::hub_fixture {
   hub* h = nullptr;
 };
 
-TEST_F(HubStickyTest, AConnectWithoutSinceGetsTheStickyMessagesInForceThenLive) {
+TEST_F(StickyMessagesTest, AConnectWithoutSinceGetsTheStickyMessagesInForceThenLive) {
   const auto before = plain();
   const auto a = sticky();
   plain();
@@ -131,7 +212,7 @@ TEST_F(HubStickyTest, AConnectWithoutSinceGetsTheStickyMessagesInForceThenLive) 
   EXPECT_EQ(a->delivered.load(), 4u);  // three connects and one resume
 }
 
-TEST_F(HubStickyTest, ATtlThatPassesBetweenPublishAndConnectTakesItOutOfForce) {
+TEST_F(StickyMessagesTest, ATtlThatPassesBetweenPublishAndConnectTakesItOutOfForce) {
   const auto short_lived = sticky({}, 2s);
   const auto long_lived = sticky({}, 1h);
   advance_to(now + 2s - cfg.tick);
@@ -147,7 +228,7 @@ TEST_F(HubStickyTest, ATtlThatPassesBetweenPublishAndConnectTakesItOutOfForce) {
   EXPECT_TRUE(late.expired.empty());
 }
 
-TEST_F(HubStickyTest, InForceEvenAfterHistoryHasEvictedIt) {
+TEST_F(StickyMessagesTest, InForceEvenAfterHistoryHasEvictedIt) {
   cfg.history = 2;
   remake_hub();
   const auto kept = sticky();
@@ -160,7 +241,7 @@ TEST_F(HubStickyTest, InForceEvenAfterHistoryHasEvictedIt) {
   EXPECT_EQ(h->find_held(kept->id), kept);
 }
 
-TEST_F(HubStickyTest, OnlyThoseAddressedToTheClient) {
+TEST_F(StickyMessagesTest, OnlyThoseAddressedToTheClient) {
   const auto all = sticky();
   const auto shoes = sticky({audience::channel, "shoes"});
   const auto bob = sticky({audience::user, "bob"});
@@ -174,7 +255,7 @@ TEST_F(HubStickyTest, OnlyThoseAddressedToTheClient) {
   EXPECT_EQ(carl.ids, ids{all->id});
 }
 
-TEST_F(HubStickyTest, APacedOneOnlyOnceTheSessionsTurnHasCome) {
+TEST_F(StickyMessagesTest, APacedOneOnlyOnceTheSessionsTurnHasCome) {
   const std::uint64_t next = last_id + 1;
   const std::string user = user_with_turn_mid_window(next, 10s);
   const time_point published = now;
@@ -206,7 +287,7 @@ TEST_F(HubStickyTest, APacedOneOnlyOnceTheSessionsTurnHasCome) {
   EXPECT_EQ(before.ids, ids{m->id});  // once
 }
 
-TEST_F(HubStickyTest, TakeDownExpiresAtOnceAndTellsThoseWhoHaveIt) {
+TEST_F(StickyMessagesTest, TakeDownExpiresAtOnceAndTellsThoseWhoHaveIt) {
   const auto m = sticky({}, 1h);
   recorder had, other;
   attach(params("had"), had);
@@ -231,7 +312,7 @@ TEST_F(HubStickyTest, TakeDownExpiresAtOnceAndTellsThoseWhoHaveIt) {
   EXPECT_NE(unrelated, nullptr);
 }
 
-TEST_F(HubStickyTest, TakeDownOfAMessageThatIsNotStickyHidesItFromResume) {
+TEST_F(StickyMessagesTest, TakeDownOfAMessageThatIsNotStickyHidesItFromResume) {
   const auto first = plain();
   const auto gone = plain();
   const auto last = plain();
@@ -245,7 +326,7 @@ TEST_F(HubStickyTest, TakeDownOfAMessageThatIsNotStickyHidesItFromResume) {
   EXPECT_FALSE(r.gap);
 }
 
-TEST_F(HubStickyTest, RewindByCountSkipsWhatIsNotTheClientsOrExpired) {
+TEST_F(StickyMessagesTest, RewindByCountSkipsWhatIsNotTheClientsOrExpired) {
   const auto m1 = plain();
   const auto m2 = plain();
   publish({.to = {audience::user, "other"}});
@@ -263,7 +344,7 @@ TEST_F(HubStickyTest, RewindByCountSkipsWhatIsNotTheClientsOrExpired) {
   EXPECT_EQ(many.ids, (ids{m1->id, m2->id, m4->id}));
 }
 
-TEST_F(HubStickyTest, RewindByDurationTakesThoseOfTheLastDuration) {
+TEST_F(StickyMessagesTest, RewindByDurationTakesThoseOfTheLastDuration) {
   publish({.ts_ms = t0_ms});
   const auto recent = publish({.ts_ms = t0_ms + 50'000});
   const auto newest = publish({.ts_ms = t0_ms + 59'000});
@@ -274,7 +355,7 @@ TEST_F(HubStickyTest, RewindByDurationTakesThoseOfTheLastDuration) {
   EXPECT_EQ(conn.ids, (ids{recent->id, newest->id}));
 }
 
-TEST_F(HubStickyTest, RewindAndStickyTogetherInIdOrderOnce) {
+TEST_F(StickyMessagesTest, RewindAndStickyTogetherInIdOrderOnce) {
   const auto old_sticky = sticky();
   plain();
   const auto new_sticky = sticky();
@@ -286,7 +367,7 @@ TEST_F(HubStickyTest, RewindAndStickyTogetherInIdOrderOnce) {
   EXPECT_EQ(conn.ids, (ids{old_sticky->id, new_sticky->id, last->id}));
 }
 
-TEST_F(HubStickyTest, RewindLeavesAPacedMessageToItsTurn) {
+TEST_F(StickyMessagesTest, RewindLeavesAPacedMessageToItsTurn) {
   const std::uint64_t next = last_id + 1;
   const std::string user = user_with_turn_mid_window(next, 10s);
   const time_point published = now;
@@ -326,7 +407,7 @@ std::vector<ids> poll_all(hub& h, const client_params& first, hub::time_point no
   return replies;
 }
 
-TEST_F(HubStickyTest, AFirstConnectPollIsCutAtMaxPollBatchAndTheRestFollowsOnce) {
+TEST_F(StickyMessagesTest, AFirstConnectPollIsCutAtMaxPollBatchAndTheRestFollowsOnce) {
   cfg.history = 5;
   cfg.max_poll_batch = 4;
   remake_hub();
@@ -356,7 +437,7 @@ TEST_F(HubStickyTest, AFirstConnectPollIsCutAtMaxPollBatchAndTheRestFollowsOnce)
   EXPECT_EQ(attach(params("bob"), ws).backlog.size(), 7u);
 }
 
-TEST_F(HubStickyTest, AFirstConnectPollReplyStopsAfterOneMebibyteAndTheRestFollowsOnce) {
+TEST_F(StickyMessagesTest, AFirstConnectPollReplyStopsAfterOneMebibyteAndTheRestFollowsOnce) {
   const std::string blob = '"' + std::string(60 * 1024, 'x') + '"';
   ids expected;
   for (int i = 0; i < 40; ++i) {

@@ -1,37 +1,35 @@
-// The hub's paced delivery: a publish with "spread" reaches each live session at its own turn
-// (core/pacing.hpp), and a session that comes back gets what it is owed exactly once
-// (docs/protocol.md, "Paced publish"; docs/architecture.md, "Paced delivery").
+#include "pacer.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <limits>
 
-#include "hub.hpp"
+#include "audience_index.hpp"
 
 namespace ringcast {
 
-// `m` is in history and its live audience counted (hub::publish).
-void hub::publish_paced(const message_ptr& m, time_point now) {
-  paced_.add(m, now);
-  walk_pacing(now);  // the sessions whose offset is 0 get it now
+void pacer::publish(const message_ptr& m, time_point now) {
+  log_.add(m, now);
+  walk(now);  // the sessions whose offset is 0 get it now
 }
 
 // An expired message (its ttl passed within the window) reaches nobody whose turn is later.
 // A sticky one reaches every live session it addresses at its turn, however new the session
 // (docs/protocol.md, "Promotions in force").
-bool hub::paced_for(const session& s, const message& m) const {
-  return (m.id > s.start_id_ || m.sticky) && addressed_to(s, m) && !is_expired(m);
+bool pacer::paced_for(const session& s, const message& m) const {
+  return (m.id > s.start_id_ || m.sticky) && audience_index::addressed_to(s, m) && !m.is_expired();
 }
 
 // A sticky message went to every session that connected while it was in force.
-bool hub::reached(const session& s, const message& m) const {
+bool pacer::reached(const session& s, const message& m) const {
   if (m.id <= s.start_id_ && !m.sticky) return false;
   return turn_came(s, m);
 }
 
-bool hub::turn_came(const session& s, const message& m) const {
+bool pacer::turn_came(const session& s, const message& m) const {
   if (m.spread.count() == 0) return true;
-  const pacing::paced_message* p = paced_.find(m.id);
-  return !p || p->due_for(s.place_) <= paced_.walked_to();
+  const pacing::paced_message* p = log_.find(m.id);
+  return !p || p->due_for(s.place_) <= log_.walked_to();
 }
 
 // Walks every paced message in flight up to `now`, in two steps: first the turns that came are
@@ -39,14 +37,14 @@ bool hub::turn_came(const session& s, const message& m) const {
 // this tick together, in id order; a held long-poll answers them in one reply. With one message
 // walking (the usual case) every session has one turn: no sort, no copy of the message pointer
 // (its count is shared by the loops: one atomic add a walk, not one a turn).
-void hub::walk_pacing(time_point now) {
+void pacer::walk(time_point now) {
   turns_.clear();
   const pacing::paced_message* only = nullptr;  // the message with turns, while there is one
   bool several = false;
-  paced_.walk(now, [&](pacing::u128 first, pacing::u128 end, const pacing::paced_message& p) {
+  log_.walk(now, [&](pacing::u128 first, pacing::u128 end, const pacing::paced_message& p) {
     several = several || (only && only != &p);
     only = &p;
-    pacing_index_.visit_range(first, end, [&](session& s) {
+    index_.visit_range(first, end, [&](session& s) {
       if (paced_for(s, *p.msg)) turns_.emplace_back(&s, &p.msg);
     });
   });
@@ -84,8 +82,8 @@ void hub::walk_pacing(time_point now) {
   turns_.clear();
   batch_.clear();
   // A session away for longer than its TTL is gone, and with it any claim on a settled message.
-  paced_.forget_settled_before(now - cfg_.session_ttl);
-  if (paced_.any_in_flight()) pacing_timer_.arm_at(now + cfg_.tick);
+  log_.forget_settled_before(now - cfg_.session_ttl);
+  if (log_.any_in_flight()) timer_.arm_at(now + cfg_.tick);
 }
 
 // What a session that resumes after `since` is sent before live messages, in id order:
@@ -94,14 +92,15 @@ void hub::walk_pacing(time_point now) {
 //  - paced messages after `since` that history no longer holds, while the log still has them;
 //  - history after `since`, as for any resume, without paced messages whose turn is still to
 //    come: the walk delivers those at their turn.
-std::vector<message_ptr> hub::resume_backlog(const session& s, std::uint64_t since,
-                                             history::resume_span span, bool new_here) const {
+std::vector<message_ptr> pacer::resume_backlog(const session& s, std::uint64_t since,
+                                               history::resume_span span, bool new_here,
+                                               const history& h) const {
   std::vector<message_ptr> out;
-  const time_point walked = paced_.walked_to();
-  const time_point left = new_here ? left_at_estimate(s, since) : s.paced_until_;
+  const time_point walked = log_.walked_to();
+  const time_point left = new_here ? left_at_estimate(s, since, h) : s.paced_until_;
   const std::uint64_t oldest_retained =
       span.begin != span.end ? (*span.begin)->id : std::numeric_limits<std::uint64_t>::max();
-  for (const auto& p : paced_.messages()) {
+  for (const auto& p : log_.messages()) {
     if (!paced_for(s, *p.msg)) continue;
     const time_point due = p.due_for(s.place_);
     if (due > walked) continue;
@@ -110,9 +109,9 @@ std::vector<message_ptr> hub::resume_backlog(const session& s, std::uint64_t sin
   for (auto it = span.begin; it != span.end; ++it) {
     const message& m = **it;
     // An expired message is skipped, but it is no gap: the client missed nothing it should see.
-    if (!addressed_to(s, m) || is_expired(m)) continue;
+    if (!audience_index::addressed_to(s, m) || m.is_expired()) continue;
     if (m.spread.count() > 0) {
-      const auto* p = paced_.find(m.id);
+      const auto* p = log_.find(m.id);
       if (p && p->due_for(s.place_) > walked) continue;
     }
     out.push_back(*it);
@@ -124,12 +123,13 @@ std::vector<message_ptr> hub::resume_backlog(const session& s, std::uint64_t sin
 // its client was connected when message `since` reached it, so turns before that are not owed.
 // That time is the message's turn if it was paced, else its publish time here (mapped from its
 // timestamp through any paced message of the log). Unknown: nothing is owed.
-hub::time_point hub::left_at_estimate(const session& s, std::uint64_t since) const {
-  if (const auto* p = paced_.find(since)) return p->due_for(s.place_);
-  if (since == 0 || paced_.messages().empty()) return paced_.walked_to();
-  const auto span = history_.after(since - 1);
-  if (span.begin == span.end || (*span.begin)->id != since) return paced_.walked_to();
-  const auto& any = paced_.messages().back();
+pacer::time_point pacer::left_at_estimate(const session& s, std::uint64_t since,
+                                          const history& h) const {
+  if (const auto* p = log_.find(since)) return p->due_for(s.place_);
+  if (since == 0 || log_.messages().empty()) return log_.walked_to();
+  const auto span = h.after(since - 1);
+  if (span.begin == span.end || (*span.begin)->id != since) return log_.walked_to();
+  const auto& any = log_.messages().back();
   return any.start + std::chrono::milliseconds((*span.begin)->ts_ms - any.msg->ts_ms);
 }
 

@@ -1,8 +1,8 @@
-// The hub's side of session_events: when a session goes online and offline, and what changed in
-// its channels while online.
+#include "session_observers.hpp"
+
 #include <algorithm>
 
-#include "hub.hpp"
+#include "session.hpp"
 
 namespace ringcast {
 namespace {
@@ -19,20 +19,20 @@ std::vector<std::string> missing_from(const std::vector<std::string>& a,
 
 }  // namespace
 
-void hub::go_online(session& s, bool resumed) {
+void session_observers::go_online(session& s, bool resumed) {
   s.online_ = true;
   for (session_events* o : observers_)
     o->on_connect(s, resumed);
 }
 
-void hub::go_offline(session& s, std::string_view reason) {
+void session_observers::go_offline(session& s, std::string_view reason) {
   if (!s.online_) return;
   s.online_ = false;
   for (session_events* o : observers_)
     o->on_disconnect(s, reason);
 }
 
-void hub::channels_changed(const session& s, const std::vector<std::string>& before) {
+void session_observers::channels_changed(const session& s, const std::vector<std::string>& before) {
   if (observers_.empty()) return;
   const auto added = missing_from(s.channels_, before);
   const auto removed = missing_from(before, s.channels_);
