@@ -27,6 +27,7 @@ namespace ringcast {
 
 class stream_connection : public subscriber,
                           public loop_timer,
+                          public registered_connection,
                           public std::enable_shared_from_this<stream_connection> {
  public:
   void deliver(const message_ptr& m) final;
@@ -38,10 +39,11 @@ class stream_connection : public subscriber,
   // state does not cross exec): it is sent the drain's reconnect now, and counted in the result.
   // The rest (ending, or in the middle of a client's WebSocket message) are closed by the exec.
   // A queued message goes by reference into `messages`, the loop's table (each message once).
-  static std::size_t capture_loop(std::vector<moved_stream>& out, queued_messages& messages);
+  static std::size_t capture_loop(connection_registry& loop, std::vector<moved_stream>& out,
+                                  queued_messages& messages);
 
  protected:
-  stream_connection(connection_context& ctx, connection_parts parts);
+  stream_connection(connection_context& ctx, connection_parts parts, connection_kind kind);
   ~stream_connection();
 
   // Attaches to the session and queues hello and the resumed backlog.
