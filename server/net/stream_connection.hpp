@@ -25,10 +25,11 @@
 
 namespace ringcast {
 
+// registered_connection comes last, so that the flags that open the members fill its tail.
 class stream_connection : public subscriber,
                           public loop_timer,
-                          public registered_connection,
-                          public std::enable_shared_from_this<stream_connection> {
+                          public std::enable_shared_from_this<stream_connection>,
+                          public registered_connection {
  public:
   void deliver(const message_ptr& m) final;
   void end(const ending_notice& notice) final;
@@ -104,6 +105,9 @@ class stream_connection : public subscriber,
   // The queue is full: the client is closed `slow`. True if so.
   bool falling_behind();
 
+  bool closing_ = false;  // the final frames are queued: nothing else will be
+  bool waiting_ = false;  // for the socket to take more
+  bool failed_ = false;
   connection_context& ctx_;
   connection_limit::slot slot_;
   address_limits::slot address_;
@@ -113,9 +117,6 @@ class stream_connection : public subscriber,
   std::size_t written_ = 0;                     // bytes of the queue's first item already written
   std::uint64_t highest_id_ = 0;                // of the messages queued, or the client's `since`
   time_point grace_until_ = time_point::max();  // ending: the final notice is written by then
-  bool closing_ = false;                        // the final frames are queued: nothing else will be
-  bool waiting_ = false;                        // for the socket to take more
-  bool failed_ = false;
   // As admitted (a client token's grant and `exp`, the connect hook's), for an upgrade in place.
   std::optional<std::vector<std::string>> grant_;
   std::optional<time_point> expires_;

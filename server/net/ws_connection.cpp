@@ -67,8 +67,8 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
     : stream_connection(ctx, std::move(parts), connection_kind::ws),
-      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate),
-      deflate_(deflate) {
+      deflate_(deflate),
+      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate) {
   if (!deflate_) return;
   reader_.accept_compressed();
   compress_min_ = static_cast<std::uint32_t>(

@@ -298,6 +298,39 @@ TEST(PollConnection, HeldUntilAMessageThenTheConnectionServesTheNextPoll) {
   EXPECT_EQ(loop.run([&] { return loop.stats().poll_timeout; }), 1u);
 }
 
+// The loop's registry (connection_registry.hpp) follows one TCP connection from object to object:
+// HTTP waiting for a request, a held poll (parked, for an upgrade to take), HTTP again.
+TEST(PollConnection, TheLoopsRegistryFollowsTheConnectionFromHttpToAHeldPollAndBack) {
+  test::test_loop loop(short_timeouts());
+  const auto count = [&](connection_kind kind, connection_state state) {
+    return loop.run([&] { return loop.connections().count(kind, state); });
+  };
+  const auto http_open = [&] {
+    return count(connection_kind::http, connection_state::idle) +
+           count(connection_kind::http, connection_state::busy) +
+           count(connection_kind::http, connection_state::parked);
+  };
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  ASSERT_TRUE(eventually(loop, [&] { return loop.idle_connections() == 1; }));
+  send(c, get("/poll?user=u&sid=a"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  EXPECT_EQ(count(connection_kind::poll, connection_state::parked), 1u);
+  EXPECT_TRUE(eventually(loop, [&] { return http_open() == 0; }));
+
+  publish(loop, 41);
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::ok);
+  EXPECT_TRUE(eventually(loop, [&] { return loop.idle_connections() == 1; }));
+  EXPECT_TRUE(eventually(loop, [&] {
+    return loop.connections().count(connection_kind::poll, connection_state::parked) +
+               loop.connections().count(connection_kind::poll, connection_state::busy) +
+               loop.connections().count(connection_kind::poll, connection_state::idle) ==
+           0;
+  }));
+  c.close();
+  EXPECT_TRUE(eventually(loop, [&] { return http_open() == 0; }));
+}
+
 TEST(PollConnection, AHangUpFreesTheSessionAtOnce) {
   test::test_loop loop(short_timeouts());
   auto c = loop.connect();
