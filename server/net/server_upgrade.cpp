@@ -121,12 +121,12 @@ void server::upgrade() {
     return;
   }
   for (auto& loop : loops_)
-    asio::post(loop->io(), [] { http_connection::begin_handover(); });
+    asio::post(loop->io(), [l = loop.get()] { l->begin_handover(); });
   const std::shared_ptr<loop_stop> stop = stop_at_rest();
   if (!stop) {
     log_warn("upgrade abandoned, serving on: the server began to drain");
     for (auto& loop : loops_)
-      asio::post(loop->io(), [] { http_connection::end_handover(); });
+      asio::post(loop->io(), [l = loop.get()] { l->end_handover(); });
     return;
   }
   stop->verdict.set_value(true);
@@ -164,7 +164,7 @@ void server::upgrade() {
   log_warn("upgrade failed, serving on: {}", why);
   stop->go_on.set_value();
   for (auto& loop : loops_)
-    asio::post(loop->io(), [] { http_connection::end_handover(); });
+    asio::post(loop->io(), [l = loop.get()] { l->end_handover(); });
 }
 
 // Every loop stops at a point of its own queue that comes after every publish numbered so far
@@ -182,13 +182,11 @@ std::shared_ptr<server::loop_stop> server::stop_at_rest() {
     node_->hold_numbering([&] {
       for (std::size_t i = 0; i < loops_.size(); ++i) {
         asio::post(loops_[i]->io(), [stop, i, loop = loops_[i].get()] {
-          stop->busy[i] =
-              http_connection::requests_in_flight() + poll_connection::replies_in_flight();
+          stop->busy[i] = loop->requests_in_flight();
           stop->counted.count_down();
           if (!stop->capture.get()) return;  // serves on until the next stop
-          stop->reconnected[i] =
-              stream_connection::capture_loop(stop->streams[i], stop->queued[i]) +
-              loop->capture_http(stop->http[i]);
+          stop->reconnected[i] = loop->capture_streams(stop->streams[i], stop->queued[i]) +
+                                 loop->capture_http(stop->http[i]);
           stop->captured.count_down();
           stop->resumed.wait();
         });
@@ -253,8 +251,10 @@ void server::adopt_streams() {
       log_warn("upgrade: a handed-over connection of {} could not be adopted", m.user);
       continue;
     }
+    auto address = adopted_address(*stream);  // before the stream moves into the parts
+    const auto peer = connection_parts::peer_of(*stream);
     connection_parts parts{
-        std::move(*stream), {}, connections_.count_open(), adopted_address(*stream)};
+        std::move(*stream), {}, connections_.count_open(), std::move(address), peer};
     asio::post(home.io(), [&home, parts = std::move(parts), m = std::move(m),
                            queue = std::move(*queue)]() mutable {
       if (m.kind == moved_stream::kind_t::ws) {
@@ -284,8 +284,10 @@ void server::adopt_http() {
       log_warn("upgrade: a handed-over HTTP connection could not be adopted");
       continue;
     }
+    auto address = adopted_address(*stream);  // before the stream moves into the parts
+    const auto peer = connection_parts::peer_of(*stream);
     connection_parts parts{
-        std::move(*stream), {}, connections_.count_open(), adopted_address(*stream)};
+        std::move(*stream), {}, connections_.count_open(), std::move(address), peer};
     const std::size_t n = boost::asio::buffer_copy(parts.buffer.prepare(m.unread.size()),
                                                    boost::asio::buffer(m.unread));
     parts.buffer.commit(n);

@@ -344,6 +344,39 @@ test('SIGUSR2 with a request half-sent on an idle connection: it moves with its 
   }
 });
 
+test('SIGUSR2 with --max-connections-per-ip: the connections that move stay counted against their address in the new binary', async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next, '--max-connections-per-ip', '4',
+    '--keepalive-timeout', '20', '--handshake-timeout', '20']);
+  const open = [];
+  try {
+    // Three idle keep-alive connections of 127.0.0.1, each answered once: they move.
+    for (let i = 0; i < 3; i++) {
+      const c = await rawHttp(srv);
+      c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await c.reply(/^HTTP\/1\.1 200 /u);
+      open.push(c);
+    }
+    srv.proc.kill('SIGUSR2');
+    await upgraded(srv, 1);
+    const line = /moved \(0 WebSocket and SSE, (\d+) HTTP of which 0 held long-polls\)/u.exec(srv.log);
+    assert.ok(line && Number(line[1]) >= 3, srv.logTail());
+    const from = srv.log.length;
+    // Three more of the same address: with the three that moved counted, at most one fits.
+    for (let i = 0; i < 3; i++) {
+      const c = await rawHttp(srv);
+      open.push(c);
+    }
+    await waitFor(() => open.slice(3).filter((c) => c.closed).length >= 2, 5000,
+      'two of the new connections closed at accept');
+    assert.match(logSince(srv, from), /closed at accept over --max-connections-per-ip/u);
+    assert.equal(open.slice(0, 3).filter((c) => c.closed).length, 0, 'a moved connection was closed');
+  } finally {
+    for (const c of open) c.socket.destroy();
+    await srv.stop();
+  }
+});
+
 // A held poll moves as its request again with `since` added: one whose request was just under the
 // 8 KiB header limit is still read by the new binary, not refused 431.
 test('SIGUSR2 with a held poll whose request is just under 8 KiB: held on and answered, not refused', async () => {
