@@ -13,9 +13,9 @@ namespace {
 
 class fake_connection final : public registered_connection {
  public:
-  fake_connection(connection_registry& r, connection_kind kind, int id,
+  fake_connection(connection_registry& r, connection_kind kind, int number,
                   connection_state state = connection_state::busy)
-      : registered_connection(r, kind, state), id(id) {}
+      : registered_connection(r, kind, state), id(number) {}
   void move_to(connection_state s) { set_state(s); }
   int id;
 };
