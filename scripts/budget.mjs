@@ -77,22 +77,16 @@ async function onFreshServer(fn, flags = ['--max-connections', '30000', '--sessi
 }
 
 // Idle WebSockets and SSE streams, held polls: what a connection holds while nothing happens.
-await onFreshServer(async (srv) => {
-  const m = await measure(srv, 2000, async (n) => {
-    const out = [];
-    for (let i = 0; i < n; i++) out.push(await srv.wsHello({ user: uid('w') }));
-    return out;
+for (const [what, hello] of [['WebSocket', 'wsHello'], ['SSE stream', 'sseHello']]) {
+  await onFreshServer(async (srv) => {
+    const m = await measure(srv, 2000, async (n) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push(await srv[hello]({ user: uid(hello) }));
+      return out;
+    });
+    row(`${what} (idle, hello written)`, 2000, m.kib, m.ticks);
   });
-  row('WebSocket (idle, hello written)', 2000, m.kib, m.ticks);
-});
-await onFreshServer(async (srv) => {
-  const m = await measure(srv, 2000, async (n) => {
-    const out = [];
-    for (let i = 0; i < n; i++) out.push(await srv.sseHello({ user: uid('s') }));
-    return out;
-  });
-  row('SSE stream (idle, hello written)', 2000, m.kib, m.ticks);
-});
+}
 await onFreshServer(async (srv) => {
   const m = await measure(srv, 2000, async (n) => {
     const out = [];

@@ -2,8 +2,9 @@
 //   dist/<entry>.mjs, dist/<entry>.cjs   one pair per subpath of package.json "exports"
 //                                        ("." is src/index.ts, "./<name>" is src/<name>/index.ts)
 //   dist/**/*.d.ts                      declarations of every public type
-//   ../../web/ringcast.js, ringcast.mjs the files the server embeds and serves (classic script and
-//                                        ES module), so the server's client is this package
+//   ../../web/ringcast.js, ringcast.mjs the files the server embeds and serves (a classic script,
+//                                        and an ES module that imports it), so the server's client
+//                                        is this package
 // `node build.mjs --web-out DIR` writes the two web files into DIR instead (and builds nothing
 // else): test/web_build.test.mjs compares them with the committed ones. `--package` builds dist/
 // only (npm pack's prepack: packing never rewrites the repository's web/).
@@ -44,8 +45,10 @@ async function buildWeb() {
   };
   await esbuild.build({ ...common, entryPoints: [join(here, 'src/web/script.ts')], format: 'iife',
     outfile: join(webOut, 'ringcast.js') });
+  // The module imports the script beside it ('./ringcast.js' stays an import, resolved by the
+  // browser against the module's own URL).
   await esbuild.build({ ...common, entryPoints: [join(here, 'src/web/module.ts')], format: 'esm',
-    outfile: join(webOut, 'ringcast.mjs') });
+    outfile: join(webOut, 'ringcast.mjs'), external: ['./ringcast.js'] });
 }
 
 async function buildPackage() {

@@ -135,6 +135,18 @@ struct config {
   // 503 + Retry-After (never the fallback).
   std::size_t connect_hook_concurrency = 64;
 
+  // The Pusher Channels door (docs/pusher.md): one app, open only when --pusher-app-id,
+  // --pusher-key and --pusher-secret (or --pusher-secret-file, else $RINGCAST_PUSHER_SECRET) are
+  // all given; --pusher-client-events lets subscribers of private and presence channels send
+  // client-* events; --pusher-webhook-url URL[,URL...] receives Pusher's webhooks.
+  std::string pusher_app_id;
+  std::string pusher_key;
+  std::string pusher_secret;
+  bool pusher_client_events = false;
+  std::vector<http_url> pusher_webhook_urls;
+  std::string pusher_webhook_urls_text;  // as given, for the SIGHUP diff
+  bool pusher() const { return !pusher_app_id.empty(); }
+
   std::string config_file;  // --config FILE: read again on SIGHUP (config_reload.hpp)
 
   // Upgrade in place (docs/operations.md#upgrading): --upgrade-binary FILE, exec'd on SIGUSR2

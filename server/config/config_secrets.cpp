@@ -7,6 +7,8 @@
 
 #include <sys/stat.h>
 
+#include <fmt/ranges.h>
+
 #include "config_file.hpp"
 #include "flag_error.hpp"
 
@@ -17,6 +19,7 @@ namespace {
 
 constexpr const char* token_env = "RINGCAST_ADMIN_TOKEN";
 constexpr const char* client_secret_env = "RINGCAST_CLIENT_SECRET";
+constexpr const char* pusher_secret_env = "RINGCAST_PUSHER_SECRET";
 
 bool valid_token(std::string_view token) {
   return !token.empty() &&
@@ -136,6 +139,41 @@ void resolve_redis_password(const po::variables_map& vm, config& cfg) {
   if (!read) bad_flag("redis-password-file", read.error);
   cfg.redis->password = std::move(*read.value);
   cfg.secret_files.push_back({"redis-password-file", text_of(vm, "redis-password-file")});
+}
+
+void resolve_pusher_app(const po::variables_map& vm,
+                        const std::function<const char*(const char*)>& getenv, config& cfg) {
+  if (vm.count("pusher-secret") && vm.count("pusher-secret-file"))
+    bad_flag("pusher-secret-file", "give either --pusher-secret or --pusher-secret-file, not both");
+  std::string secret_source = "--pusher-secret";
+  if (vm.count("pusher-secret")) {
+    cfg.pusher_secret = text_of(vm, "pusher-secret");
+    if (cfg.pusher_secret.empty()) bad_flag("pusher-secret", "expected a non-empty secret");
+  } else if (vm.count("pusher-secret-file")) {
+    auto read = read_secret_file(text_of(vm, "pusher-secret-file"));
+    if (!read) bad_flag("pusher-secret-file", read.error);
+    cfg.pusher_secret = std::move(*read.value);
+    cfg.secret_files.push_back({"pusher-secret-file", text_of(vm, "pusher-secret-file")});
+    secret_source = "--pusher-secret-file";
+  } else if (const char* env = getenv(pusher_secret_env); env && *env) {
+    cfg.pusher_secret = env;
+    secret_source = fmt::format("${}", pusher_secret_env);
+  }
+  const bool id = !cfg.pusher_app_id.empty(), key = !cfg.pusher_key.empty(),
+             secret = !cfg.pusher_secret.empty();
+  if ((id || key || secret) && !(id && key && secret)) {
+    std::vector<std::string> given, missing;
+    (id ? given : missing).emplace_back("--pusher-app-id");
+    (key ? given : missing).emplace_back("--pusher-key");
+    (secret ? given : missing).push_back(secret ? secret_source : "--pusher-secret");
+    throw flag_error(fmt::format(
+        "the Pusher door needs --pusher-app-id, --pusher-key and --pusher-secret together: {} "
+        "given without {}",
+        fmt::join(given, " and "), fmt::join(missing, " and ")));
+  }
+  for (const char* flag : {"pusher-client-events", "pusher-webhook-url"})
+    if (vm.count(flag) && !cfg.pusher())
+      bad_flag(flag, "needs --pusher-app-id, --pusher-key and --pusher-secret");
 }
 
 std::vector<std::string> secret_file_warnings(const config& cfg, unsigned own_group) {

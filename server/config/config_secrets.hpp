@@ -25,6 +25,13 @@ void resolve_hook_secret(const boost::program_options::variables_map& vm, config
 // --redis-password-file: the password of the --redis URL (after it is read), which then has none.
 void resolve_redis_password(const boost::program_options::variables_map& vm, config& cfg);
 
+// --pusher-secret, --pusher-secret-file, else $RINGCAST_PUSHER_SECRET if non-empty; then the door
+// is open only with all three of --pusher-app-id, --pusher-key and a secret (some without the
+// others is an error naming what is missing), and --pusher-client-events and
+// --pusher-webhook-url need it open.
+void resolve_pusher_app(const boost::program_options::variables_map& vm,
+                        const std::function<const char*(const char*)>& getenv, config& cfg);
+
 // A warning for each file of `cfg.secret_files` that others may read, or its group when that is
 // not `own_group` (the server's: the package's root:ringcast 0640 is how the service reads its
 // token), to be logged at start-up: "--tls-key: key.pem is readable by group or others (mode

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <limits>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "comma_list.hpp"
 #include "duration.hpp"
 #include "flag_error.hpp"
 #include "flag_values.hpp"
@@ -488,6 +490,63 @@ std::vector<flag_group> build_table() {
            number("hook-queue", "N", &config::hook_queue, 1, no_limit, sighup::restart,
                   "hook events kept per event loop while the backend is down; the oldest are "
                   "dropped beyond it"),
+       }});
+
+  // The Pusher app's id and key appear in URL paths (/apps/{id}, /app/{key}) and the key in
+  // "key:signature" auth strings: a plain word keeps both unambiguous.
+  auto pusher_word = [](std::string_view name, std::string config::*field) {
+    return [name, field](const std::string& text, config& cfg) {
+      const bool word =
+          !text.empty() && text.size() <= 128 && std::all_of(text.begin(), text.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+          });
+      if (!word)
+        bad_flag(name, fmt::format("expected 1-128 letters, digits, '-' or '_', got '{}'", text));
+      cfg.*field = text;
+    };
+  };
+  table.push_back(
+      {"Pusher Channels door (docs/pusher.md)",
+       {
+           {.name = "pusher-app-id",
+            .value_name = "ID",
+            .help = "open the Pusher Channels door for this app id (with --pusher-key and "
+                    "--pusher-secret; all three or none)",
+            .read = pusher_word("pusher-app-id", &config::pusher_app_id),
+            .value = [](const config& c) { return c.pusher_app_id; }},
+           {.name = "pusher-key",
+            .value_name = "KEY",
+            .help = "the Pusher app key clients connect with (/app/KEY)",
+            .read = pusher_word("pusher-key", &config::pusher_key),
+            .value = [](const config& c) { return c.pusher_key; }},
+           secret("pusher-secret", "SECRET", &config::pusher_secret,
+                  "the Pusher app secret that signs channel auth, sign-in, HTTP API requests and "
+                  "webhooks (default: $RINGCAST_PUSHER_SECRET)"),
+           secret_file("pusher-secret-file",
+                       "read the Pusher app secret from FILE (its first line) instead, so that it "
+                       "is not seen in ps"),
+           {.name = "pusher-client-events",
+            .help = "let subscribers of private and presence channels send client-* events to "
+                    "the channel's other members (off by default, as at Pusher)",
+            .read = [](const std::string&, config& cfg) { cfg.pusher_client_events = true; },
+            .value = [](const config& c) { return yes_no(c.pusher_client_events); }},
+           {.name = "pusher-webhook-url",
+            .value_name = "URLS",
+            .help = "comma-separated http:// or https:// URLs that receive the Pusher app's "
+                    "webhooks, signed with X-Pusher-Key and X-Pusher-Signature (default: none)",
+            .read =
+                [](const std::string& text, config& cfg) {
+                  std::vector<http_url> urls;
+                  for (const auto item : comma_list(text)) {
+                    auto url = parse_http_url(item);
+                    if (!url) bad_flag("pusher-webhook-url", url.error);
+                    urls.push_back(std::move(*url.value));
+                  }
+                  if (urls.empty()) bad_flag("pusher-webhook-url", "expected at least one URL");
+                  cfg.pusher_webhook_urls = std::move(urls);
+                  cfg.pusher_webhook_urls_text = text;
+                },
+            .value = [](const config& c) { return c.pusher_webhook_urls_text; }},
        }});
 
   table.push_back(

@@ -58,6 +58,7 @@ config build_config(const po::variables_map& vm,
   resolve_client_tokens(vm, getenv, cfg);
   resolve_tls(vm, cfg);
   resolve_hook_secret(vm, cfg);
+  resolve_pusher_app(vm, getenv, cfg);
   for (const auto& group : flag_table())
     for (const flag& f : group.flags)
       if (f.check) f.check(cfg);

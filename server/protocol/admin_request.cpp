@@ -4,13 +4,12 @@
 #include <cmath>
 #include <initializer_list>
 
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include "client_params.hpp"
 #include "duration.hpp"
-#include "json_duplicate_keys.hpp"
+#include "strict_json.hpp"
 
 namespace ringcast {
 namespace {
@@ -18,12 +17,9 @@ namespace {
 // The body as a JSON object, or why not.
 parsed<boost::json::object> json_object(std::string_view body) {
   using result = parsed<boost::json::object>;
-  boost::system::error_code ec;
-  boost::json::value json = boost::json::parse(body, ec);
-  if (ec) return result::fail("invalid JSON");
-  if (auto key = duplicate_json_key(body))
-    return result::fail("the key \"" + *key + "\" is given twice");
-  auto* object = json.if_object();
+  auto json = parse_strict_json(body);
+  if (!json) return result::fail(std::move(json.error));
+  auto* object = json.value->if_object();
   if (!object) return result::fail("expected a JSON object");
   return result::ok(std::move(*object));
 }

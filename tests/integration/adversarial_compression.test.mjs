@@ -6,7 +6,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import zlib from 'node:zlib';
-import { assertServes, cpuTicks, rawConnect, rssKiB, sleep, startServer, uid, waitFor } from './harness.mjs';
+import { assertServes, rawConnect, rssKiB, sleep, startServer, uid, untilCpuQuiet, waitFor } from './harness.mjs';
 
 // Under AddressSanitizer freed memory waits in a quarantine that would swamp the RSS bound.
 const smallQuarantine = {
@@ -72,14 +72,7 @@ describe('gzip long-poll replies of several messages', () => {
       sockets.push(s);
     }
     // Until the server stops using CPU for 150 ms: every write waits.
-    let cpu = cpuTicks(pid);
-    let blockedAt = Date.now();
-    while (Date.now() - blockedAt < 150) {
-      await sleep(5);
-      peak = Math.max(peak, rssKiB(pid));
-      const now = cpuTicks(pid);
-      if (now !== cpu) { cpu = now; blockedAt = Date.now(); }
-    }
+    peak = (await untilCpuQuiet(pid, { peakKiB: peak })).peakKiB;
     const waiting = await srv.stats();
     await waitFor(async () => {
       peak = Math.max(peak, rssKiB(pid));
@@ -127,15 +120,7 @@ describe('gzip SSE: paced messages that come late', () => {
     // A higher id, at once to everyone: the paced turns that come after it are unnumbered.
     await srv.publish({ data: 'newer' });
     await sleep(1500);
-    let peak = rssKiB(pid);
-    let cpu = cpuTicks(pid);
-    let quietAt = Date.now();
-    while (Date.now() - quietAt < 150) {
-      await sleep(5);
-      peak = Math.max(peak, rssKiB(pid));
-      const now = cpuTicks(pid);
-      if (now !== cpu) { cpu = now; quietAt = Date.now(); }
-    }
+    const { peakKiB: peak } = await untilCpuQuiet(pid);
     const s1 = await srv.stats();
     const grown = peak - rss0;
     const compressed = s1.compression.messages_compressed - s0.compression.messages_compressed;

@@ -5,7 +5,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  EARLY_MARGIN_MS, assertServes, cpuTicks, latestMs, rawConnect, rssKiB, sleep, startServer, uid,
+  EARLY_MARGIN_MS, assertServes, latestMs, rawConnect, rssKiB, sleep, startServer, uid, untilCpuQuiet,
   waitFor,
 } from './harness.mjs';
 
@@ -97,14 +97,9 @@ describe('bounded replies and a deadline on every write', () => {
     }
     // The server writes what the sockets take (several MiB each on loopback), then every write
     // waits: the moment the server stops using CPU (/proc/PID/stat) for 150 ms.
-    let cpu = cpuTicks(pid);
-    let blockedAt = Date.now();
-    while (Date.now() - blockedAt < 150) {
-      await sleep(5);
-      peak = Math.max(peak, rssKiB(pid));
-      const now = cpuTicks(pid);
-      if (now !== cpu) { cpu = now; blockedAt = Date.now(); }
-    }
+    const quiet = await untilCpuQuiet(pid, { peakKiB: peak });
+    peak = quiet.peakKiB;
+    const blockedAt = quiet.quietSince;
     await waitFor(async () => {
       peak = Math.max(peak, rssKiB(pid));
       const s = await srv.stats();

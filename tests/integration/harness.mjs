@@ -976,6 +976,22 @@ export function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
 }
 
+// Waits until the process has used no CPU for `quietMs` (e.g. every write it has waits on a full
+// socket), sampling its RSS every 5 ms: returns the highest RSS seen (at least `peakKiB`) and when
+// the quiet began.
+export async function untilCpuQuiet(pid, { peakKiB = 0, quietMs = 150 } = {}) {
+  let peak = Math.max(peakKiB, rssKiB(pid));
+  let cpu = cpuTicks(pid);
+  let quietSince = Date.now();
+  while (Date.now() - quietSince < quietMs) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    peak = Math.max(peak, rssKiB(pid));
+    const now = cpuTicks(pid);
+    if (now !== cpu) { cpu = now; quietSince = Date.now(); }
+  }
+  return { peakKiB: peak, quietSince };
+}
+
 // The server is still fine: /healthz answers and a publish reaches a fresh WebSocket client.
 export async function assertServes(srv) {
   const health = await srv.get('/healthz', { timeoutMs: 3000 });

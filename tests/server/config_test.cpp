@@ -447,6 +447,97 @@ TEST(ParseConfig, HookSecretFromAFile) {
   std::filesystem::remove(file);
 }
 
+TEST(ParseConfig, ThePusherDoorOpensWithItsThreeSettingsTogether) {
+  const run none({});
+  ASSERT_TRUE(none.outcome.cfg) << none.err;
+  EXPECT_FALSE(none.cfg().pusher());
+  EXPECT_FALSE(none.cfg().pusher_client_events);
+
+  const run all({"--pusher-app-id", "1234", "--pusher-key", "278d425bdf160c739803",
+                 "--pusher-secret", "7ad3773142a6692b25b8", "--pusher-client-events",
+                 "--pusher-webhook-url", "http://127.0.0.1:9/a, https://hooks.example/b"});
+  ASSERT_TRUE(all.outcome.cfg) << all.err;
+  const config& c = all.cfg();
+  EXPECT_TRUE(c.pusher());
+  EXPECT_EQ(c.pusher_app_id, "1234");
+  EXPECT_EQ(c.pusher_key, "278d425bdf160c739803");
+  EXPECT_EQ(c.pusher_secret, "7ad3773142a6692b25b8");
+  EXPECT_TRUE(c.pusher_client_events);
+  ASSERT_EQ(c.pusher_webhook_urls.size(), 2u);
+  EXPECT_EQ(c.pusher_webhook_urls[0].port, 9);
+  EXPECT_TRUE(c.pusher_webhook_urls[1].tls);
+  EXPECT_EQ(c.pusher_webhook_urls[1].host, "hooks.example");
+
+  // The secret from the environment, which the flag overrides.
+  const run env({"--pusher-app-id", "1", "--pusher-key", "k"}, {{"RINGCAST_PUSHER_SECRET", "e"}});
+  ASSERT_TRUE(env.outcome.cfg) << env.err;
+  EXPECT_EQ(env.cfg().pusher_secret, "e");
+  const run flag({"--pusher-app-id", "1", "--pusher-key", "k", "--pusher-secret", "f"},
+                 {{"RINGCAST_PUSHER_SECRET", "e"}});
+  ASSERT_TRUE(flag.outcome.cfg) << flag.err;
+  EXPECT_EQ(flag.cfg().pusher_secret, "f");
+}
+
+TEST(ParseConfig, APartialPusherAppIsAStartupError) {
+  expect_error({"--pusher-app-id", "1"},
+               "ringcast: the Pusher door needs --pusher-app-id, --pusher-key and --pusher-secret "
+               "together: --pusher-app-id given without --pusher-key and --pusher-secret");
+  expect_error({"--pusher-app-id", "1", "--pusher-secret", "s"},
+               "ringcast: the Pusher door needs --pusher-app-id, --pusher-key and --pusher-secret "
+               "together: --pusher-app-id and --pusher-secret given without --pusher-key");
+  expect_error({"--pusher-key", "k", "--pusher-app-id", "1"},
+               "ringcast: the Pusher door needs --pusher-app-id, --pusher-key and --pusher-secret "
+               "together: --pusher-app-id and --pusher-key given without --pusher-secret");
+  // A secret in the environment alone is a partial app too: it names where it came from.
+  const run env({}, {{"RINGCAST_PUSHER_SECRET", "e"}});
+  EXPECT_EQ(env.err,
+            "ringcast: the Pusher door needs --pusher-app-id, --pusher-key and --pusher-secret "
+            "together: $RINGCAST_PUSHER_SECRET given without --pusher-app-id and --pusher-key\n");
+  expect_error({"--pusher-client-events"},
+               "ringcast: --pusher-client-events: needs --pusher-app-id, --pusher-key and "
+               "--pusher-secret");
+  expect_error({"--pusher-webhook-url", "http://127.0.0.1:9/a"},
+               "ringcast: --pusher-webhook-url: needs --pusher-app-id, --pusher-key and "
+               "--pusher-secret");
+}
+
+TEST(ParseConfig, PusherValuesAreChecked) {
+  expect_error({"--pusher-app-id", "a/b"},
+               "ringcast: --pusher-app-id: expected 1-128 letters, digits, '-' or '_', got 'a/b'");
+  expect_error({"--pusher-key", "k:1"},
+               "ringcast: --pusher-key: expected 1-128 letters, digits, '-' or '_', got 'k:1'");
+  expect_error({"--pusher-app-id", "1", "--pusher-key", "k", "--pusher-secret", ""},
+               "ringcast: --pusher-secret: expected a non-empty secret");
+  const std::vector<std::string> app{"--pusher-app-id", "1", "--pusher-key", "k",
+                                     "--pusher-secret", "s"};
+  auto with_app = [&app](std::vector<std::string> more) {
+    more.insert(more.begin(), app.begin(), app.end());
+    return more;
+  };
+  const run bad_url(with_app({"--pusher-webhook-url", "http://127.0.0.1:9/a,ftp://x/y"}));
+  EXPECT_FALSE(bad_url.outcome.cfg);
+  EXPECT_TRUE(bad_url.err.starts_with("ringcast: --pusher-webhook-url: ")) << bad_url.err;
+  expect_error(with_app({"--pusher-webhook-url", " , "}),
+               "ringcast: --pusher-webhook-url: expected at least one URL");
+}
+
+TEST(ParseConfig, PusherSecretFromAFile) {
+  const std::string file = secret_file("ringcast_config_pusher_secret", "p5ecret\n", 0600);
+  const run r({"--pusher-app-id", "1", "--pusher-key", "k", "--pusher-secret-file", file});
+  ASSERT_TRUE(r.outcome.cfg) << r.err;
+  EXPECT_EQ(r.cfg().pusher_secret, "p5ecret");
+  ASSERT_EQ(r.cfg().secret_files.size(), 1u);
+  EXPECT_EQ(r.cfg().secret_files[0].flag, "pusher-secret-file");
+  expect_error({"--pusher-app-id", "1", "--pusher-key", "k", "--pusher-secret", "a",
+                "--pusher-secret-file", file},
+               "ringcast: --pusher-secret-file: give either --pusher-secret or "
+               "--pusher-secret-file, not both");
+  expect_error({"--pusher-secret-file", file},
+               "ringcast: the Pusher door needs --pusher-app-id, --pusher-key and --pusher-secret "
+               "together: --pusher-secret-file given without --pusher-app-id and --pusher-key");
+  std::filesystem::remove(file);
+}
+
 TEST(ParseConfig, RedisPasswordFromAFile) {
   const std::string file = secret_file("ringcast_config_redis_password", "p@ss word\n", 0600);
   const run r({"--redis", "redis://127.0.0.1:6379/2", "--redis-password-file", file});

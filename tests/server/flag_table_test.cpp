@@ -35,6 +35,10 @@ std::map<std::string, example> examples(const temp_dir& dir) {
   const std::string pem = dir.write("key.pem", "-----BEGIN PUBLIC KEY-----\n");
   const std::pair<std::string, std::string> hook{"hook-url", "http://127.0.0.1:9/h"},
       client{"client-secret", "s"};
+  // The Pusher door opens with its three settings together.
+  const std::pair<std::string, std::string> pusher_id{"pusher-app-id", "1"},
+      pusher_key{"pusher-key", "k1"}, pusher_secret{"pusher-secret", "s1"};
+  const std::string old_secret = dir.write("old-secret", "older\n");
   return {
       {"listen", {"127.0.0.1:9999"}},
       {"threads", {"1000"}},
@@ -99,6 +103,13 @@ std::map<std::string, example> examples(const temp_dir& dir) {
       {"max-scheduled", {"7"}},
       {"max-sticky", {"7"}},
       {"log-level", {"warn"}},
+      {"pusher-app-id", {"7", {pusher_key, pusher_secret}, "1"}},
+      {"pusher-key", {"k2", {pusher_id, pusher_secret}, "k1"}},
+      {"pusher-secret", {"s2", {pusher_id, pusher_key}, "s1"}},
+      {"pusher-secret-file", {secret, {pusher_id, pusher_key}, old_secret, "pusher-secret"}},
+      {"pusher-client-events", {"", {pusher_id, pusher_key, pusher_secret}}},
+      {"pusher-webhook-url",
+       {"http://127.0.0.1:9/p,https://hooks.example/p", {pusher_id, pusher_key, pusher_secret}}},
       {"upgrade-binary", {"/opt/ringcast-next"}},
       {"upgrade-check-timeout", {"7s"}},
   };

@@ -1,4 +1,5 @@
 // The public types: the client's options, its events, and every envelope of docs/protocol.md.
+import type { components } from './openapi.js';
 
 /** A transport: WebSocket (`/ws`), Server-Sent Events (`/sse`) or long-poll (`/poll`). */
 export type Transport = 'ws' | 'sse' | 'poll';
@@ -63,93 +64,41 @@ export interface RingcastOptions {
   fetch?: typeof fetch;
 }
 
-// ---- envelopes, server → client ----
+// ---- envelopes: the schemas of docs/openapi.yaml (generated into ./openapi.ts), never restated ----
 
-export interface HelloEnvelope {
-  type: 'hello';
-  /** `"user/sid"` */
-  session: string;
-  resumed: boolean;
-  last_id: number;
-  gap: boolean;
-  heartbeat_s: number;
-  idle_timeout_s: number;
-  session_ttl_s: number;
-}
+type Schemas = components['schemas'];
 
-/** A published message as the client delivers it. */
-export interface RingcastMessage<Data = unknown> {
+export type HelloEnvelope = Schemas['Hello'];
+
+/** A published message as the client delivers it (`data` typed by the caller). */
+export type MessageEnvelope<Data = unknown> = Omit<Schemas['Message'], 'data'> & { data: Data };
+/** The same, where the envelope's `type` does not matter (a message taken from a poll reply). */
+export type RingcastMessage<Data = unknown> = Omit<MessageEnvelope<Data>, 'type'> & {
   type?: 'message';
-  id: number;
-  /** `"*"` (broadcast), the channel, `"user:<id>"`, or `"users"` for a list of users. */
-  channel: string;
-  /** Unix ms. */
-  ts: number;
-  /** Unix ms, only for a message with a `ttl`. */
-  expires?: number;
-  /** Only for a paced message: the window it is spread over. */
-  spread_ms?: number;
-  data: Data;
-}
-export interface MessageEnvelope<Data = unknown> extends RingcastMessage<Data> {
-  type: 'message';
-}
+};
 
-export interface ExpiredEnvelope {
-  type: 'expired';
-  id: number;
-}
-
-export type ReconnectReason = 'timeout' | 'replaced' | 'shutdown' | 'rebalance';
-export interface ReconnectEnvelope {
-  type: 'reconnect';
-  reason: ReconnectReason;
-  retry_ms: number;
-  last_id: number;
-}
-
-export type CloseReason = 'idle' | 'kicked' | 'replaced' | 'slow' | 'expired';
-export interface CloseEnvelope {
-  type: 'close';
-  reason: CloseReason;
-}
-
-export interface ErrorEnvelope {
-  type: 'error';
-  code: string;
-  message: string;
-}
-
-export interface PongEnvelope {
-  type: 'pong';
-}
-
+export type ExpiredEnvelope = Schemas['Expired'];
+export type ReconnectEnvelope = Schemas['Reconnect'];
+export type ReconnectReason = ReconnectEnvelope['reason'];
+export type CloseEnvelope = Schemas['Close'];
+export type CloseReason = CloseEnvelope['reason'];
+/**
+ * The server refused a client frame. `code` is open: a newer server may add codes, and the client
+ * reports its own `too_many_channels` (channels of a tab left out of a connection shared by tabs).
+ */
+export type ErrorEnvelope = Omit<Schemas['ClientError'], 'code'> & {
+  code: Schemas['ClientError']['code'] | 'too_many_channels' | (string & {});
+};
+export type PongEnvelope = Schemas['Pong'];
 /** A long-poll reply. */
-export interface MessagesEnvelope {
-  type: 'messages';
-  messages: Array<MessageEnvelope | ExpiredEnvelope>;
-  last_id: number;
-  gap: boolean;
-  more?: true;
-}
+export type MessagesEnvelope = Schemas['Messages'];
 
-export type ServerEnvelope =
-  | HelloEnvelope
-  | MessageEnvelope
-  | ExpiredEnvelope
-  | ReconnectEnvelope
-  | CloseEnvelope
-  | ErrorEnvelope
-  | PongEnvelope
-  | MessagesEnvelope;
+/** Everything the server sends: a stream's envelopes and a long-poll's replies. */
+export type ServerEnvelope = Schemas['Envelope'] | Schemas['PollReply'];
 
 // ---- client → server (WebSocket) ----
 
-export type ClientFrame =
-  | { type: 'ping' }
-  | { type: 'ack'; id: number }
-  | { type: 'subscribe'; channels: string[] }
-  | { type: 'unsubscribe'; channels: string[] };
+export type ClientFrame = Schemas['ClientMessage'];
 
 // ---- events ----
 

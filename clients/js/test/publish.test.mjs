@@ -9,16 +9,16 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { generatedTypes, OUTPUT } from '../generate_publish_types.mjs';
+import { generatedTypes, OUTPUT } from '../generate_openapi_types.mjs';
 // The integration suite's harness: the built server ($RINGCAST_BIN, else build/server/ringcast).
 import { startServer } from '../../../tests/integration/harness.mjs';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 
-test('src/publish/openapi.ts is what openapi-typescript generates from docs/openapi.yaml now', async () => {
+test('src/openapi.ts is what openapi-typescript generates from docs/openapi.yaml now', async () => {
   assert.equal(readFileSync(OUTPUT, 'utf8'), await generatedTypes(),
-    'stale: run `node generate_publish_types.mjs` in clients/js and commit src/publish/openapi.ts');
+    'stale: run `node generate_openapi_types.mjs` in clients/js and commit src/openapi.ts');
 });
 
 test('tsc --strict --noEmit: the typed example passes and each @ts-expect-error line is an error', () => {

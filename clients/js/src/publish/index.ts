@@ -1,8 +1,8 @@
 // ringcast-client/publish: the admin API for a Node backend (or any runtime with fetch), typed by
-// docs/openapi.yaml. Its types come from ./openapi.ts, generated from the document
-// (generate_publish_types.mjs; a test fails when it is stale), so a field the server refuses —
+// docs/openapi.yaml. Its types come from ../openapi.ts, generated from the document
+// (generate_openapi_types.mjs; a test fails when it is stale), so a field the server refuses —
 // `chanel` for `channel`, `"delay": 90` for `"90s"` — is a type error before it is a 400.
-import type { paths } from './openapi.js';
+import type { paths } from '../openapi.js';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 // The JSON body of the answer `status` of `method` on `path`.

@@ -1,7 +1,8 @@
-// Generates src/publish/openapi.ts, the types of ringcast-client/publish, from docs/openapi.yaml
-// with openapi-typescript (a pinned devDependency). The output is committed, so building the
-// package needs no generation; test/publish_types.test.mjs fails when it differs from a fresh run.
-//   node generate_publish_types.mjs           write src/publish/openapi.ts
+// Generates src/openapi.ts from docs/openapi.yaml with openapi-typescript (a pinned
+// devDependency): the envelopes of src/types.ts and the admin API of ringcast-client/publish are
+// both taken from it. The output is committed, so building the package needs no generation;
+// test/publish.test.mjs fails when it differs from a fresh run.
+//   node generate_openapi_types.mjs           write src/openapi.ts
 //   generatedTypes()                          the text it would write (for the test)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,8 +11,8 @@ import openapiTS, { astToString } from 'openapi-typescript';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const DOCUMENT = join(here, '../../docs/openapi.yaml');
-export const OUTPUT = join(here, 'src/publish/openapi.ts');
-const HEADER = '// Generated from docs/openapi.yaml by clients/js/generate_publish_types.mjs ' +
+export const OUTPUT = join(here, 'src/openapi.ts');
+const HEADER = '// Generated from docs/openapi.yaml by clients/js/generate_openapi_types.mjs ' +
   '(openapi-typescript): do not edit.\n';
 
 export async function generatedTypes() {

@@ -1,4 +1,4 @@
-// Generated from docs/openapi.yaml by clients/js/generate_publish_types.mjs (openapi-typescript): do not edit.
+// Generated from docs/openapi.yaml by clients/js/generate_openapi_types.mjs (openapi-typescript): do not edit.
 export interface paths {
     "/ws": {
         parameters: {
