@@ -76,6 +76,10 @@ if wants plain; then
   scripts/tidy.sh build
   # client_js (the npm package) here only: it tests the client, not the server's memory use.
   run_ctest build integration browser loadtest client_js
+  # A figure, not a check (bench/compare/compare.sh --smoke, CTest compare_smoke): a regression
+  # of issue 40's figures shows here.
+  echo "== bench/compare smoke figures (500 idle WebSockets; RelWithDebInfo)"
+  cat build/bench/compare-smoke/table.md
 fi
 if wants asan; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer"

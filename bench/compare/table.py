@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
-"""Markdown tables from compare.sh's reports: <dir>/<kind>-<n>.json for kind ringcast, nchan and
-floor (ringcast-bare-sender, one send() of the same frame per connection).
+"""Markdown tables from compare.sh's reports in DIR:
+  <kind>-<n>-<r>.json        ringcast-load's report of one broadcast run (kind ringcast,
+                             ringcast_before, nchan; floor for the floor before the servers,
+                             floor with run "<r>-after" for the floor after them);
+  <kind>-tls-<n>-<r>.tls.json  the TLS leg's memory samples.
 
-usage: table.py DIR 1000,5000,15000
+usage: table.py DIR SIZES REPEATS [TLS_SIZES]     (sizes comma separated)
 """
 import json
 import os
+import statistics
 import sys
+
+LOOPS = 2  # the servers' event loops (ringcast --threads 2, nginx worker_processes 2)
+SERVERS = ("ringcast_before", "ringcast", "nchan")
 
 
 def load(path):
@@ -19,98 +26,122 @@ def load(path):
 
 def figures(r):
     s = r.get("server", {})
-    m = r["messages"]
-    reach = r["broadcast_reach_ms"]
     return {
         "connected": s.get("connected_at_publish", 0),
         "rss": s.get("rss_per_idle_connection_bytes"),
         "pss": s.get("pss_per_idle_connection_bytes"),
-        "cpu": s.get("cpu_us_per_publish"),
         "cpu_d": s.get("cpu_us_per_delivery"),
-        "reach50": reach["p50"],
-        "reachmax": reach["max"],
-        "p50": r["latency_ms"]["p50"],
-        "p99": r["latency_ms"]["p99"],
-        "published": m["published"],
-        "lost": m["lost"],
-        "dup": m["duplicates"],
+        "hs50": r["connect_ms"]["p50"],
+        "hs99": r["connect_ms"]["p99"],
+        "reach50": r["broadcast_reach_ms"]["p50"],
+        "reachmax": r["broadcast_reach_ms"]["max"],
+        "published": r["messages"]["published"],
+        "lost": r["messages"]["lost"],
         "errors": sum(r.get("errors", {}).values()),
     }
 
 
 def fmt(v, digits=0):
-    if v is None:
-        return "n/a"
-    return f"{v:,.{digits}f}"
+    return "n/a" if v is None else f"{v:,.{digits}f}"
 
 
 def ratio(a, b):
-    if a is None or b is None or b == 0:
-        return "n/a"
-    return f"{a / b:.2f}"
+    return "n/a" if a is None or not b else f"{a / b:.2f}"
+
+
+def floor_of(out, n, r):
+    """The floor's CPU per delivery for this size and repeat: the mean of before and after."""
+    runs = [load(os.path.join(out, f"floor-{n}-{x}.json")) for x in (r, f"{r}-after")]
+    cpus = [figures(x)["cpu_d"] for x in runs if x]
+    return (sum(cpus) / len(cpus) if cpus else None), [figures(x) if x else None for x in runs]
+
+
+def broadcast_tables(out, sizes, repeats):
+    print("Broadcast to N idle WebSockets (connecting at 2,000/s). × floor: CPU per delivery over "
+          "the floor's (the mean of the floor before and after); limit: 1.2 × N × floor ÷ "
+          f"{LOOPS} loops, the issue-40 bound for the last delivery of a broadcast.")
+    print()
+    print("| clients | run | server | connected | broadcasts | RSS B/idle conn | PSS B/idle conn "
+          "| CPU µs/delivery | × floor | handshake p50 / p99 ms | last delivery p50 ms "
+          "| limit ms | last/limit | max ms | lost | errors |")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    medians = {}
+    for n in sizes:
+        for r in range(1, repeats + 1):
+            floor, floor_runs = floor_of(out, n, r)
+            rows = [("floor (before)", floor_runs[0])]
+            rows += [(k, (lambda x: figures(x) if x else None)(load(os.path.join(
+                out, f"{k}-{n}-{r}.json")))) for k in SERVERS
+                if os.path.exists(os.path.join(out, f"{k}-{n}-{r}.json"))]
+            rows.append(("floor (after)", floor_runs[1]))
+            for name, x in rows:
+                if x is None:
+                    print(f"| {n:,} | {r} | {name} | (no report) |||||||||||||")
+                    continue
+                limit = 1.2 * x["connected"] * floor / LOOPS / 1000 if floor else None
+                print(f"| {n:,} | {r} | {name} | {x['connected']:,} | {x['published']} "
+                      f"| {fmt(x['rss'])} "
+                      f"| {fmt(x['pss'])} | {fmt(x['cpu_d'], 2)} | {ratio(x['cpu_d'], floor)} "
+                      f"| {fmt(x['hs50'], 2)} / {fmt(x['hs99'], 2)} | {fmt(x['reach50'], 1)} "
+                      f"| {fmt(limit, 1)} | {ratio(x['reach50'], limit)} "
+                      f"| {fmt(x['reachmax'], 1)} | {x['lost']} | {x['errors']} |")
+                if not name.startswith("floor"):
+                    m = medians.setdefault((n, name), [])
+                    m.append({**x, "x_floor": x["cpu_d"] / floor if floor and x["cpu_d"] else None,
+                              "x_limit": x["reach50"] / limit if limit else None})
+    if repeats > 1:
+        print()
+        print(f"Medians of the {repeats} runs:")
+        print()
+        print("| clients | server | RSS B/idle conn | CPU µs/delivery | × floor "
+              "| handshake p50 / p99 ms | last delivery p50 ms | last/limit | lost |")
+        print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+        for (n, name), xs in medians.items():
+            def med(key):
+                v = [x[key] for x in xs if x[key] is not None]
+                return statistics.median(v) if v else None
+            print(f"| {n:,} | {name} | {fmt(med('rss'))} | {fmt(med('cpu_d'), 2)} "
+                  f"| {fmt(med('x_floor'), 2)} | {fmt(med('hs50'), 2)} / {fmt(med('hs99'), 2)} "
+                  f"| {fmt(med('reach50'), 1)} | {fmt(med('x_limit'), 2)} | "
+                  f"{sum(x['lost'] for x in xs)} |")
+
+
+def tls_table(out, tls_sizes, repeats):
+    print()
+    print("Idle WSS (TLS 1.3, P-256 certificate), memory summed over the server's processes, "
+          "3 s after the last client connected:")
+    print()
+    print("| clients | run | server | connected | PSS B/idle WSS | RSS B/idle WSS | PSS / Nchan's |")
+    print("|---:|---|---|---:|---:|---:|---:|")
+    for n in tls_sizes:
+        for r in range(1, repeats + 1):
+            got = {k: load(os.path.join(out, f"{k}-tls-{n}-{r}.tls.json")) for k in SERVERS}
+            per = {}
+            for k, x in got.items():
+                if x and x["connected"]:
+                    per[k] = ((x["pss_connected_kb"] - x["pss_base_kb"]) * 1024 / x["connected"],
+                              (x["rss_connected_kb"] - x["rss_base_kb"]) * 1024 / x["connected"])
+            nchan = per.get("nchan", (None,))[0]
+            for k, x in got.items():
+                if x is None:
+                    continue
+                pss, rss = per.get(k, (None, None))
+                print(f"| {n:,} | {r} | {k} | {x['connected']:,} | {fmt(pss)} | {fmt(rss)} "
+                      f"| {ratio(pss, nchan)} |")
 
 
 def main():
-    out, sizes = sys.argv[1], [int(x) for x in sys.argv[2].split(",")]
-    rows, ratios, floor_ratios = [], [], []
-    for n in sizes:
-        f = {}
-        for kind in ("ringcast", "nchan", "floor"):
-            r = load(os.path.join(out, f"{kind}-{n}.json"))
-            if r is None:
-                rows.append(f"| {n:,} | {kind} | (no report) |||||||||")
-                continue
-            f[kind] = x = figures(r)
-            rows.append(
-                f"| {n:,} | {kind} | {x['connected']:,} | {fmt(x['rss'])} | {fmt(x['pss'])} "
-                f"| {fmt(x['cpu'])} | {fmt(x['cpu_d'], 2)} | {fmt(x['reach50'], 1)} "
-                f"| {fmt(x['reachmax'], 1)} | {fmt(x['p50'], 2)} | {fmt(x['p99'], 2)} "
-                f"| {x['published']} | {x['lost']} | {x['dup']} | {x['errors']} |")
-        if "ringcast" in f and "nchan" in f:
-            a, b = f["ringcast"], f["nchan"]
-            ratios.append(
-                f"| {n:,} | {ratio(a['rss'], b['rss'])} | {ratio(a['pss'], b['pss'])} "
-                f"| {ratio(a['cpu'], b['cpu'])} | {ratio(a['reach50'], b['reach50'])} "
-                f"| {ratio(a['reachmax'], b['reachmax'])} | {ratio(a['p99'], b['p99'])} "
-                f"| {a['lost']} / {b['lost']} |")
-        # Per idle connection and per delivery, against Nchan and against the floor.
-        r, c, fl = f.get("ringcast"), f.get("nchan"), f.get("floor")
-
-        def g(x, key):
-            return x[key] if x else None
-
-        floor_ratios.append(
-            f"| {n:,} | {ratio(g(r, 'pss'), g(c, 'pss'))} | {ratio(g(r, 'pss'), g(fl, 'pss'))} "
-            f"| {ratio(g(c, 'pss'), g(fl, 'pss'))} | {ratio(g(r, 'cpu_d'), g(c, 'cpu_d'))} "
-            f"| {ratio(g(r, 'cpu_d'), g(fl, 'cpu_d'))} | {ratio(g(c, 'cpu_d'), g(fl, 'cpu_d'))} "
-            f"| {' / '.join(str(x['lost']) if x else 'n/a' for x in (r, c, fl))} |")
-    print("| clients | server | connected | RSS B/idle conn | PSS B/idle conn | CPU µs/broadcast "
-          "| CPU µs/delivery | reach-all p50 ms | reach-all max ms | latency p50 ms "
-          "| latency p99 ms | published | lost | dup | errors |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print("\n".join(rows))
-    print()
-    print("Ratios ringcast / Nchan (below 1: ringcast uses less / is faster):")
-    print()
-    print("| clients | RSS/conn | PSS/conn | CPU/broadcast | reach-all p50 | reach-all max "
-          "| latency p99 | lost (ringcast / Nchan) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---|")
-    print("\n".join(ratios))
-    print()
-    print("Memory per idle connection (PSS) and CPU per delivery, against Nchan and against the "
-          "floor (ringcast-bare-sender: one thread, one send() of the same frame per connection):")
-    print()
-    print("| clients | PSS/conn ringcast/Nchan | PSS/conn ringcast/floor | PSS/conn Nchan/floor "
-          "| CPU/delivery ringcast/Nchan | CPU/delivery ringcast/floor | CPU/delivery Nchan/floor "
-          "| lost (ringcast / Nchan / floor) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---|")
-    print("\n".join(floor_ratios))
+    out, repeats = sys.argv[1], int(sys.argv[3])
+    sizes = [int(x) for x in sys.argv[2].split(",") if x]
+    tls_sizes = [int(x) for x in sys.argv[4].split(",") if x] if len(sys.argv) > 4 else []
+    if sizes:
+        broadcast_tables(out, sizes, repeats)
+    if tls_sizes:
+        tls_table(out, tls_sizes, repeats)
     print()
     print("The floor keeps 72 bytes per connection in user space (the socket buffers are kernel "
-          "memory, which RSS and PSS count for none of the three): a few pages over N "
-          "connections, within the noise at small N (PSS also moves when other processes map the "
-          "same libraries), so the memory ratios against it are n/a or noise there. Its CPU per "
-          "delivery is the point; its reach-all and latency are one thread's, not a floor.")
+          "memory, which RSS and PSS count for none of them); its CPU per delivery is the point, "
+          "its handshake and last delivery are one thread's.")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ class history {
   // Starts from messages retained elsewhere (oldest first, e.g. a Redis stream): they become the
   // history, and the floor moves below the first of them. Ignored once anything was appended.
   void seed(const std::vector<message_ptr>& retained);
-  // The history of the binary this one replaced (core/hub_handover.cpp): its floor and its
+  // The history of the binary this one replaced (core/loop_handover.cpp): its floor and its
   // messages, oldest first. Ignored once anything was appended.
   void restore(std::uint64_t floor_id, const std::vector<message_ptr>& retained);
 

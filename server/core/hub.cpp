@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "envelope.hpp"
+
 namespace ringcast {
 namespace {
 
@@ -12,135 +14,77 @@ std::uint32_t whole_seconds(std::chrono::milliseconds d) {
 
 }  // namespace
 
-void session::on_timer(time_point now) {
-  hub_.on_session_timer(*this, now);
-}
-
 hub::hub(const config& cfg, loop_timers& timers, loop_stats& stats, std::uint64_t floor_id)
     : cfg_(cfg),
       timers_(timers),
-      history_(cfg.history, floor_id),
       stats_(stats),
-      rng_(std::random_device{}()),
-      own_budget_(cfg.session_limit()) {}
-
-hub::~hub() {
-  pacing_index_.clear();
-  for (auto& [user, list] : by_user_) {
-    list.live.clear();
-    list.idle.clear();
-  }
-  idle_.clear();
-  for (auto& [key, s] : sessions_)
-    timers_.disarm(*s);  // sessions keep the bare node: the hub disarms them
-}
+      table_(cfg, timers, stats, audience_, pacer_, observers_, store_),
+      audience_(table_.users(), observers_),
+      pacer_(cfg, timers, stats),
+      store_(cfg, timers, stats, floor_id, audience_, pacer_) {}
 
 hub::attach_result hub::attach(const client_params& params, subscriber& conn, time_point now,
                                bool known_elsewhere) {
   attach_result r;
-  const std::string key = session_key(params.user, params.sid);
-  auto& slot = sessions_[key];
-  if (slot || known_elsewhere) {
+  session* found = table_.find(params.user, params.sid);
+  if (found || known_elsewhere) {
     r.resumed = true;
-    if (slot) slot->came_back_ = true;
+    if (found) found->came_back_ = true;
     ++stats_.sessions_reused;
-    if (slot) ++stats_.moves_reconnect;
+    if (found) ++stats_.moves_reconnect;
   }
-  const bool new_here = !slot;
-  if (!slot) {
-    // make_room said yes before (for a WebSocket, before its upgrade); if the user or the node
-    // filled up meanwhile, the oldest idle session still makes way.
-    displace_for_new_session(params.user);
-    if (budget_->full()) displace_longest_idle();
-    slot = std::make_unique<session>(*this, params.user, params.sid, pacing::place_of(key));
-    slot->came_back_ = known_elsewhere;
+  const bool new_here = !found;
+  if (new_here) {
+    found = &table_.create(params.user, params.sid);
+    found->came_back_ = known_elsewhere;
     // Paced messages already published are not a new session's business unless it resumes.
-    slot->start_id_ = params.since ? 0 : history_.newest_id();
-    by_user_[params.user].idle.push_back(*slot);
-    budget_->take();
-    ++stats_.sessions_created;
+    found->start_id_ = params.since ? 0 : store_.newest_id();
   }
-  session& s = *slot;
+  session& s = *found;
   r.s = &s;
   // What this connection is sent starts after `since`, or now (was_sent).
-  const std::uint64_t starts_after = params.since.value_or(history_.newest_id());
+  const std::uint64_t starts_after = params.since.value_or(store_.newest_id());
   if (!params.since || starts_after > s.sent_up_to_)
     s.ack_floor_ = std::max(s.ack_floor_, starts_after);
-  set_channels(s, params.channels, starts_after);
+  audience_.set_channels(s, params.channels, starts_after);
   s.allowed_channels_ = params.allowed_channels;
   s.token_expires_ = params.expires.value_or(time_point::max());
 
   if (s.conn_) {
     ++stats_.replaced;
-    end_connection(
+    table_.end_connection(
         s, s.transport_ == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
         now);
   }
-  s.conn_ = &conn;
-  user_list_live(s);
-  s.transport_ = conn.kind();
-  s.attached_index_ = attached_.size();
-  attached_.push_back(&s);
-  pacing_index_.insert(s);
+  table_.go_live(s, conn);
   s.attached_at_ = s.last_activity_ = s.last_sent_ = now;
-  switch (conn.kind()) {
-    case transport::ws:
-      ++stats_.ws;
-      break;
-    case transport::sse:
-      ++stats_.sse;
-      break;
-    case transport::poll:
-      ++stats_.poll;
-      break;
-  }
 
-  r.last_id = history_.newest_id();
+  r.last_id = store_.newest_id();
   std::size_t owed = 0;  // paced messages owed from before `since`: never cut from the reply
   if (params.since && s.first_backlog_after_) {
-    r.backlog = first_backlog_rest(s, *params.since, owed, r.gap);  // hub_sticky.cpp
+    r.backlog = store_.first_backlog_rest(s, *params.since, owed, r.gap);
   } else if (params.since) {
-    const auto span = history_.after(*params.since);
+    const auto span = store_.messages().after(*params.since);
     r.gap = span.gap;
-    r.backlog = resume_backlog(s, *params.since, span, new_here);
+    r.backlog = pacer_.resume_backlog(s, *params.since, span, new_here, store_.messages());
     while (owed < r.backlog.size() && r.backlog[owed]->id <= *params.since)
       ++owed;
   } else {
     std::uint64_t history_after = 0;
-    // In force, and rewind (hub_sticky.cpp).
-    r.backlog = first_connect_backlog(s, params, history_after);
+    r.backlog = store_.first_connect_backlog(s, params, history_after);  // in force, and rewind
     s.first_backlog_after_ = history_after;
   }
   if (conn.kind() == transport::poll)
-    r.more = bound_poll_batch(r.backlog, owed, params.since.value_or(0), r.last_id);
+    r.more = store_.bound_poll_batch(r.backlog, owed, params.since.value_or(0), r.last_id);
   if (!r.more) s.first_backlog_after_.reset();  // the backlog is all sent (or was not cut)
   for (const auto& m : r.backlog) {
     m->delivered.fetch_add(1, std::memory_order_relaxed);
     s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
   }
-  timers_.arm(s, next_deadline(s));  // a reconnect moves the existing node: nothing is reallocated
-  if (!s.online_) go_online(s, r.resumed);
+  // A reconnect moves the existing node: nothing is reallocated.
+  timers_.arm(s, table_.next_deadline(s));
+  if (!s.online_) observers_.go_online(s, r.resumed);
   return r;
-}
-
-// At most --max-poll-batch messages, and none added once the body passed max_poll_reply_bytes
-// (so at most that plus one message), whether the connect resumes or not. The paced messages
-// owed from before `since` come first and are never cut: the session's next poll would not find
-// them again (their turn is behind it); their number is that of the paced publishes still in the
-// log. The rest is in id order, so the next poll's `since` (the last id kept) finds what is left.
-bool hub::bound_poll_batch(std::vector<message_ptr>& backlog, std::size_t owed, std::uint64_t since,
-                           std::uint64_t& last_id) const {
-  std::size_t keep = 0, bytes = 0;
-  for (; keep < backlog.size(); ++keep) {
-    if (keep >= owed && (keep >= cfg_.max_poll_batch || bytes > max_poll_reply_bytes)) break;
-    bytes += backlog[keep]->json.size() + messages_separator.size();
-  }
-  if (keep == backlog.size()) return false;
-  backlog.resize(keep);
-  last_id = since;
-  for (std::size_t i = owed; i < keep; ++i)
-    last_id = std::max(last_id, backlog[i]->id);
-  return true;
 }
 
 std::string hub::hello_for(const attach_result& r) const {
@@ -156,159 +100,79 @@ std::string hub::hello_for(const attach_result& r) const {
 
 void hub::detach(session& s, const subscriber& conn, time_point now) {
   if (s.conn_ != &conn) return;
-  detach_now(s, now);
+  table_.detach_now(s, now);
   // A long-poll answered, or given up by its client, is followed by the next poll.
-  if (s.transport_ != transport::poll) go_offline(s, "closed");
+  if (s.transport_ != transport::poll) observers_.go_offline(s, "closed");
 }
 
-void hub::detach_now(session& s, time_point now) {
-  switch (s.transport_) {
-    case transport::ws:
-      --stats_.ws;
-      break;
-    case transport::sse:
-      --stats_.sse;
-      break;
-    case transport::poll:
-      --stats_.poll;
-      break;
+void hub::deliver(session& s, const message_ptr& m, time_point now) {
+  s.last_sent_ = now;
+  s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
+  ++stats_.delivered;
+  s.conn_->deliver(m);
+}
+
+std::size_t hub::publish(const message_ptr& m, time_point now) {
+  store_.keep(m, now);
+  std::size_t recipients = 0;
+  if (m->spread.count() > 0) {  // each at its turn (pacer), counted as delivered then
+    audience_.for_each_live_addressee(*m, [&](session&) { ++recipients; });
+    m->recipients.fetch_add(recipients, std::memory_order_relaxed);
+    pacer_.publish(m, now);
+  } else {
+    audience_.for_each_live_addressee(*m, [&](session& s) {
+      ++recipients;
+      deliver(s, m, now);
+    });
+    m->recipients.fetch_add(recipients, std::memory_order_relaxed);
+    m->delivered.fetch_add(recipients, std::memory_order_relaxed);
   }
-  s.conn_ = nullptr;
-  user_list_idle(s);
-  // Swap-remove; publish() walks attached_ backwards so a removal during delivery is safe.
-  session* last = attached_.back();
-  attached_[s.attached_index_] = last;
-  last->attached_index_ = s.attached_index_;
-  attached_.pop_back();
-  pacing_index_.erase(s);
-  s.paced_until_ = paced_.walked_to();  // turns after this come while it is away
-  s.detached_at_ = now;
-  timers_.arm(s, next_deadline(s));
-  if (on_detached_) on_detached_(s);
+  return recipients;
 }
 
-void hub::end_connection(session& s, ending why, time_point now) {
-  subscriber* conn = s.conn_;
-  if (!conn) return;
-  detach_now(s, now);
-  // A poll answered `timeout` comes straight back; a replaced connection has its successor.
-  const bool goes_on = why == ending::reconnect_timeout || why == ending::reconnect_replaced ||
-                       why == ending::close_replaced;
-  if (!goes_on) go_offline(s, reason_of(why));
-  conn->end(make_ending(why, retry_ms_for(why), history_.newest_id()));
-}
-
-std::size_t hub::kick(std::string_view user, time_point now) {
-  auto it = by_user_.find(std::string(user));
-  if (it == by_user_.end()) return 0;
-  std::vector<session*> victims;  // drop() edits the lists
-  for (auto* list : {&it->second.live, &it->second.idle})
-    for (session& s : *list)
-      victims.push_back(&s);
-  std::size_t kicked = 0;
-  for (session* s : victims) {
-    if (s->conn_) {
-      ++kicked;
-      ++stats_.kicked;
-      end_connection(*s, ending::close_kicked, now);
-    }
-    drop(*s, "kicked");
+// Without a record per message sent: a session's stream is, after the last point where it started
+// afresh (ack_floor_) and up to what it was last handed (sent_up_to_), every message addressed to
+// it, channel messages from when it joined the channel. So the check costs 16 bytes and 8 per
+// channel a session, whatever is published; a list of sent ids would grow with every message (a
+// bounded one would forget what a slow reader has not acked yet). It reads the present channels
+// (an ack after leaving a channel is refused). Paced messages go by their turn (reached), as their
+// expiry notices do: one whose turn came while the session was away, and that it never got
+// because it came back without `since`, is the one case counted that was not sent. A sticky
+// message goes to every session it addresses that connects while it is in force, so it needs
+// only to have been handed; a rewind lowers the floor to the oldest message rewound.
+bool hub::was_sent(const session& s, const message& m) const {
+  if (!pacer_.reached(s, m) || !audience_index::addressed_to(s, m)) return false;
+  if (m.sticky) return m.spread.count() > 0 || m.id <= s.sent_up_to_;
+  if (m.to == audience::channel) {
+    const auto it = std::find(s.channels_.begin(), s.channels_.end(), m.target);
+    if (m.id <= s.joined_after_[static_cast<std::size_t>(it - s.channels_.begin())]) return false;
   }
-  return kicked;
+  if (m.spread.count() > 0) return true;
+  return m.id > s.ack_floor_ && m.id <= s.sent_up_to_;
 }
 
-void hub::drain(time_point now) {
-  while (!attached_.empty())
-    end_connection(*attached_.back(), ending::reconnect_shutdown, now);
-  for (auto& [key, s] : sessions_)
-    go_offline(*s, "shutdown");  // long-poll sessions between two polls
-}
-
-void hub::evict(std::string_view key, time_point now) {
-  auto it = sessions_.find(std::string(key));
-  if (it == sessions_.end()) return;
-  session& s = *it->second;
-  if (s.conn_) {
-    ++stats_.replaced;
-    end_connection(
-        s, s.transport_ == transport::poll ? ending::reconnect_replaced : ending::close_replaced,
-        now);
+void hub::acknowledge(session& s, std::uint64_t id) {
+  const message_ptr m = store_.find(id);
+  if (m && !was_sent(s, *m)) {
+    ++stats_.acks_refused;
+    return;
   }
-  drop(s, "replaced");
-}
-
-void hub::drop(session& s, std::string_view reason) {
-  if (s.online_) go_offline(s, reason);  // first: leaving every channel is part of going away
-  timers_.disarm(s);
-  set_channels(s, {}, 0);
-  auto same_user = by_user_.find(s.user());
-  auto& list = s.conn_ ? same_user->second.live : same_user->second.idle;
-  list.erase(list.iterator_to(s));
-  leave_idle(s);
-  if (same_user->second.size() == 0) by_user_.erase(same_user);
-  budget_->give_back();
-  sessions_.erase(s.key());  // destroys s
-}
-
-// A session gains its connection only while it has none (attach ends the one it replaces first).
-void hub::user_list_live(session& s) {
-  auto& lists = by_user_.find(s.user())->second;
-  lists.idle.erase(lists.idle.iterator_to(s));
-  lists.live.push_back(s);
-  leave_idle(s);  // (a new one never was idle)
-}
-
-void hub::user_list_idle(session& s) {
-  auto& lists = by_user_.find(s.user())->second;
-  lists.live.erase(lists.live.iterator_to(s));
-  lists.idle.push_back(s);
-  join_idle(s);
-}
-
-void hub::join_idle(session& s) {
-  idle_.push_back(s);
-  budget_->idle_in();
-}
-
-void hub::leave_idle(session& s) {
-  if (!s.idle_link_.is_linked()) return;
-  idle_.erase(idle_.iterator_to(s));
-  budget_->idle_out();
-}
-
-bool hub::displace_for_new_session(std::string_view user) {
-  auto it = by_user_.find(std::string(user));
-  if (it == by_user_.end() || it->second.size() < cfg_.max_sessions_per_user) return true;
-  if (it->second.idle.empty()) return false;
-  ++stats_.displaced;
-  drop(it->second.idle.front(), "session_ttl");  // gone as at its TTL
-  return true;
-}
-
-// The table is full of sessions nobody may come back to (a client polling under many names, the
-// tabs of shoppers who left): the one idle longest goes, so a newcomer is never locked out by them.
-bool hub::displace_longest_idle() {
-  if (idle_.empty()) return false;
-  ++stats_.displaced;
-  drop(idle_.front(), "session_ttl");  // gone as at its TTL
-  return true;
-}
-
-hub::room hub::make_room(std::string_view user, std::string_view sid) {
-  if (sessions_.contains(session_key(user, sid))) return room::ok;
-  if (!displace_for_new_session(user)) {
-    ++stats_.sessions_refused_user;
-    return room::over_user;
+  const bool paced = m && m->spread.count() > 0;
+  if (id > s.acked_id_) {
+    s.acked_id_ = id;  // acks are cumulative; a repeat counts once
+    if (paced) s.paced_acked_id_ = id;
+  } else if (paced && id > s.paced_acked_id_) {
+    // A paced message reaches a session at its turn, maybe after higher ids the client has
+    // already acked, so its ack names an older id: it counts once, by the same rule among paced
+    // acks alone.
+    s.paced_acked_id_ = id;
+  } else {
+    return;
   }
-  if (!budget_->full() || displace_longest_idle()) return room::ok;
-  // Every session here is live, but another loop holds idle ones: one of them goes, a moment
-  // after this session comes (the node holds one more than the limit until then).
-  if (budget_->any_idle() && displace_elsewhere_) {
-    displace_elsewhere_();
-    return room::ok;
+  if (m) {
+    m->acked.fetch_add(1, std::memory_order_relaxed);
+    ++stats_.acked;
   }
-  ++stats_.sessions_refused_total;
-  return room::over_total;
 }
 
 }  // namespace ringcast

@@ -71,6 +71,7 @@ struct message {
   mutable std::atomic<bool> expired{false};          // its ttl passed (set by the first loop)
 
   bool addressed_to_user(std::string_view user) const;  // audience::users only
+  bool is_expired() const { return expired.load(std::memory_order_relaxed); }
 };
 
 using message_ptr = std::shared_ptr<const message>;

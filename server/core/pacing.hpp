@@ -63,7 +63,7 @@ class paced_log {
   // as u128; the range may wrap: first + length > 2^64 is passed as two calls).
   template <typename Visit>
   void walk(time_point now, Visit&& visit);
-  // The log of the binary this one replaced (core/hub_handover.cpp), oldest first; only into an
+  // The log of the binary this one replaced (core/loop_handover.cpp), oldest first; only into an
   // empty log.
   void restore(std::deque<paced_message> messages, time_point walked_to) {
     messages_ = std::move(messages);

@@ -33,12 +33,12 @@ inline std::optional<session_name> split_session_key(std::string_view key) {
   return session_name{key.substr(0, slash), key.substr(slash + 1)};
 }
 
-class hub;
+class session_table;
 
 class session final : public timed {
  public:
-  session(hub& owner, std::string user, std::string sid, std::uint64_t place)
-      : hub_(owner), user_(std::move(user)), sid_(std::move(sid)), place_(place) {}
+  session(session_table& owner, std::string user, std::string sid, std::uint64_t place)
+      : table_(owner), user_(std::move(user)), sid_(std::move(sid)), place_(place) {}
   void on_timer(time_point now) override;
 
   const std::string& user() const { return user_; }
@@ -50,8 +50,15 @@ class session final : public timed {
   bool online() const { return online_; }  // see session_events.hpp
 
  private:
+  // The hub and its parts (hub.hpp) keep a session's state; nothing else writes it.
   friend class hub;
-  hub& hub_;
+  friend class session_table;
+  friend class audience_index;
+  friend class pacer;
+  friend class message_store;
+  friend class session_observers;
+  friend struct user_sessions;
+  session_table& table_;
   std::string user_;
   std::string sid_;
   std::vector<std::string> channels_;
@@ -60,7 +67,7 @@ class session final : public timed {
   time_point token_expires_ = time_point::max();              // the connection gets close/expired
   subscriber* conn_ = nullptr;           // the live connection or held poll, if any
   transport transport_ = transport::ws;  // conn_'s, kept here: conn_ may be mid-destruction
-  std::size_t attached_index_ = 0;       // position in hub::attached_ while conn_ is set
+  std::size_t attached_index_ = 0;       // position in audience_index::live_ while conn_ is set
   std::uint64_t acked_id_ = 0;           // the last id the client acknowledged
   std::uint64_t paced_acked_id_ = 0;     // the last paced id acknowledged (hub::acknowledge)
   // What was sent, for hub::was_sent (acks count only for those): the highest id handed to its
@@ -74,26 +81,28 @@ class session final : public timed {
   time_point last_sent_{};      // last server write (heartbeats are due after it)
   time_point detached_at_{};    // when the last connection ended
   bool online_ = false;         // see session_events.hpp
-  bool adopting_ = false;       // restored live, its connection not yet adopted (hub::adopt)
-  // Paced delivery (core/pacing.hpp): its place on the ring, its link in the hub's index of live
+  bool adopting_ = false;  // restored live, its connection not yet adopted (session_table::adopt)
+  // Paced delivery (core/pacing.hpp): its place on the ring, its link in the pacer's index of live
   // sessions by place, the id it started after (paced messages at or below it are not its
   // business), and how far the paced walk had got when its last connection ended.
   std::uint64_t place_;
   pacing::ring_link<session> pacing_link_;
   std::uint64_t start_id_ = 0;
   time_point paced_until_{};
-  // Its link in its user's list of live or of idle sessions (hub::user_sessions), so that adding,
-  // dropping and finding the user's oldest idle session cost the same whatever the user holds.
+  // Its link in its user's list of live or of idle sessions (session_table::user_sessions), so that
+  // adding, dropping and finding the user's oldest idle session cost the same whatever the user
+  // holds.
   boost::intrusive::list_member_hook<> user_link_;
-  // Its link in the hub's list of every session without a connection, longest idle first: the
-  // one a new session displaces when --max-sessions is reached (hub::displace_longest_idle).
+  // Its link in the table's list of every session without a connection, longest idle first: the
+  // one a new session displaces when --max-sessions is reached
+  // (session_table::displace_longest_idle).
   boost::intrusive::list_member_hook<> idle_link_;
   // It had a second connection (it resumed here or came from another node). Until then, a
   // session whose one connection was a long-poll lives --first-poll-ttl once it has none.
   bool came_back_ = false;
   // A first connect's long-poll reply was cut (`more`): the rest of that backlog is owed to the
-  // next connect with `since` (hub::first_backlog_rest): the sticky messages in force after
-  // `since`, and history after the later of `since` and this id (where the backlog's history
+  // next connect with `since` (message_store::first_backlog_rest): the sticky messages in force
+  // after `since`, and history after the later of `since` and this id (where the backlog's history
   // part started: its rewind, or the newest id at the first connect).
   std::optional<std::uint64_t> first_backlog_after_;
 };

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "heap_trim.hpp"
 #include "tls_context.hpp"
 
 namespace ringcast {
@@ -264,7 +265,10 @@ template <class Token>
 auto net_stream::async_handshake(Token&& token) {
   using signature = void(boost::system::error_code);
   auto attempt = [](net_stream& s) {
-    return detail::tls_handshake(s.tls_.get(), s.socket_.native_handle(), s.first_byte_checked_);
+    auto step =
+        detail::tls_handshake(s.tls_.get(), s.socket_.native_handle(), s.first_byte_checked_);
+    if (step.then == detail::tls_step::next::done) note_handshake_ended();
+    return step;
   };
   return boost::asio::async_compose<Token, signature>(
       detail::tls_op<false, decltype(attempt)>(*this, attempt), token, socket_);

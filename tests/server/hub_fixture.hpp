@@ -1,6 +1,7 @@
 // One event loop's hub for unit tests: the settings, a simulated clock, the loop's timers and
 // counters, and the hub over them, with the ways a test moves time (as the loop's timer would).
-// The hub tests derive their fixtures from it.
+// The hub tests derive their fixtures from it; the tests of the hub's parts alone derive theirs
+// from the same loop with the parts over it instead (core/parts_fixture.hpp).
 #pragma once
 
 #include <algorithm>
@@ -14,25 +15,27 @@
 
 namespace ringcast::test {
 
-class hub_fixture : public ::testing::Test {
+// `Held` is made as the hub is: (settings, timers, counters, floor id).
+template <class Held>
+class loop_fixture : public ::testing::Test {
  protected:
   using time_point = hub::time_point;
 
-  // The hub is made on first use, so a test may change `cfg` first. `cfg` outlives it.
-  hub& the_hub() {
-    if (!hub_) make_hub();
-    return *hub_;
+  // Made on first use, so a test may change `cfg` first. `cfg` outlives it.
+  Held& held() {
+    if (!held_) make_held();
+    return *held_;
   }
-  // A new hub (and timers, counters) from `cfg` as it is now, on the same clock.
-  void make_hub(std::uint64_t floor_id = 0) {
-    hub_.reset();
+  // A new one (and timers, counters) from `cfg` as it is now, on the same clock.
+  void make_held(std::uint64_t floor_id = 0) {
+    held_.reset();
     timers_ = std::make_unique<loop_timers>(clock, epoch, cfg.tick, cfg.wheel_slots,
                                             [this](time_point t) { wakes.push_back(t); });
     stats = {};
-    hub_ = std::make_unique<hub>(cfg, *timers_, stats, floor_id);
+    held_ = std::make_unique<Held>(cfg, *timers_, stats, floor_id);
   }
   loop_timers& timers() {
-    the_hub();
+    held();
     return *timers_;
   }
 
@@ -66,7 +69,13 @@ class hub_fixture : public ::testing::Test {
 
  private:
   std::unique_ptr<loop_timers> timers_;
-  std::unique_ptr<hub> hub_;
+  std::unique_ptr<Held> held_;  // after timers_: destroyed first
+};
+
+class hub_fixture : public loop_fixture<hub> {
+ protected:
+  hub& the_hub() { return held(); }
+  void make_hub(std::uint64_t floor_id = 0) { make_held(floor_id); }
 };
 
 }  // namespace ringcast::test

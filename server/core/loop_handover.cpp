@@ -1,0 +1,140 @@
+// The hub's part of the handover to a new binary (docs/operations.md, "Upgrading"): what one loop
+// holds, as plain state (upgrade/handover_state.hpp) and back. Steady times are kept relative to
+// the capture, so that the restored hub's timers come due as far after the restore as they were
+// ahead at the capture: none fires early, none twice (a timer that was due fires once, at the
+// restored loop's next tick).
+#include <algorithm>
+
+#include "hub.hpp"
+
+namespace ringcast {
+
+upgrade::loop_state hub::capture(time_point now, handover_messages& messages) const {
+  auto rel = [now](time_point t) { return relative_to(t, now); };
+  auto keep = [&](const message_ptr& m) {
+    messages.emplace(m->id, m);
+    return m->id;
+  };
+  upgrade::loop_state out;
+  const auto span = store_.history_.after(0);
+  out.history_floor = store_.history_.floor_id();
+  for (auto it = span.begin; it != span.end; ++it)
+    out.history.push_back(keep(*it));
+  for (const auto& m : store_.sticky_.in_force())
+    out.sticky.push_back(keep(m));
+  for (const auto& [id, e] : store_.expiring_)
+    out.expiring.push_back({keep(e->m_), rel(timers_.wheel().due_time(*e))});
+  std::sort(out.expiring.begin(), out.expiring.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  out.paced_walked_to = rel(pacer_.log_.walked_to());
+  for (const auto& p : pacer_.log_.messages()) {
+    out.paced.push_back({.id = keep(p.msg),
+                         .start = rel(p.start),
+                         .walked_lo = static_cast<std::uint64_t>(p.walked),
+                         .walked_hi = static_cast<std::uint8_t>(p.walked >> 64)});
+  }
+  // A user's idle sessions first, oldest idle first, then its live ones: restored in this order
+  // into the idle list, a live session whose connection is not adopted is the newest idle.
+  for (const auto& [user, lists] : table_.by_user_) {
+    for (const auto* list : {&lists.idle, &lists.live}) {
+      for (const session& s : *list) {
+        upgrade::session_state st;
+        st.user = s.user_;
+        st.sid = s.sid_;
+        st.channels = s.channels_;
+        st.joined_after = s.joined_after_;
+        st.allowed_channels = s.allowed_channels_;
+        st.token_expires = rel(s.token_expires_);
+        st.live = s.conn_ != nullptr;
+        st.transport = static_cast<std::uint8_t>(s.transport_);
+        st.online = s.online_;
+        st.acked_id = s.acked_id_;
+        st.paced_acked_id = s.paced_acked_id_;
+        st.sent_up_to = s.sent_up_to_;
+        st.ack_floor = s.ack_floor_;
+        st.start_id = s.start_id_;
+        st.attached_at = rel(s.attached_at_);
+        st.last_activity = rel(s.last_activity_);
+        st.last_sent = rel(s.last_sent_);
+        st.detached_at = rel(s.detached_at_);
+        st.paced_until = rel(s.paced_until_);
+        st.timer_due = rel(s.armed() ? timers_.wheel().due_time(s) : table_.next_deadline(s));
+        out.sessions.push_back(std::move(st));
+      }
+    }
+  }
+  return out;
+}
+
+void hub::restore(const upgrade::loop_state& state, const handover_messages& messages,
+                  time_point now) {
+  auto at = [now](upgrade::rel_ns t) { return absolute_from(t, now); };
+  // The codec checked that every id named here is a message of the state.
+  auto msg = [&](std::uint64_t id) { return messages.at(id); };
+
+  std::vector<message_ptr> retained;
+  retained.reserve(state.history.size());
+  for (const auto id : state.history)
+    retained.push_back(msg(id));
+  store_.history_.restore(state.history_floor, retained);
+  for (const auto id : state.sticky)
+    store_.sticky_.add(msg(id));
+  for (const auto& e : state.expiring)
+    store_.expire_at(msg(e.id), at(e.due));
+
+  std::deque<pacing::paced_message> paced;
+  for (const auto& p : state.paced) {
+    const message_ptr m = msg(p.id);
+    paced.push_back({.msg = m,
+                     .start = at(p.start),
+                     .spread = std::chrono::duration_cast<pacing::duration>(m->spread),
+                     .turn = pacing::turn_of(m->id),
+                     .walked = (pacing::u128{p.walked_hi} << 64) | p.walked_lo});
+  }
+  pacer_.log_.restore(std::move(paced), at(state.paced_walked_to));
+  // The first tick after the restore walks: early is harmless (a walk hands over only the turns
+  // that came), and the old loop's timer was never more than a tick ahead.
+  if (pacer_.log_.any_in_flight()) pacer_.timer_.arm_at(now);
+
+  for (const auto& st : state.sessions) {
+    const std::string key = session_key(st.user, st.sid);
+    auto [slot, fresh] = table_.sessions_.try_emplace(key);
+    if (!fresh) continue;  // a hub restores into nothing: the codec refuses a key twice
+    slot->second = std::make_unique<session>(table_, st.user, st.sid, pacing::place_of(key));
+    session& s = *slot->second;
+    s.channels_ = st.channels;
+    s.joined_after_ = st.joined_after;
+    for (const auto& c : s.channels_)
+      audience_.by_channel_[c].insert(&s);
+    s.allowed_channels_ = st.allowed_channels;
+    s.token_expires_ = at(st.token_expires);
+    s.transport_ = static_cast<transport>(st.transport);
+    s.online_ = st.online;
+    s.acked_id_ = st.acked_id;
+    s.paced_acked_id_ = st.paced_acked_id;
+    s.sent_up_to_ = st.sent_up_to;
+    s.ack_floor_ = st.ack_floor;
+    s.start_id_ = st.start_id;
+    s.attached_at_ = at(st.attached_at);
+    s.last_activity_ = at(st.last_activity);
+    s.last_sent_ = at(st.last_sent);
+    // A live one whose connection does not come loses it at end_adoption, before the wheel
+    // advances: its TTL and paced turns count from then.
+    s.adopting_ = st.live;
+    s.detached_at_ = at(st.detached_at);
+    s.paced_until_ = at(st.paced_until);
+    // Not in the state: a restored session is not taken for one whose client never came back,
+    // and a first connect's cut backlog goes on as a plain resume (docs/protocol.md, "Long-poll").
+    s.came_back_ = true;
+    table_.by_user_[s.user()].idle.push_back(s);
+    table_.join_idle(s);
+    table_.budget_->take();
+    timers_.arm(s, at(st.timer_due));
+  }
+  // Longest idle first; a live one waiting for its connection leaves it (adopt) or becomes the
+  // newest idle (end_adoption) before any connect can displace it.
+  table_.idle_.sort(
+      [](const session& a, const session& b) { return a.detached_at_ < b.detached_at_; });
+}
+
+}  // namespace ringcast

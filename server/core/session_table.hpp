@@ -1,0 +1,122 @@
+// One loop's sessions: the table by key, each user's live and idle sessions, every idle session in
+// the order it lost its connection, the node's budget against --max-sessions and who is displaced
+// to keep within it. The one place a session gains and loses its live connection (go_live,
+// detach_now: the live index, the pacing ring and the per-transport counts follow it), and where
+// it ends: its timers (session_timers.cpp: heartbeat, idle, poll timeout, max age, TTL), kick,
+// evict, drain.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include <boost/intrusive/list.hpp>
+
+#include "config.hpp"
+#include "loop_stats.hpp"
+#include "loop_timers.hpp"
+#include "session.hpp"
+#include "session_budget.hpp"
+#include "session_events.hpp"
+#include "user_sessions.hpp"
+
+namespace ringcast {
+
+class audience_index;
+class message_store;
+class pacer;
+class session_observers;
+
+class session_table {
+ public:
+  using time_point = timing_wheel::time_point;
+
+  // The parts a session's life reaches: its channels and the live index, the pacing ring, its
+  // observers, and the newest id (for the notice that ends a connection).
+  session_table(const config& cfg, loop_timers& timers, loop_stats& stats, audience_index& audience,
+                pacer& pacer, session_observers& observers, const message_store& messages);
+  ~session_table();
+
+  session* find(std::string_view user, std::string_view sid) const;
+  // A new session of (user, sid), without a connection. make_room said yes before (for a
+  // WebSocket, before its upgrade); if the user or the node filled up meanwhile, the oldest idle
+  // session still makes way.
+  session& create(std::string_view user, std::string_view sid);
+  // Each user's sessions (the audience index walks a user's live ones).
+  sessions_by_user& users() { return by_user_; }
+  std::size_t size() const { return sessions_.size(); }
+
+  // `s` (without a connection) gets `conn`: it joins the live index and the pacing ring, and is
+  // counted by its transport. Its timer is the caller's.
+  void go_live(session& s, subscriber& conn);
+  // `s` loses its connection: the reverse of go_live; its TTL starts (its node is re-armed), and
+  // the on_detached hook is told.
+  void detach_now(session& s, time_point now);
+  // Ends the session's live connection with `why` (the subscriber sends the notice and closes).
+  void end_connection(session& s, ending why, time_point now);
+  void on_detached(std::function<void(const session&)> hook) { on_detached_ = std::move(hook); }
+
+  enum class room { ok, over_total, over_user };
+  room make_room(std::string_view user, std::string_view sid);
+  void share_budget(session_budget& b) { budget_ = &b; }
+  void displace_elsewhere_with(std::function<void()> ask) { displace_elsewhere_ = std::move(ask); }
+  bool displace_longest_idle();
+
+  std::size_t kick(std::string_view user, time_point now);
+  void drain(time_point now);
+  void evict(std::string_view key, time_point now);
+
+  // The upgrade's adoption (hub.hpp, restore).
+  session* adopt(std::string_view user, std::string_view sid, subscriber& conn);
+  void end_adoption(time_point now);
+  void tell_online(session_events& o) const;
+
+  // session_timers.cpp: when the session's node is due next, and what happens when it fires.
+  time_point next_deadline(const session& s) const;
+  void on_timer(session& s, time_point now);
+
+ private:
+  friend class hub;  // capture and restore (core/loop_handover.cpp) walk the lists
+  void drop(session& s, std::string_view reason);
+  // The one count of live connections by transport (loop_stats ws, sse, poll).
+  std::uint64_t& live_count(transport kind);
+  // Moves the session between its user's live and idle lists as its connection comes and goes.
+  void user_list_live(session& s);
+  void user_list_idle(session& s);
+  // Drops the user's oldest idle session if the user holds its limit; false if all are live.
+  bool displace_for_new_session(std::string_view user);
+  // In and out of idle_, counted in the node's budget.
+  void join_idle(session& s);
+  void leave_idle(session& s);
+  // How long `s`, without a connection, is kept: --session-ttl, or --first-poll-ttl for a
+  // session whose one connection was a long-poll answered at once (its client never came back).
+  std::chrono::milliseconds detached_ttl(const session& s) const;
+  std::uint32_t retry_ms_for(ending why);
+
+  const config& cfg_;
+  loop_timers& timers_;
+  loop_stats& stats_;
+  audience_index& audience_;
+  pacer& pacer_;
+  session_observers& observers_;
+  const message_store& messages_;
+  std::function<void(const session&)> on_detached_;
+  std::function<void()> displace_elsewhere_;
+  std::minstd_rand rng_;
+
+  std::unordered_map<std::string, std::unique_ptr<session>> sessions_;  // key "user/sid"
+  sessions_by_user by_user_;                                            // live and idle, by user
+  // Every session without a connection, of any user, in the order they lost it (intrusive too).
+  using idle_list = boost::intrusive::list<
+      session, boost::intrusive::member_hook<session, boost::intrusive::list_member_hook<>,
+                                             &session::idle_link_>>;
+  idle_list idle_;
+  session_budget own_budget_;
+  session_budget* budget_ = &own_budget_;
+};
+
+}  // namespace ringcast

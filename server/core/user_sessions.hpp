@@ -1,0 +1,25 @@
+// Each user's sessions on one loop: those with a live connection, and the others oldest idle first
+// (the order they lost their connection in). Intrusive lists through the sessions: no allocation,
+// O(1) in and out. The session table keeps them; the audience index walks a user's live ones.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+
+#include <boost/intrusive/list.hpp>
+
+#include "session.hpp"
+
+namespace ringcast {
+
+struct user_sessions {
+  using list = boost::intrusive::list<
+      session, boost::intrusive::member_hook<session, boost::intrusive::list_member_hook<>,
+                                             &session::user_link_>>;
+  list live, idle;
+  std::size_t size() const { return live.size() + idle.size(); }
+};
+using sessions_by_user = std::unordered_map<std::string, user_sessions>;
+
+}  // namespace ringcast
