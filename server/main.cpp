@@ -1,15 +1,10 @@
 // ringcast: a long-connection push server whose timeouts run on a hashed timing wheel.
 #include <csignal>
 #include <cstdlib>
-#include <functional>
 #include <iostream>
 #include <optional>
-#include <thread>
 
 #include <unistd.h>
-
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
 
 #include "client_auth.hpp"
 #include "config.hpp"
@@ -81,37 +76,11 @@ int main(int argc, char** argv) {
   srv.allow_upgrades(ringcast::own_binary_path(), ringcast::arguments_to_pass(argc, argv));
   if (adopted) srv.adopt(std::move(*adopted));
 
-  // With --config, SIGHUP (systemctl reload) also reads the settings again, on a thread of its
-  // own, applies the ones that may change live and logs the ones that cannot; the server's own
-  // SIGHUP handler reloads the certificate.
-  ringcast::config running = cfg;
-  boost::asio::io_context hangups;
-  boost::asio::signal_set hangup(hangups, SIGHUP);
-  std::function<void()> await_hangup = [&] {
-    hangup.async_wait([&](boost::system::error_code ec, int) {
-      if (ec) return;
-      auto report = ringcast::check_reload(running, argc, argv, getenv);
-      if (report.apply) {
-        running = std::move(*report.apply);
-        srv.apply_live(running);
-      }
-      for (const auto& line : report.lines) {
-        if (report.ok && (line.ends_with("nothing changed") || line.ends_with("applied"))) {
-          ringcast::log_info("{}", line);
-        } else {
-          ringcast::log_warn("{}", line);
-        }
-      }
-      await_hangup();
-    });
-  };
-  std::thread watcher;
+  // With --config, SIGHUP (systemctl reload) also reads the settings again (server_reload.cpp).
   if (!cfg.config_file.empty()) {
-    await_hangup();
-    watcher = std::thread([&hangups] { hangups.run(); });
+    srv.reread_settings_with([argc, argv, getenv](const ringcast::config& running) {
+      return ringcast::check_reload(running, argc, argv, getenv);
+    });
   }
-  const int status = srv.run();
-  hangups.stop();
-  if (watcher.joinable()) watcher.join();
-  return status;
+  return srv.run();
 }

@@ -44,9 +44,8 @@ class backplane_node {
   virtual void seed_history(std::vector<message_ptr> retained) = 0;
   virtual void seed_in_force(std::vector<message_ptr> in_force) = 0;
   // Hand `m` to this node's clients on every loop; done(recipients here) runs on `where`. Called
-  // in id order, one message at a time (from the publisher's thread under the local sequencer, or
-  // from the bus's thread in stream order).
-  virtual void deliver(message_ptr m, boost::asio::any_io_executor where,
+  // under the node's sequencer (core/sequencer.hpp: number or take), so in id order.
+  virtual void deliver(const message_ptr& m, boost::asio::any_io_executor where,
                        std::function<void(std::size_t)> done) = 0;
   // Another node kicked `user` (close its sessions here) / took session `key` ("user/sid") over.
   virtual void close_user(std::string user) = 0;
@@ -84,7 +83,8 @@ class backplane : public session_events {
     std::uint64_t id;
     std::size_t recipients;  // on this node
   };
-  // Numbers `req` and has every node deliver it (this one through backplane_node::deliver).
+  // Numbers `req` (through the node's sequencer: alone by number(), shared by Redis and then
+  // take()) and has every node deliver it (this one through backplane_node::deliver).
   // Any thread; `done` runs on `origin` (nullopt: unreachable, nothing was published).
   virtual void publish(const publish_request& req, boost::asio::any_io_executor origin,
                        std::function<void(std::optional<published>)> done) = 0;
@@ -121,18 +121,15 @@ class backplane : public session_events {
   virtual void presence(const presence_query& q,
                         std::function<void(std::optional<presence_figures>)> done) = 0;
 
-  // Upgrade in place (docs/operations.md, "Upgrading"; net/server_upgrade.cpp). Alone, the
-  // backplane owns the id sequencer and the schedule, so they move with the process; shared
-  // through Redis they stay there, and these carry nothing.
-  // Runs `f` with numbering held: every message numbered before has been handed to the node
-  // (backplane_node::deliver), none is numbered until `f` returns. Any thread.
-  virtual void hold_numbering(const std::function<void()>& f) { f(); }
+  // Upgrade in place (docs/operations.md, "Upgrading"; core/node_handover.cpp). Alone, the
+  // backplane keeps the schedule, which moves with the process; shared through Redis it stays
+  // there, and these carry nothing. (The ids are the node's sequencer's, whichever numbers them.)
   // Before start(): go on as node `id` of the nodes sharing it (an upgraded process keeps its
   // predecessor's id). Alone there is no id, and nothing to keep.
   virtual void keep_node_id(const std::string& /*id*/) {}
-  // With every loop stopped: the last id and the waiting promotions into `state`.
+  // With every loop stopped: the waiting promotions into `state`.
   virtual void capture(upgrade::handover_state& /*state*/, timing_wheel::time_point /*now*/) {}
-  // Before the loops run: ids go on above state.last_id, the promotions wait again.
+  // Before the loops run: the promotions wait again.
   virtual void restore(const upgrade::handover_state& /*state*/, timing_wheel::time_point /*now*/) {
   }
 };

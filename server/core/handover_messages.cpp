@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include <boost/pfr/core.hpp>
+
 #include "subscriber.hpp"
 
 namespace ringcast {
@@ -12,6 +14,9 @@ static_assert(static_cast<int>(audience::broadcast) == 0 &&
               static_cast<int>(audience::users) == 3 && upgrade::max_audience == 3);
 static_assert(static_cast<int>(transport::ws) == 0 && static_cast<int>(transport::sse) == 1 &&
               static_cast<int>(transport::poll) == 2 && upgrade::max_transport == 2);
+
+// A field added to message_state fails the build here until the two functions below carry it.
+static_assert(boost::pfr::tuple_size_v<upgrade::message_state> == 12);
 
 std::vector<upgrade::message_state> capture_messages(const handover_messages& messages) {
   std::vector<upgrade::message_state> out;

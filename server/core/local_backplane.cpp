@@ -4,10 +4,9 @@
 
 namespace ringcast {
 
-local_backplane::local_backplane(backplane_node& node, loop_timers& timers,
-                                 const presence_counts& counts, std::uint64_t floor_id,
-                                 std::size_t limit)
-    : node_(node), timers_(timers), counts_(counts), last_id_(floor_id) {
+local_backplane::local_backplane(backplane_node& node, sequencer& ids, loop_timers& timers,
+                                 const presence_counts& counts, std::size_t limit)
+    : node_(node), ids_(ids), timers_(timers), counts_(counts) {
   schedule_ = std::make_unique<schedule>(limit, timers_, [this](const std::string& request_json) {
     waiting_.store(schedule_->size(), std::memory_order_relaxed);
     node_.publish_scheduled(request_json);
@@ -16,16 +15,18 @@ local_backplane::local_backplane(backplane_node& node, loop_timers& timers,
 
 void local_backplane::publish(const publish_request& req, boost::asio::any_io_executor origin,
                               std::function<void(std::optional<published>)> done) {
-  std::lock_guard lock(sequencer_);
-  const std::uint64_t id = ++last_id_;
-  const std::int64_t now_ms = timers_.unix_ms();
-  const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
-  // Handed over under the lock: each loop sees the messages in id order.
-  node_.deliver(make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms, req.spread,
-                             req.sticky),
-                std::move(origin), [id, done = std::move(done)](std::size_t recipients) {
-                  done(published{id, recipients});
-                });
+  ids_.number(
+      [&](std::uint64_t id) {
+        const std::int64_t now_ms = timers_.unix_ms();  // with the id: times go in id order too
+        const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
+        return make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms, req.spread,
+                            req.sticky);
+      },
+      [&](const message_ptr& m) {
+        node_.deliver(m, std::move(origin), [id = m->id, done = std::move(done)](std::size_t n) {
+          done(published{id, n});
+        });
+      });
 }
 
 void local_backplane::take_down(std::uint64_t id, std::function<void(bool)> done) {

@@ -1,23 +1,23 @@
-// The backplane of a node alone (core/backplane.hpp): this process numbers the publishes (under
-// one lock, so every loop sees them in id order), keeps the schedule on loop 0's wheel
+// The backplane of a node alone (core/backplane.hpp): this process numbers the publishes with the
+// node's sequencer (so every loop sees them in id order), keeps the schedule on loop 0's wheel
 // (core/schedule), and answers reach and presence from its own counts. Nothing to tell other
 // nodes, so kicks, take-downs and session claims end here.
 #pragma once
 
 #include <atomic>
 #include <memory>
-#include <mutex>
 
 #include "backplane.hpp"
 #include "schedule.hpp"
+#include "sequencer.hpp"
 
 namespace ringcast {
 
 class local_backplane final : public backplane {
  public:
-  // `floor_id`: ids of this run start above it. `limit`: --max-scheduled.
-  local_backplane(backplane_node& node, loop_timers& timers, const presence_counts& counts,
-                  std::uint64_t floor_id, std::size_t limit);
+  // `ids`: the node's sequencer. `limit`: --max-scheduled.
+  local_backplane(backplane_node& node, sequencer& ids, loop_timers& timers,
+                  const presence_counts& counts, std::size_t limit);
 
   void start() override {}
   status state() const override { return {}; }
@@ -49,17 +49,15 @@ class local_backplane final : public backplane {
   void on_subscribe(const session&, const std::vector<std::string>&) override {}
   void on_unsubscribe(const session&, const std::vector<std::string>&) override {}
 
-  // local_backplane_handover.cpp: the sequencer's last id and the schedule.
-  void hold_numbering(const std::function<void()>& f) override;
+  // local_backplane_handover.cpp: the schedule.
   void capture(upgrade::handover_state& state, timing_wheel::time_point now) override;
   void restore(const upgrade::handover_state& state, timing_wheel::time_point now) override;
 
  private:
   backplane_node& node_;
+  sequencer& ids_;
   loop_timers& timers_;  // loop 0's
   const presence_counts& counts_;
-  std::mutex sequencer_;  // ids are assigned and handed to the node under it: order is id order
-  std::uint64_t last_id_;
   std::atomic<std::size_t> waiting_{0};
   std::unique_ptr<schedule> schedule_;  // on the home loop only
 };

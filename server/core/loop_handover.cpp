@@ -6,8 +6,16 @@
 #include <algorithm>
 
 #include "hub.hpp"
+#include "record_walk.hpp"
 
 namespace ringcast {
+
+// A field added to one of these states fails the build here until capture and restore carry it
+// (a session's own fields are in its record, which they carry whole).
+static_assert(boost::pfr::tuple_size_v<upgrade::session_state> == 3 &&
+              boost::pfr::tuple_size_v<upgrade::loop_state> == 7 &&
+              boost::pfr::tuple_size_v<upgrade::expiry_state> == 2 &&
+              boost::pfr::tuple_size_v<upgrade::paced_state> == 4);
 
 upgrade::loop_state hub::capture(time_point now, handover_messages& messages) const {
   auto rel = [now](time_point t) { return relative_to(t, now); };
@@ -39,25 +47,8 @@ upgrade::loop_state hub::capture(time_point now, handover_messages& messages) co
     for (const auto* list : {&lists.idle, &lists.live}) {
       for (const session& s : *list) {
         upgrade::session_state st;
-        st.user = s.user_;
-        st.sid = s.sid_;
-        st.channels = s.channels_;
-        st.joined_after = s.joined_after_;
-        st.allowed_channels = s.allowed_channels_;
-        st.token_expires = rel(s.token_expires_);
+        upgrade::carry(static_cast<const session::record&>(s), st.record, rel);
         st.live = s.conn_ != nullptr;
-        st.transport = static_cast<std::uint8_t>(s.transport_);
-        st.online = s.online_;
-        st.acked_id = s.acked_id_;
-        st.paced_acked_id = s.paced_acked_id_;
-        st.sent_up_to = s.sent_up_to_;
-        st.ack_floor = s.ack_floor_;
-        st.start_id = s.start_id_;
-        st.attached_at = rel(s.attached_at_);
-        st.last_activity = rel(s.last_activity_);
-        st.last_sent = rel(s.last_sent_);
-        st.detached_at = rel(s.detached_at_);
-        st.paced_until = rel(s.paced_until_);
         st.timer_due = rel(s.armed() ? timers_.wheel().due_time(s) : table_.next_deadline(s));
         out.sessions.push_back(std::move(st));
       }
@@ -97,32 +88,18 @@ void hub::restore(const upgrade::loop_state& state, const handover_messages& mes
   if (pacer_.log_.any_in_flight()) pacer_.timer_.arm_at(now);
 
   for (const auto& st : state.sessions) {
-    const std::string key = session_key(st.user, st.sid);
+    const std::string key = session_key(st.record.user_, st.record.sid_);
     auto [slot, fresh] = table_.sessions_.try_emplace(key);
     if (!fresh) continue;  // a hub restores into nothing: the codec refuses a key twice
-    slot->second = std::make_unique<session>(table_, st.user, st.sid, pacing::place_of(key));
+    slot->second =
+        std::make_unique<session>(table_, st.record.user_, st.record.sid_, pacing::place_of(key));
     session& s = *slot->second;
-    s.channels_ = st.channels;
-    s.joined_after_ = st.joined_after;
+    upgrade::carry(st.record, static_cast<session::record&>(s), at);
     for (const auto& c : s.channels_)
       audience_.by_channel_[c].insert(&s);
-    s.allowed_channels_ = st.allowed_channels;
-    s.token_expires_ = at(st.token_expires);
-    s.transport_ = static_cast<transport>(st.transport);
-    s.online_ = st.online;
-    s.acked_id_ = st.acked_id;
-    s.paced_acked_id_ = st.paced_acked_id;
-    s.sent_up_to_ = st.sent_up_to;
-    s.ack_floor_ = st.ack_floor;
-    s.start_id_ = st.start_id;
-    s.attached_at_ = at(st.attached_at);
-    s.last_activity_ = at(st.last_activity);
-    s.last_sent_ = at(st.last_sent);
     // A live one whose connection does not come loses it at end_adoption, before the wheel
     // advances: its TTL and paced turns count from then.
     s.adopting_ = st.live;
-    s.detached_at_ = at(st.detached_at);
-    s.paced_until_ = at(st.paced_until);
     // Not in the state: a restored session is not taken for one whose client never came back,
     // and a first connect's cut backlog goes on as a plain resume (docs/protocol.md, "Long-poll").
     s.came_back_ = true;

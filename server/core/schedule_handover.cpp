@@ -1,8 +1,14 @@
 // The schedule's part of the handover to a new binary (docs/operations.md, "Upgrading").
+#include <boost/pfr/core.hpp>
+
 #include "handover_messages.hpp"
 #include "schedule.hpp"
 
 namespace ringcast {
+
+// A field added to these states fails the build here until capture and restore carry it.
+static_assert(boost::pfr::tuple_size_v<upgrade::schedule_state> == 2 &&
+              boost::pfr::tuple_size_v<upgrade::promotion_state> == 4);
 
 upgrade::schedule_state schedule::capture(time_point now) const {
   upgrade::schedule_state out;

@@ -12,6 +12,7 @@
 
 #include "loop_timers.hpp"
 #include "ring_index.hpp"
+#include "session_record.hpp"
 #include "subscriber.hpp"
 
 namespace ringcast {
@@ -35,10 +36,17 @@ inline std::optional<session_name> split_session_key(std::string_view key) {
 
 class session_table;
 
-class session final : public timed {
+// Its fields that an upgrade carries over are its record (upgrade/session_record.hpp): one place
+// declares them for the session, the handover state, capture, restore and the codec.
+class session final : public timed, private upgrade::session_record<timed::time_point, transport> {
  public:
+  using record = upgrade::session_record<time_point, transport>;
   session(session_table& owner, std::string user, std::string sid, std::uint64_t place)
-      : table_(owner), user_(std::move(user)), sid_(std::move(sid)), place_(place) {}
+      : table_(owner), place_(place) {
+    user_ = std::move(user);
+    sid_ = std::move(sid);
+    token_expires_ = time_point::max();
+  }
   void on_timer(time_point now) override;
 
   const std::string& user() const { return user_; }
@@ -59,36 +67,13 @@ class session final : public timed {
   friend class session_observers;
   friend struct user_sessions;
   session_table& table_;
-  std::string user_;
-  std::string sid_;
-  std::vector<std::string> channels_;
-  // Granted to the current connection (its client token, the connect hook): grant_channels().
-  std::optional<std::vector<std::string>> allowed_channels_;  // none: any channel
-  time_point token_expires_ = time_point::max();              // the connection gets close/expired
-  subscriber* conn_ = nullptr;           // the live connection or held poll, if any
-  transport transport_ = transport::ws;  // conn_'s, kept here: conn_ may be mid-destruction
-  std::size_t attached_index_ = 0;       // position in audience_index::live_ while conn_ is set
-  std::uint64_t acked_id_ = 0;           // the last id the client acknowledged
-  std::uint64_t paced_acked_id_ = 0;     // the last paced id acknowledged (hub::acknowledge)
-  // What was sent, for hub::was_sent (acks count only for those): the highest id handed to its
-  // connections, the id at or below which a connection started without being sent anything, and
-  // for each of channels_ (same index) the newest id when it was joined.
-  std::uint64_t sent_up_to_ = 0;
-  std::uint64_t ack_floor_ = 0;
-  std::vector<std::uint64_t> joined_after_;
-  time_point attached_at_{};    // when conn_ was set
-  time_point last_activity_{};  // last client frame or pong (WebSocket)
-  time_point last_sent_{};      // last server write (heartbeats are due after it)
-  time_point detached_at_{};    // when the last connection ended
-  bool online_ = false;         // see session_events.hpp
+  subscriber* conn_ = nullptr;      // the live connection or held poll, if any
+  std::size_t attached_index_ = 0;  // position in audience_index::live_ while conn_ is set
   bool adopting_ = false;  // restored live, its connection not yet adopted (session_table::adopt)
-  // Paced delivery (core/pacing.hpp): its place on the ring, its link in the pacer's index of live
-  // sessions by place, the id it started after (paced messages at or below it are not its
-  // business), and how far the paced walk had got when its last connection ended.
+  // Paced delivery (core/pacing.hpp): its place on the ring and its link in the pacer's index of
+  // live sessions by place.
   std::uint64_t place_;
   pacing::ring_link<session> pacing_link_;
-  std::uint64_t start_id_ = 0;
-  time_point paced_until_{};
   // Its link in its user's list of live or of idle sessions (session_table::user_sessions), so that
   // adding, dropping and finding the user's oldest idle session cost the same whatever the user
   // holds.

@@ -8,15 +8,14 @@ namespace ringcast {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-std::optional<address_limits::slot> accept_socket(tcp::socket& socket, const config& settings,
-                                                  address_limits& addresses,
-                                                  address_limits::time_point now) {
+std::optional<accepted> accept_socket(tcp::socket& socket, const config& settings,
+                                      address_limits& addresses, address_limits::time_point now) {
   static repeated_warning refusals;  // logged at most once a second while it lasts
   boost::system::error_code ec;
   const auto peer = socket.remote_endpoint(ec);
   if (ec) return std::nullopt;  // gone already
-  address_limits::slot address;
-  if (!in_ranges(settings.trusted_proxies, peer.address())) {
+  accepted out{{}, peer.address()};
+  if (!in_ranges(settings.trusted_proxies, out.peer)) {
     auto held = addresses.open_connection(peer.address(), now);
     if (held.refused != address_limits::refusal::none) {
       refusals.warn(now, "{}: closed at accept over --max-connections-per-ip",
@@ -24,7 +23,7 @@ std::optional<address_limits::slot> accept_socket(tcp::socket& socket, const con
       socket.close(ec);
       return std::nullopt;
     }
-    address = std::move(held.held);
+    out.address = std::move(held.held);
   }
   // Pushes are small writes that must go out at once, not wait behind Nagle for an ACK (a TLS
   // handshake's session tickets followed by the first response would stall ~40 ms).
@@ -34,7 +33,7 @@ std::optional<address_limits::slot> accept_socket(tcp::socket& socket, const con
   if (settings.send_buffer > 0)
     socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(settings.send_buffer)),
                       ec);
-  return address;
+  return out;
 }
 
 }  // namespace ringcast

@@ -13,10 +13,15 @@
 
 namespace ringcast {
 
-// The connection's address slot (empty for a trusted proxy, or with the limit off), or none when
-// it was refused: the socket is closed then.
-std::optional<address_limits::slot> accept_socket(boost::asio::ip::tcp::socket& socket,
-                                                  const config& settings, address_limits& addresses,
-                                                  address_limits::time_point now);
+struct accepted {
+  address_limits::slot address;  // empty for a trusted proxy, or with the limit off
+  // The TCP peer, read once here: the Origin check, the client's address and the connect hook
+  // read it from the connection, not from the socket again.
+  boost::asio::ip::address peer;
+};
+
+// The connection as accepted, or none when it was refused: the socket is closed then.
+std::optional<accepted> accept_socket(boost::asio::ip::tcp::socket& socket, const config& settings,
+                                      address_limits& addresses, address_limits::time_point now);
 
 }  // namespace ringcast

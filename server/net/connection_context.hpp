@@ -1,8 +1,8 @@
 // What a connection sees of its event loop and its node, through one narrow interface: its
 // loop's io_context, sessions, timer service (its clocks) and counters, the settings it reads, the
-// drain flag, the current TLS and token settings, the session's home loop, the Redis claim and the
-// routes. Connections never see the server; tests give them a context on a simulated clock
-// (tests/server/test_loop.hpp).
+// drain flag, the current TLS and token settings, the session's home loop, the Redis claim, the
+// routes and the registry of the loop's connections. Connections never see the server; tests give
+// them a context on a simulated clock (tests/server/test_loop.hpp).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -18,6 +18,7 @@
 
 #include "address_limits.hpp"
 #include "config.hpp"
+#include "connection_registry.hpp"
 #include "hub.hpp"
 #include "process_handover.hpp"
 
@@ -37,21 +38,6 @@ struct connection_settings : config {
   std::chrono::seconds hsts_max_age{0};
 
   static connection_settings from(const config& cfg);
-};
-
-// A connection waiting for its next HTTP request. When the server drains, one with nothing of a
-// request read yet closes at once; one in the middle of a request reads it and answers it 503
-// (docs/operations.md, "Drain").
-class idle_connection {
- public:
-  virtual void on_drain() = 0;
-  // With the loop stopped for an upgrade (docs/operations.md, "Upgrading"): the connection as the
-  // new binary takes it over, or none if it cannot move (it is then closed by the exec). Nothing
-  // of it changes: if the exec fails the loop goes on with it.
-  virtual std::optional<moved_http> hand_over() = 0;
-
- protected:
-  ~idle_connection() = default;
 };
 
 class connection_context {
@@ -83,8 +69,8 @@ class connection_context {
   virtual connect_gate* connect_hook() = 0;
   // The per-address limits of the client endpoints, shared by the node's loops.
   virtual address_limits& client_addresses() = 0;
-  virtual void add_idle(idle_connection& c) = 0;
-  virtual void remove_idle(idle_connection& c) = 0;
+  // What is open on this loop (connection_registry.hpp): every connection registers there.
+  virtual connection_registry& connections() = 0;
 
  protected:
   ~connection_context() = default;

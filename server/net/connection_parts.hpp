@@ -22,6 +22,8 @@ struct connection_parts {
   // The connection counted against its address (--max-connections-per-ip), from accept() (or,
   // from a trusted proxy, its request head) to its end, whatever it is doing meanwhile.
   address_limits::slot address{};
+  // The TCP peer, as read at accept() (or at the upgrade's adoption): never read again.
+  boost::asio::ip::address peer;
 
   // For the hand-off: the socket leaves its loop as a descriptor (with its TLS session).
   struct detached {
@@ -29,10 +31,13 @@ struct connection_parts {
     boost::beast::flat_buffer buffer;
     connection_limit::slot slot;
     address_limits::slot address;
+    boost::asio::ip::address peer;
   };
   std::optional<detached> detach();
   // On the new loop; none if the descriptor cannot be adopted (it is closed then).
   static std::optional<connection_parts> adopt(connection_context& ctx, detached d);
+  // The peer of a socket taken over by an upgrade in place (unspecified if it is gone).
+  static boost::asio::ip::address peer_of(net_stream& stream);
 };
 
 // Where a connection goes back to reading HTTP requests after a long-poll reply (keep-alive):

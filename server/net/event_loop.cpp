@@ -1,6 +1,8 @@
 #include "event_loop.hpp"
 
+#include "http_connection.hpp"
 #include "poll_connection.hpp"
+#include "stream_connection.hpp"
 
 namespace ringcast {
 
@@ -37,17 +39,29 @@ void event_loop::join() {
 }
 
 void event_loop::drain_idle_connections() {
-  const auto idle = std::move(idle_);  // on_drain() may remove itself from idle_
-  idle_.clear();
-  for (idle_connection* c : idle)
-    c->on_drain();
+  http_connection::drain_idle(connections_);
+}
+
+void event_loop::begin_handover() {
+  http_connection::begin_handover(connections_);
+}
+
+std::size_t event_loop::requests_in_flight() {
+  return http_connection::requests_in_flight(connections_) +
+         poll_connection::replies_in_flight(connections_);
+}
+
+void event_loop::end_handover() {
+  http_connection::end_handover(connections_);
 }
 
 std::size_t event_loop::capture_http(std::vector<moved_http>& out) {
-  for (idle_connection* c : idle_) {
-    if (auto m = c->hand_over()) out.push_back(std::move(*m));
-  }
-  return poll_connection::capture_loop(out);
+  http_connection::capture_loop(connections_, out);
+  return poll_connection::capture_loop(connections_, out);
+}
+
+std::size_t event_loop::capture_streams(std::vector<moved_stream>& out, queued_messages& messages) {
+  return stream_connection::capture_loop(connections_, out, messages);
 }
 
 void event_loop::wake_at(time_point when) {

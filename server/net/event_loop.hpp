@@ -6,10 +6,10 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <thread>
-#include <unordered_set>
 
 #include "connect_gate.hpp"
 #include "connection_context.hpp"
+#include "handover_messages.hpp"
 #include "loop_hooks.hpp"
 #include "shared_by_loops.hpp"
 
@@ -44,18 +44,28 @@ class event_loop final : public connection_context {
   const route_table& routes() const override { return node_.routes(); }
   connect_gate* connect_hook() override { return gate_.get(); }
   address_limits& client_addresses() override { return node_.client_addresses(); }
-  void add_idle(idle_connection& c) override { idle_.insert(&c); }
-  void remove_idle(idle_connection& c) override { idle_.erase(&c); }
+  connection_registry& connections() override { return connections_; }
 
   unsigned index() const { return index_; }
   // The live settings of a SIGHUP (config_reload.hpp), for connections from now on: call on the
   // loop's thread.
   void apply_live(const config& settings) { settings_ = connection_settings::from(settings); }
+  // Every HTTP connection waiting for a request is told of the drain (http_connection::on_drain).
   void drain_idle_connections();
+  // An upgrade in place, on the loop's thread (docs/operations.md, "Upgrading"): from
+  // begin_handover the plain HTTP connections park at rest (http_connection::begin_handover);
+  // requests_in_flight() counts what the upgrade waits for (requests being read, handled or
+  // answered, polls' replies being written); end_handover sets the parked ones reading again.
+  void begin_handover();
+  std::size_t requests_in_flight();
+  void end_handover();
   // On the loop's thread, stopped for an upgrade: the HTTP connections between requests and the
   // held long-polls that move (poll_connection::capture_loop). Returns how many held polls over
   // native TLS were told to reconnect instead.
   std::size_t capture_http(std::vector<moved_http>& out);
+  // The same of its streams (stream_connection::capture_loop): their queued messages go by
+  // reference into `messages`.
+  std::size_t capture_streams(std::vector<moved_stream>& out, queued_messages& messages);
   // Runs the timers that are due by now (the picture of the wheel shows the current tick).
   void catch_up() { on_wake(); }
 
@@ -77,11 +87,12 @@ class event_loop final : public connection_context {
   unsigned index_;
   connection_settings settings_;
   // Declared before the io_context, so they outlive it: destroying the io_context destroys the
-  // handlers still pending, and with them connections that detach from the hub and leave idle_.
+  // handlers still pending, and with them connections that detach from the hub and leave the
+  // registry.
   loop_stats stats_;
   loop_timers timers_;
   hub hub_;
-  std::unordered_set<idle_connection*> idle_;
+  connection_registry connections_;
   // No concurrency hint of 1: with it Asio queues a post from the loop's own thread apart from
   // posts of other threads, and publishes numbered in order could reach the loop out of order.
   boost::asio::io_context ctx_;

@@ -22,34 +22,25 @@ repeated_warning& refusals() {
 
 }  // namespace
 
-std::optional<boost::asio::ip::address> http_connection::client_of(const http_request& req) {
-  boost::system::error_code ec;
-  const auto peer = stream_.socket().remote_endpoint(ec);
-  if (ec) {  // the client is already gone
-    close();
-    return std::nullopt;
-  }
+boost::asio::ip::address http_connection::client_of(const http_request& req) const {
   std::vector<std::string_view> forwarded_for;
   for (auto [f, end] = req.equal_range("X-Forwarded-For"); f != end; ++f)
     forwarded_for.emplace_back(f->value().data(), f->value().size());
-  return client_address(peer.address(), forwarded_for, ctx_.settings().trusted_proxies);
+  return client_address(peer_, forwarded_for, ctx_.settings().trusted_proxies);
 }
 
 // The listener counted every other connection at accept(). A proxy's connection may carry the
 // requests of one client after another: it counts under the latest.
 bool http_connection::count_proxied_client(const http_request& header) {
-  boost::system::error_code ec;
-  const auto peer = stream_.socket().remote_endpoint(ec);
-  if (ec || !in_ranges(ctx_.settings().trusted_proxies, peer.address())) return true;
+  if (!in_ranges(ctx_.settings().trusted_proxies, peer_)) return true;
   const auto client = client_of(header);
-  if (!client) return false;
   address_ = {};  // released first: the same client again needs no second place
-  auto outcome = ctx_.client_addresses().open_connection(*client, ctx_.now());
+  auto outcome = ctx_.client_addresses().open_connection(client, ctx_.now());
   if (outcome.refused == address_limits::refusal::none) {
     address_ = std::move(outcome.held);
     return true;
   }
-  refusals().warn(ctx_.now(), "{}: refused 503 over --max-connections-per-ip", client->to_string());
+  refusals().warn(ctx_.now(), "{}: refused 503 over --max-connections-per-ip", client.to_string());
   refuse(error_response(http_status::service_unavailable, "overloaded",
                         "too many connections from this address (--max-connections-per-ip)",
                         header));
@@ -58,10 +49,9 @@ bool http_connection::count_proxied_client(const http_request& header) {
 
 bool http_connection::within_connect_rate(const http_request& req) {
   const auto client = client_of(req);
-  if (!client) return false;
-  const auto outcome = ctx_.client_addresses().connect(*client, ctx_.now());
+  const auto outcome = ctx_.client_addresses().connect(client, ctx_.now());
   if (outcome.refused == address_limits::refusal::none) return true;
-  refusals().warn(ctx_.now(), "{}: refused 429 over --connect-rate-per-ip", client->to_string());
+  refusals().warn(ctx_.now(), "{}: refused 429 over --connect-rate-per-ip", client.to_string());
   auto res = error_response(http_status::too_many_requests, "too_many",
                             "connecting too often from this address (--connect-rate-per-ip)", req);
   res.set(http::field::retry_after, std::to_string(outcome.retry_after.count()));
@@ -76,10 +66,7 @@ void http_connection::connect(http_request req, transport which) {
   auto outcome = admit(std::move(req), which, ctx_, cors_.value_or(cors_grant{}));
   connect_gate* gate = ctx_.connect_hook();
   if (!gate || std::holds_alternative<http_response>(outcome)) return proceed(std::move(outcome));
-  boost::system::error_code ec;
-  const auto peer = stream_.socket().remote_endpoint(ec);
-  check_with_backend(ctx_, *gate, std::get<admission>(std::move(outcome)),
-                     ec ? std::string() : peer.address().to_string(),
+  check_with_backend(ctx_, *gate, std::get<admission>(std::move(outcome)), peer_.to_string(),
                      [self = shared_from_this()](std::variant<admission, http_response> v) {
                        self->proceed(std::move(v));
                      });
@@ -92,7 +79,7 @@ void http_connection::proceed(std::variant<admission, http_response> outcome) {
   }
   closing_ = true;  // the stream now belongs to the client's transport
   start_client(
-      ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_), std::move(address_)},
+      ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_), std::move(address_), peer_},
       std::get<admission>(std::move(outcome)), &http_connection::resume, &http_connection::answer);
 }
 

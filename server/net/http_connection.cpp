@@ -23,9 +23,6 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t header_limit = 8 * 1024;
-// How long a connection refused for a malformed request reads and drops what the client still
-// sends before it is closed (see close_after_reply).
-constexpr auto linger = std::chrono::seconds(2);
 
 std::string_view path_of(std::string_view target) {
   return target.substr(0, target.find('?'));
@@ -34,11 +31,12 @@ std::string_view path_of(std::string_view target) {
 }  // namespace
 
 void http_connection::start(connection_context& ctx, tcp::socket socket, slot_type slot,
-                            address_limits::slot address) {
+                            accepted how) {
   const auto tls = ctx.tls();
   if (!tls) {
-    auto c = std::make_shared<http_connection>(ctx, net_stream(std::move(socket)), std::move(slot),
-                                               std::move(address), beast::flat_buffer{});
+    auto c =
+        std::make_shared<http_connection>(ctx, net_stream(std::move(socket)), std::move(slot),
+                                          std::move(how.address), how.peer, beast::flat_buffer{});
     c->arm_deadline(waiting::first_request);
     c->read_request();
     return;
@@ -49,7 +47,8 @@ void http_connection::start(connection_context& ctx, tcp::socket socket, slot_ty
     return;  // the socket closes as it goes out of scope
   }
   std::make_shared<http_connection>(ctx, net_stream(std::move(socket), std::move(session)),
-                                    std::move(slot), std::move(address), beast::flat_buffer{})
+                                    std::move(slot), std::move(how.address), how.peer,
+                                    beast::flat_buffer{})
       ->handshake();
 }
 
@@ -60,7 +59,8 @@ void http_connection::resume(connection_context& ctx, connection_parts parts) {
 void http_connection::adopt(connection_context& ctx, connection_parts parts,
                             std::size_t allowance) {
   auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
-                                             std::move(parts.address), std::move(parts.buffer));
+                                             std::move(parts.address), parts.peer,
+                                             std::move(parts.buffer));
   c->header_allowance_ = allowance;
   c->arm_deadline(waiting::next_request);
   c->read_request();
@@ -68,25 +68,22 @@ void http_connection::adopt(connection_context& ctx, connection_parts parts,
 
 void http_connection::answer(connection_context& ctx, connection_parts parts, http_response res) {
   auto c = std::make_shared<http_connection>(ctx, std::move(parts.stream), std::move(parts.slot),
-                                             std::move(parts.address), std::move(parts.buffer));
+                                             std::move(parts.address), parts.peer,
+                                             std::move(parts.buffer));
   c->reply(std::move(res));
 }
 
 http_connection::http_connection(connection_context& ctx, net_stream stream, slot_type slot,
-                                 address_limits::slot address, beast::flat_buffer buffer)
+                                 address_limits::slot address, asio::ip::address peer,
+                                 beast::flat_buffer buffer)
     : loop_timer(ctx.timers()),
+      registered_connection(ctx.connections(), connection_kind::http, connection_state::busy),
       ctx_(ctx),
       stream_(std::move(stream)),
       buffer_(std::move(buffer)),
       slot_(std::move(slot)),
-      address_(std::move(address)) {
-  loop_connections_.insert(this);
-}
-
-http_connection::~http_connection() {
-  loop_connections_.erase(this);
-  ctx_.remove_idle(*this);
-}
+      address_(std::move(address)),
+      peer_(peer) {}
 
 // The first deadline covers the TLS handshake and the request that follows it; later ones, the
 // wait for the next request and its reading.
@@ -94,7 +91,7 @@ void http_connection::arm_deadline(waiting what) {
   waiting_ = what;
   const auto& s = ctx_.settings();
   arm_at(ctx_.now() + (what == waiting::first_request ? s.handshake_timeout : s.keepalive_timeout));
-  ctx_.add_idle(*this);
+  set_state(connection_state::idle);
 }
 
 void http_connection::handshake() {
@@ -120,38 +117,6 @@ void http_connection::on_handshake(beast::error_code ec) {
   read_request();
 }
 
-// A browser or curl pointed at http:// on the TLS port gets a readable answer (as nginx gives
-// one) instead of a reset: the request is still unread, so the reply goes out in plaintext.
-void http_connection::refuse_plaintext() {
-  ++ctx_.stats().tls_failed;
-  ctx_.remove_idle(*this);
-  http_request plain;
-  plain.version(11);
-  plain.keep_alive(false);
-  auto res = std::make_shared<http_response>(
-      error_response(http_status::bad_request, "bad_request",
-                     "this port speaks TLS: use https:// or wss://", plain));
-  http::async_write(stream_.socket(), *res,
-                    [self = shared_from_this(), res](beast::error_code ec, std::size_t n) {
-                      self->ctx_.stats().bytes_written += n;
-                      if (ec || self->closing_) return self->close();
-                      beast::error_code ignored;
-                      self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-                      self->discard_until_eof();
-                    });
-}
-
-// Closing with the client's request still unread would reset the connection, and the reset can
-// overtake the reply; so the request is read and dropped until the client closes (or the
-// handshake deadline, still armed, closes it).
-void http_connection::discard_until_eof() {
-  stream_.socket().async_read_some(buffer_.prepare(512),
-                                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                                     if (ec || self->closing_) return self->close();
-                                     self->discard_until_eof();
-                                   });
-}
-
 // The header block is gathered whole first, so that its raw bytes can be checked (obs-fold)
 // before Beast joins them, and the framing is checked before Beast reads any body.
 void http_connection::read_request() {
@@ -161,7 +126,7 @@ void http_connection::read_request() {
   // that a large Content-Length without the admin token gets 401, not 413.
   parser_->body_limit(boost::none);
   scanned_ = 0;
-  if (handing_over_ && !stream_.secure()) return park();
+  if (ctx_.connections().handing_over() && !stream_.secure()) return park();
   read_header_bytes();
 }
 
@@ -188,7 +153,8 @@ void http_connection::read_header_bytes() {
                             self->buffer_.commit(n);
                             // Cut short by begin_handover, or read just as it began: parked
                             // with what was read, which the new binary parses.
-                            const bool parks = handing_over_ && !self->stream_.secure() &&
+                            const bool parks = self->ctx_.connections().handing_over() &&
+                                               !self->stream_.secure() &&
                                                (!ec || ec == asio::error::operation_aborted);
                             if (parks && !self->closing_) return self->park();
                             if (ec || self->closing_) return self->on_read(ec);
@@ -245,42 +211,21 @@ void http_connection::on_drain() {
   if (waiting_ == waiting::linger) return close();
   if (!handshaking_ && request_started()) {
     // Parked by an upgrade the drain called off: read on, to answer the request 503.
-    if (parked_) {
-      const auto self = std::move(parked_self_);
-      parked_ = false;
-      read_header_bytes();
-    }
+    if (state() == connection_state::parked) unpark();
     return;
   }
   close();
 }
 
-// Closing with bytes of the client still unread would reset the connection, and the reset can
-// overtake the reply: so our side is shut, and what the client still sends is read and dropped
-// until it closes, for at most `linger`.
-void http_connection::refuse_header_too_large() {
-  refuse_request(http_status::request_header_fields_too_large, "too_large",
-                 "request line and headers over 8 KiB");
-}
-
-void http_connection::close_after_reply() {
-  beast::error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  waiting_ = waiting::linger;
-  arm_at(ctx_.now() + linger);
-  ctx_.add_idle(*this);
-  discard_until_eof();
-}
-
 void http_connection::close() {
   const auto self = std::move(parked_self_);  // released last
   closing_ = true;
-  ctx_.remove_idle(*this);
+  set_state(connection_state::busy);
   stream_.close();
 }
 
 void http_connection::on_read(beast::error_code ec) {
-  ctx_.remove_idle(*this);
+  set_state(connection_state::busy);
   disarm();
   if (closing_) return;
   if (ec) {
@@ -311,10 +256,7 @@ void http_connection::handle(http_request req) {
   const auto client = route.found ? route.found->client() : std::nullopt;
   // A connect's Origin comes first: a page that may not connect is told so, whatever else.
   if (client) {
-    boost::system::error_code ec;
-    const auto peer = stream_.socket().remote_endpoint(ec);
-    if (ec) return close();  // the client is already gone
-    auto checked = check_origin(req, *client, ctx_, peer.address(), stream_.secure());
+    auto checked = check_origin(req, *client, ctx_, peer_, stream_.secure());
     if (checked.refusal) return reply(std::move(*checked.refusal));
     if (*client != transport::ws) cors_ = std::move(checked.grant);
   }
@@ -340,23 +282,6 @@ void http_connection::handle(http_request req) {
   ctx_.routes().answer(
       route, {req, route.rest, ctx_,
               [self = shared_from_this()](http_response res) { self->reply(std::move(res)); }});
-}
-
-void http_connection::refuse_request(http_status status, std::string_view code,
-                                     std::string_view message, std::string_view allow) {
-  http_request bad;  // no request to echo: answer HTTP/1.1 and close
-  bad.version(11);
-  auto res = error_response(status, code, message, bad);
-  if (!allow.empty()) res.set(http::field::allow, allow);
-  refuse(std::move(res));
-}
-
-void http_connection::refuse(http_response res) {
-  ctx_.remove_idle(*this);
-  disarm();
-  refused_ = true;
-  res.keep_alive(false);
-  reply(std::move(res));
 }
 
 void http_connection::reply(http_response res) {

@@ -1,13 +1,8 @@
 // An upgrade in place, as an HTTP connection takes part in it (docs/operations.md, "Upgrading"):
 // the loop's connections park at rest, are counted while busy, and move with their bytes.
-#include <algorithm>
-
 #include "http_connection.hpp"
 
 namespace ringcast {
-
-thread_local std::unordered_set<http_connection*> http_connection::loop_connections_;
-thread_local bool http_connection::handing_over_ = false;
 
 bool http_connection::waiting_for_request() const {
   return (waiting_ == waiting::first_request || waiting_ == waiting::next_request) && !closing_ &&
@@ -15,18 +10,20 @@ bool http_connection::waiting_for_request() const {
 }
 
 // TLS connections cannot move (their OpenSSL state does not cross exec): they are left alone.
-void http_connection::begin_handover() {
-  handing_over_ = true;
-  for (http_connection* c : loop_connections_) {
-    if (c->stream_.secure() || c->parked_ || !c->waiting_for_request()) continue;
+void http_connection::begin_handover(connection_registry& loop) {
+  loop.set_handing_over(true);
+  loop.for_each<http_connection>(connection_kind::http, [](http_connection& c) {
+    if (c.stream_.secure() || c.state() == connection_state::parked || !c.waiting_for_request())
+      return;
     boost::system::error_code ignored;
-    c->stream_.socket().cancel(ignored);  // its read ends now, with what it has read
-  }
+    c.stream_.socket().cancel(ignored);  // its read ends now, with what it has read
+  });
 }
 
-std::size_t http_connection::requests_in_flight() {
-  return static_cast<std::size_t>(std::count_if(loop_connections_.begin(), loop_connections_.end(),
-                                                [](auto* c) { return c->busy(); }));
+std::size_t http_connection::requests_in_flight(connection_registry& loop) {
+  std::size_t n = 0;
+  loop.for_each<http_connection>(connection_kind::http, [&](http_connection& c) { n += c.busy(); });
+  return n;
 }
 
 // A request of it is being read, handled or answered; or it is a plain one that has yet to park
@@ -35,26 +32,43 @@ std::size_t http_connection::requests_in_flight() {
 bool http_connection::busy() const {
   if (closing_ || waiting_ == waiting::linger || handshaking_) return false;
   if (!waiting_for_request()) return true;
-  return !parked_ && !stream_.secure();
+  return state() != connection_state::parked && !stream_.secure();
 }
 
-void http_connection::end_handover() {
-  handing_over_ = false;
-  std::vector<http_connection*> parked;
-  for (http_connection* c : loop_connections_) {
-    if (c->parked_) parked.push_back(c);
-  }
-  for (http_connection* c : parked) {
-    const auto self = std::move(c->parked_self_);  // until its read holds it
-    c->parked_ = false;
-    c->read_header_bytes();
-  }
+void http_connection::end_handover(connection_registry& loop) {
+  loop.set_handing_over(false);
+  for (http_connection* c :
+       loop.in_state<http_connection>(connection_kind::http, connection_state::parked))
+    c->unpark();
 }
 
 // No operation is pending on a parked connection: it holds itself until it is read on or closed.
 void http_connection::park() {
-  parked_ = true;
+  set_state(connection_state::parked);
   parked_self_ = shared_from_this();
+}
+
+void http_connection::unpark() {
+  const auto self = std::move(parked_self_);  // until its read holds it
+  set_state(connection_state::idle);
+  read_header_bytes();
+}
+
+// Those waiting for a request, parked or not (on_drain may end each).
+void http_connection::drain_idle(connection_registry& loop) {
+  auto waiting = loop.in_state<http_connection>(connection_kind::http, connection_state::idle);
+  const auto parked =
+      loop.in_state<http_connection>(connection_kind::http, connection_state::parked);
+  waiting.insert(waiting.end(), parked.begin(), parked.end());
+  for (http_connection* c : waiting)
+    c->on_drain();
+}
+
+void http_connection::capture_loop(connection_registry& loop, std::vector<moved_http>& out) {
+  loop.for_each<http_connection>(connection_kind::http, [&](http_connection& c) {
+    if (c.state() == connection_state::busy) return;
+    if (auto m = c.hand_over()) out.push_back(std::move(*m));
+  });
 }
 
 // Only a plain connection waiting for a request of which nothing is parsed yet moves: every byte

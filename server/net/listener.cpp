@@ -117,11 +117,11 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket,
 
 void listener::admit(tcp::socket socket, connection_context& loop) {
   connection_context& home = *loops_.front();  // this thread's: its settings are safe to read
-  auto address = accept_socket(socket, home.settings(), home.client_addresses(), home.now());
-  if (!address) return;  // refused (closed) or gone
+  auto accepted = accept_socket(socket, home.settings(), home.client_addresses(), home.now());
+  if (!accepted) return;  // refused (closed) or gone
   asio::post(loop.io(), [&loop, socket = std::move(socket), slot = limit_.try_open(),
-                         address = std::move(*address)]() mutable {
-    http_connection::start(loop, std::move(socket), std::move(slot), std::move(address));
+                         accepted = std::move(*accepted)]() mutable {
+    http_connection::start(loop, std::move(socket), std::move(slot), std::move(accepted));
   });
 }
 

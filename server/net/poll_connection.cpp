@@ -8,7 +8,6 @@
 #include <boost/url/url.hpp>
 
 #include <sstream>
-#include <unordered_set>
 
 #include "gzip_stream.hpp"
 #include "message_deflate.hpp"
@@ -20,10 +19,6 @@ namespace http = beast::http;
 using tcp = boost::asio::ip::tcp;
 
 namespace {
-
-// The polls this loop holds, for an upgrade to take along.
-thread_local std::unordered_set<poll_connection*> held_polls;
-thread_local std::size_t replies_being_written = 0;
 
 // `target` (origin-form, as the request had it) with `since` set to `id`.
 std::optional<std::string> with_since(std::string_view target, std::uint64_t id) {
@@ -58,20 +53,20 @@ void poll_connection::start(connection_context& ctx, connection_parts parts, adm
 poll_connection::poll_connection(connection_context& ctx, connection_parts parts,
                                  http_request request, http_resume resume)
     : loop_timer(ctx.timers()),
+      registered_connection(ctx.connections(), connection_kind::poll, connection_state::idle),
       ctx_(ctx),
       parts_(std::move(parts)),
       request_(std::move(request)),
       resume_(resume) {}
 
 poll_connection::~poll_connection() {
-  held_polls.erase(this);
   if (held_) ctx_.sessions().detach(*held_, *this, ctx_.now());
 }
 
 void poll_connection::hold(session& s) {
   held_ = &s;
   keep_alive_while_held_ = shared_from_this();
-  held_polls.insert(this);
+  set_state(connection_state::parked);  // held: an upgrade takes it along
   // Admitted just as the drain began (a Redis claim was pending): go elsewhere at once.
   if (ctx_.draining()) {
     ctx_.sessions().end_connection(s, ending::reconnect_shutdown, ctx_.now());
@@ -80,20 +75,20 @@ void poll_connection::hold(session& s) {
   watch_for_hangup();
 }
 
-std::size_t poll_connection::replies_in_flight() {
-  return replies_being_written;
+std::size_t poll_connection::replies_in_flight(const connection_registry& loop) {
+  return loop.count(connection_kind::poll, connection_state::busy);
 }
 
-std::size_t poll_connection::capture_loop(std::vector<moved_http>& out) {
+std::size_t poll_connection::capture_loop(connection_registry& loop, std::vector<moved_http>& out) {
   std::vector<poll_connection*> secure;
-  for (poll_connection* p : held_polls) {
-    if (!p->held_ || p->replied_) continue;
-    if (p->parts_.stream.secure()) {
-      secure.push_back(p);
-    } else if (auto m = p->capture()) {
+  loop.for_each<poll_connection>(connection_kind::poll, [&](poll_connection& p) {
+    if (p.state() != connection_state::parked || !p.held_) return;  // abandoned
+    if (p.parts_.stream.secure()) {
+      secure.push_back(&p);
+    } else if (auto m = p.capture()) {
       out.push_back(std::move(*m));
     }
-  }
+  });
   for (poll_connection* p : secure) {
     if (p->held_)
       p->ctx_.sessions().end_connection(*p->held_, ending::reconnect_shutdown, p->ctx_.now());
@@ -189,7 +184,7 @@ void poll_connection::on_timer(time_point) {
 
 http_response poll_connection::begin_reply() {
   replied_ = true;
-  ++replies_being_written;
+  set_state(connection_state::busy);  // an upgrade waits for the reply
   http_response head = json_response(http_status::ok, {}, request_);
   if (ctx_.draining()) head.keep_alive(false);
   announce_keep_alive(head, ctx_.settings().keepalive_timeout);
@@ -202,7 +197,7 @@ http_response poll_connection::begin_reply() {
 
 void poll_connection::after_reply(beast::error_code ec, std::size_t written, bool keep_alive) {
   disarm();
-  --replies_being_written;
+  set_state(connection_state::idle);
   ctx_.stats().bytes_written += written;
   if (ec || !keep_alive) {
     parts_.stream.close();

@@ -15,6 +15,7 @@ namespace ringcast {
 
 class poll_connection final : public subscriber,
                               public loop_timer,
+                              public registered_connection,
                               public std::enable_shared_from_this<poll_connection> {
  public:
   // Answers at once when `since` finds retained messages (or a gap); otherwise holds the poll.
@@ -30,14 +31,14 @@ class poll_connection final : public subscriber,
   // the poll stands, for the new binary to hold anew; one over native TLS cannot move and is
   // answered the drain's reconnect. Returns how many were told to reconnect. Nothing of a plain
   // poll changes: if the exec fails the loop goes on holding it.
-  static std::size_t capture_loop(std::vector<moved_http>& out);
+  static std::size_t capture_loop(connection_registry& loop, std::vector<moved_http>& out);
   // How much longer a request written again by capture can be than the one read: `&since=` and
   // 20 digits, and Beast writes each header line as "Name: value" (a byte more per line than
   // "Name:value", at most one line per 4 bytes of 8 KiB).
   static constexpr std::size_t rewrite_growth = 27 + 8 * 1024 / 4;
   // Replies of this loop's polls being written: an upgrade waits for them (the connection then
   // goes back to HTTP, which parks it: http_connection::begin_handover).
-  static std::size_t replies_in_flight();
+  static std::size_t replies_in_flight(const connection_registry& loop);
 
   // subscriber
   transport kind() const override { return transport::poll; }

@@ -1,6 +1,6 @@
-// The node: its event loops, the listener, connection accounting, its backplane
-// (core/backplane.hpp: alone, or shared through Redis with --redis), and the operations that span
-// every loop (publish, kick, stats, drain).
+// The process: its event loops, the listener, connection accounting, signals (SIGTERM drains,
+// SIGHUP reloads, SIGUSR2 upgrades in place), and the node on its loops (core/node.hpp: the
+// backplane, ids, seeding, fan-out across loops), to which the admin API speaks directly.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -18,41 +18,36 @@
 #include <thread>
 #include <vector>
 
-#include "backplane.hpp"
 #include "config.hpp"
+#include "config_reload.hpp"
 #include "connection_context.hpp"
 #include "connection_limit.hpp"
 #include "event_loop.hpp"
 #include "handover_messages.hpp"
 #include "handover_state.hpp"
+#include "node.hpp"
 #include "node_credentials.hpp"
 #include "node_routes.hpp"
 #include "process_handover.hpp"
-#include "promotions.hpp"
 #include "session_budget.hpp"
 #include "shared_by_loops.hpp"
-#include "sticky.hpp"
 
 namespace ringcast {
 
 class listener;
 
-class server final : public shared_by_loops,
-                     public node_health,
-                     public node_snapshots,
-                     public node_messages,
-                     public node_promotions,
-                     public node_presence,
-                     private backplane_node {
+class server final : public shared_by_loops, public node_snapshots {
  public:
   server(config cfg, node_credentials credentials);
   ~server();
 
   // Listens, serves until SIGTERM/SIGINT, drains, and returns the process exit status.
   int run();
-  // SIGHUP with --config: runs with `settings` from now on where they may change live
-  // (config_reload.hpp's live_settings). Any thread.
-  void apply_live(const config& settings);
+  // With --config: `reread(running)` reads the settings again on SIGHUP (config_reload.hpp's
+  // check_reload). Before run().
+  void reread_settings_with(std::function<reload_report(const config& running)> reread) {
+    reread_ = std::move(reread);
+  }
   // Upgrade in place on SIGUSR2 (server_upgrade.cpp): exec `own_binary` (or --upgrade-binary)
   // with `args`. Before run().
   void allow_upgrades(std::string own_binary, std::vector<std::string> args);
@@ -64,72 +59,32 @@ class server final : public shared_by_loops,
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
   std::shared_ptr<const tls_context> tls() const override;
   const token_verifier* client_tokens() const override { return credentials_.client_tokens.get(); }
-  connection_context& home_loop(std::string_view user, std::string_view sid) override;
+  connection_context& home_loop(std::string_view user, std::string_view) override {
+    return loop_for(user);
+  }
   address_limits& client_addresses() override { return addresses_; }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
-                     std::function<void(bool)> done) override;
-  // node_messages, node_snapshots, node_promotions, node_presence, node_health: the admin API's
-  void publish(const publish_request& req, boost::asio::any_io_executor origin,
-               std::function<void(std::optional<publish_receipt>)> done) override;
-  void kick(std::string user, boost::asio::any_io_executor origin,
-            std::function<void(std::size_t)> done) override;
+                     std::function<void(bool)> done) override {
+    node_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));
+  }
+  // node_snapshots: the admin API's (the rest is the node's own)
   void snapshot(boost::asio::any_io_executor origin,
                 std::function<void(server_snapshot)> done) override;
-  void schedule_publish(std::string request_json, std::int64_t at_ms,
-                        boost::asio::any_io_executor origin,
-                        std::function<void(promotion_outcome, std::string)> done) override {
-    promotions_->add(std::move(request_json), at_ms, std::move(origin), std::move(done));
-  }
-  void list_scheduled(
-      boost::asio::any_io_executor origin,
-      std::function<void(std::optional<std::vector<scheduled_promotion>>)> done) override {
-    promotions_->list(std::move(origin), std::move(done));
-  }
-  void cancel_scheduled(std::string id, boost::asio::any_io_executor origin,
-                        std::function<void(promotion_outcome)> done) override {
-    promotions_->cancel(std::move(id), std::move(origin), std::move(done));
-  }
-  void reach(std::uint64_t id, boost::asio::any_io_executor origin,
-             std::function<void(promotion_outcome, message_reach)> done) override {
-    promotions_->reach(id, std::move(origin), std::move(done));
-  }
-  void recent_messages(
-      std::size_t limit, boost::asio::any_io_executor origin,
-      std::function<void(promotion_outcome, std::vector<message_reach>)> done) override {
-    promotions_->recent(limit, std::move(origin), std::move(done));
-  }
-  void take_down(std::uint64_t id, boost::asio::any_io_executor origin,
-                 std::function<void(promotion_outcome)> done) override;  // server_take_down.cpp
-  void presence(const presence_query& q, boost::asio::any_io_executor origin,
-                std::function<void(std::optional<presence_figures>)> done) override;
-  std::string why_unhealthy() const override;  // server_backplane.cpp
-  std::string redis_problem() const override { return backplane_->state().problem; }
 
  private:
-  event_loop& loop_for(std::string_view user, std::string_view sid);
-  event_loop& home() { return *loops_[0]; }  // where the backplane and promotions live
-  void displace_idle_session(unsigned from, std::size_t asked);
+  event_loop& loop_for(std::string_view user) { return *loops_[node_->home_index(user)]; }
+  event_loop& home() { return *loops_[0]; }  // where the backplane and the listener live
+  std::vector<std::unique_ptr<event_loop>> make_loops();
+  std::unique_ptr<node> make_node();  // server_backplane.cpp
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void watch_drain_later(std::chrono::steady_clock::time_point deadline);
-  void start_hooks();         // server_observers.cpp
-  void start_connect_hook();  // server_observers.cpp
-  // server_observers.cpp
-  void start_presence();
-  void stop_presence();
-  void reload_tls();
-
-  // server_backplane.cpp: the backplane for the settings, and what it asks of this node.
-  std::unique_ptr<backplane> make_backplane();
-  void seed_history(std::vector<message_ptr> retained) override;
-  void seed_in_force(std::vector<message_ptr> in_force) override;
-  void deliver(message_ptr m, boost::asio::any_io_executor where,
-               std::function<void(std::size_t)> done) override;
-  void close_user(std::string user) override;
-  void evict(std::string key) override;
-  void expire_message(std::uint64_t id) override;
-  void publish_scheduled(const std::string& request_json) override;
-  std::vector<message_ptr> retained() override;
+  void start_hooks();         // server_hooks.cpp
+  void start_connect_hook();  // server_hooks.cpp
+  // server_reload.cpp: SIGHUP reads the settings again (with --config) and the certificate.
+  void reload();
+  void apply_live(const config& settings);
+  void reload_certificate();
   // server_upgrade.cpp
   void on_upgrade_signal();
   void upgrade();
@@ -158,32 +113,29 @@ class server final : public shared_by_loops,
   };
   std::shared_ptr<loop_stop> stop_at_rest();
   process_handover capture_for_upgrade();
-  // `messages`: every message the state carries, by id.
-  upgrade::handover_state capture_node(handover_messages& messages);
-  bool restore_node(const std::string& bytes);
   void adopt_streams();
   address_limits::slot adopted_address(net_stream& stream);
   void adopt_http();
   bool open_listener();
 
   config cfg_;
+  config running_;  // cfg_ with the live settings of the last SIGHUP (server_reload.cpp)
+  std::function<reload_report(const config&)> reread_;  // with --config
   node_credentials credentials_;                 // tls is read under tls_mutex_: SIGHUP replaces it
   hook_settings hook_settings_;                  // with --hook-url; the loops' hooks refer to it
   connect_hook_settings connect_hook_settings_;  // with --connect-hook; the loops' gates too
   std::unique_ptr<concurrency_cap> connect_hook_cap_;  // shared by the loops' gates
   system_clocks clock_;  // the node's clocks, read through the loops' timers and here
   const loop_clock::time_point started_ = clock_.now();
+  const std::uint64_t floor_id_;  // ids of this run start above it: every hub's and the node's
   connection_limit connections_;
   address_limits addresses_;  // before the loops: their connections hold its slots
   session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   std::vector<std::unique_ptr<event_loop>> loops_;
-  std::unique_ptr<backplane> backplane_;    // on loop 0 (some calls from any loop)
-  std::unique_ptr<promotions> promotions_;  // on loop 0
-  // The backplane's history and promotions in force are on every loop (with --redis they are read
-  // at start-up, after the listener opens): until then /healthz sends no clients here.
-  std::atomic<bool> caught_up_{false};
-  route_table routes_ = node_routes({*this, *this, *this, *this, *this});
+  every_loop<event_loop> every_;  // loops_, for what runs on each (drain, stats)
+  std::unique_ptr<node> node_;    // after the loops: it refers to their hubs
+  route_table routes_ = node_routes({*node_, *this, *node_, *node_, *node_});
   std::unique_ptr<listener> listener_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;
@@ -206,13 +158,6 @@ class server final : public shared_by_loops,
     bool node_restored = false;     // the sessions, history and schedule came with it
     handover_messages restored;     // the node's messages, until the streams are adopted
   } upgrade_;
-
-  // What the node delivered, whoever numbered it (the backplane hands it over in id order).
-  std::mutex sequencer_;
-  std::uint64_t last_id_;
-  std::uint64_t published_ = 0;
-  sticky_quota sticky_quota_{cfg_.max_sticky};  // under sequencer_
-  std::uint64_t sticky_refused_ = 0;            // under sequencer_
 };
 
 }  // namespace ringcast

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "listener.hpp"
-#include "loop_gather.hpp"
 #include "server.hpp"
 
 namespace ringcast {
@@ -15,13 +14,11 @@ namespace asio = boost::asio;
 void server::begin_drain() {
   draining_.store(true, std::memory_order_relaxed);
   listener_->close();
-  for (auto& loop : loops_) {
-    asio::post(loop->io(), [l = loop.get()] {
-      l->sessions().drain(l->now());
-      l->drain_idle_connections();
-      if (l->hooks()) l->hooks()->flush_all();
-    });
-  }
+  every_.invoke_on_all([](event_loop& l) {
+    l.sessions().drain(l.now());
+    l.drain_idle_connections();
+    if (l.hooks()) l.hooks()->flush_all();
+  });
   drain_timer_ = std::make_unique<asio::steady_timer>(loops_[0]->io());
   watch_drain(clock_.now() + cfg_.drain);
 }
@@ -38,8 +35,8 @@ void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
     drained_.set_value();
     return;
   }
-  for_each_loop<char>(
-      loops_, [](event_loop& loop) { return static_cast<char>(loop.hooks()->empty()); },
+  every_.map_reduce<char>(
+      [](event_loop& loop) { return static_cast<char>(loop.hooks()->empty()); },
       loops_[0]->io().get_executor(),
       [this, deadline](std::vector<char> empty) {
         if (std::all_of(empty.begin(), empty.end(), [](char e) { return e != 0; })) {

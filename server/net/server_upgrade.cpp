@@ -21,8 +21,6 @@
 #include "log.hpp"
 #include "poll_connection.hpp"
 #include "server.hpp"
-
-#include "client_address.hpp"
 #include "sse_connection.hpp"
 #include "state_codec.hpp"
 #include "stream_connection.hpp"
@@ -34,7 +32,7 @@ namespace ringcast {
 namespace asio = boost::asio;
 
 // --version prints one format for the whole state: the process's section and the node's.
-static_assert(handover_format == 3 && upgrade::state_format == 1,
+static_assert(handover_format == 4 && upgrade::state_format == 2,
               "a change of either state's format bumps handover_format (handover_version.hpp)");
 
 namespace {
@@ -60,18 +58,11 @@ void server::allow_upgrades(std::string own_binary, std::vector<std::string> arg
 void server::adopt(process_handover state) {
   upgrade_.count = state.upgrades;
   upgrade_.reconnected = state.reconnected;
-  if (!state.node_id.empty()) backplane_->keep_node_id(state.node_id);
-  {
-    std::lock_guard lock(sequencer_);
-    last_id_ = std::max(last_id_, state.last_id);
-  }
-  if (!state.node_state.empty()) upgrade_.node_restored = restore_node(state.node_state);
-  if (!upgrade_.node_restored) {
-    // Started without the node's state, ids still go on above the old process's.
-    upgrade::handover_state floor;
-    floor.last_id = state.last_id;
-    backplane_->restore(floor, home().now());
-  }
+  if (!state.node_id.empty()) node_->shared().keep_node_id(state.node_id);
+  // Ids go on above the old process's, with or without the node's state.
+  node_->raise_floor(state.last_id);
+  if (!state.node_state.empty())
+    upgrade_.node_restored = node_->restore(state.node_state, upgrade_.restored);
   upgrade_.adopted = std::move(state);
 }
 
@@ -130,12 +121,12 @@ void server::upgrade() {
     return;
   }
   for (auto& loop : loops_)
-    asio::post(loop->io(), [] { http_connection::begin_handover(); });
+    asio::post(loop->io(), [l = loop.get()] { l->begin_handover(); });
   const std::shared_ptr<loop_stop> stop = stop_at_rest();
   if (!stop) {
     log_warn("upgrade abandoned, serving on: the server began to drain");
     for (auto& loop : loops_)
-      asio::post(loop->io(), [] { http_connection::end_handover(); });
+      asio::post(loop->io(), [l = loop.get()] { l->end_handover(); });
     return;
   }
   stop->verdict.set_value(true);
@@ -144,7 +135,7 @@ void server::upgrade() {
   // With --redis the history, sessions and schedule are the cluster's: the new binary reads them
   // there as a node joining it, and attaches the moved connections again as resumes.
   handover_messages carried;  // by the node's state
-  if (!cfg_.redis) state.node_state = upgrade::write_state(capture_node(carried));
+  if (!cfg_.redis) state.node_state = upgrade::write_state(node_->capture(carried));
   gather_queued_messages(stop->queued, stop->streams, carried, state);
   for (std::size_t i = 0; i < loops_.size(); ++i) {
     state.reconnected += stop->reconnected[i];
@@ -173,7 +164,7 @@ void server::upgrade() {
   log_warn("upgrade failed, serving on: {}", why);
   stop->go_on.set_value();
   for (auto& loop : loops_)
-    asio::post(loop->io(), [] { http_connection::end_handover(); });
+    asio::post(loop->io(), [l = loop.get()] { l->end_handover(); });
 }
 
 // Every loop stops at a point of its own queue that comes after every publish numbered so far
@@ -188,16 +179,14 @@ std::shared_ptr<server::loop_stop> server::stop_at_rest() {
   for (;;) {
     if (draining()) return nullptr;
     auto stop = std::make_shared<loop_stop>(loops_.size());
-    backplane_->hold_numbering([&] {
+    node_->hold_numbering([&] {
       for (std::size_t i = 0; i < loops_.size(); ++i) {
         asio::post(loops_[i]->io(), [stop, i, loop = loops_[i].get()] {
-          stop->busy[i] =
-              http_connection::requests_in_flight() + poll_connection::replies_in_flight();
+          stop->busy[i] = loop->requests_in_flight();
           stop->counted.count_down();
           if (!stop->capture.get()) return;  // serves on until the next stop
-          stop->reconnected[i] =
-              stream_connection::capture_loop(stop->streams[i], stop->queued[i]) +
-              loop->capture_http(stop->http[i]);
+          stop->reconnected[i] = loop->capture_streams(stop->streams[i], stop->queued[i]) +
+                                 loop->capture_http(stop->http[i]);
           stop->captured.count_down();
           stop->resumed.wait();
         });
@@ -218,51 +207,6 @@ std::shared_ptr<server::loop_stop> server::stop_at_rest() {
   }
 }
 
-// With every loop stopped (their hubs are read from this thread: the latches order it after them).
-// The backplane gives the last id numbered and the schedule; this node what it delivered.
-upgrade::handover_state server::capture_node(handover_messages& messages) {
-  upgrade::handover_state node;
-  {
-    std::lock_guard lock(sequencer_);
-    node.published = published_;
-    for (const auto& [id, expires_ms] : sticky_quota_.entries())
-      node.sticky_quota.push_back({id, expires_ms});
-  }
-  for (auto& loop : loops_)
-    node.loops.push_back(loop->sessions().capture(loop->now(), messages));
-  node.messages = capture_messages(messages);
-  backplane_->capture(node, home().now());
-  return node;
-}
-
-// The node's state into hubs that hold nothing yet, before the loops run. False if it is refused
-// (the new process then starts without it, as after a restart: the clients resume).
-bool server::restore_node(const std::string& bytes) {
-  auto read = upgrade::read_state(bytes);
-  if (!read.state) {
-    log_warn("upgrade: the node's state is refused: {}", read.error);
-    return false;
-  }
-  upgrade::handover_state& node = *read.state;
-  if (node.loops.size() != loops_.size()) {
-    log_warn("upgrade: the node's state is of {} event loops, this process has {}: not restored",
-             node.loops.size(), loops_.size());
-    return false;
-  }
-  {
-    std::lock_guard lock(sequencer_);
-    last_id_ = std::max(last_id_, node.last_id);
-    published_ = node.published;
-    for (const auto& e : node.sticky_quota)
-      sticky_quota_.add(e.id, e.expires_ms);
-  }
-  upgrade_.restored = restore_messages(node.messages);
-  for (std::size_t i = 0; i < loops_.size(); ++i)
-    loops_[i]->sessions().restore(node.loops[i], upgrade_.restored, loops_[i]->now());
-  backplane_->restore(node, home().now());
-  return true;
-}
-
 // With every loop stopped.
 process_handover server::capture_for_upgrade() {
   process_handover state;
@@ -270,12 +214,9 @@ process_handover server::capture_for_upgrade() {
   state.upgrades = upgrade_.count + 1;
   state.reconnected = upgrade_.reconnected;
   if (cfg_.admin_token_generated) state.generated_admin_token = cfg_.admin_token;
-  {
-    std::lock_guard lock(sequencer_);
-    state.last_id = last_id_;
-  }
+  state.last_id = node_->figures().last_id;
   state.listeners.push_back({listener_->native_handle(), listener_->v6()});
-  state.node_id = backplane_->state().node_id;
+  state.node_id = node_->shared().state().node_id;
   return state;
 }
 
@@ -303,15 +244,17 @@ void server::adopt_streams() {
       ::close(m.fd);
       continue;
     }
-    event_loop& home = loop_for(m.user, m.sid);
+    event_loop& home = loop_for(m.user);
     auto stream =
         net_stream::adopt(home.io(), {m.fd, m.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), {}});
     if (!stream) {
       log_warn("upgrade: a handed-over connection of {} could not be adopted", m.user);
       continue;
     }
+    auto address = adopted_address(*stream);  // before the stream moves into the parts
+    const auto peer = connection_parts::peer_of(*stream);
     connection_parts parts{
-        std::move(*stream), {}, connections_.count_open(), adopted_address(*stream)};
+        std::move(*stream), {}, connections_.count_open(), std::move(address), peer};
     asio::post(home.io(), [&home, parts = std::move(parts), m = std::move(m),
                            queue = std::move(*queue)]() mutable {
       if (m.kind == moved_stream::kind_t::ws) {
@@ -341,8 +284,10 @@ void server::adopt_http() {
       log_warn("upgrade: a handed-over HTTP connection could not be adopted");
       continue;
     }
+    auto address = adopted_address(*stream);  // before the stream moves into the parts
+    const auto peer = connection_parts::peer_of(*stream);
     connection_parts parts{
-        std::move(*stream), {}, connections_.count_open(), adopted_address(*stream)};
+        std::move(*stream), {}, connections_.count_open(), std::move(address), peer};
     const std::size_t n = boost::asio::buffer_copy(parts.buffer.prepare(m.unread.size()),
                                                    boost::asio::buffer(m.unread));
     parts.buffer.commit(n);

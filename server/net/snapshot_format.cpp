@@ -14,21 +14,30 @@ namespace {
 
 namespace json = boost::json;
 
-// Every loop's counters summed once, for both outputs.
-struct loop_totals {
-  loop_stats stats;  // field by field
-  std::size_t sessions = 0, connected = 0, armed = 0;
-  std::uint64_t tick = 0;  // the most advanced loop's
-  timing_wheel::counters wheel;
-  // Every loop paces every message (each its own sessions): the count is the largest of theirs.
-  std::size_t paced_in_flight = 0;
-  std::size_t sticky_in_force = 0;  // every loop holds every sticky message: the largest count
-  hook_counters hooks;              // backend_up if every loop's last POST was accepted
-  connect_hook_counters connect_hook;
-};
+// Adds each of `fields` of `from` into `into`.
+template <class Counters, std::size_t N>
+void add_fields(Counters& into, const Counters& from, std::uint64_t Counters::*const (&fields)[N]) {
+  for (const auto field : fields)
+    into.*field += from.*field;
+}
 
-loop_totals totals_of(const server_snapshot& s) {
-  loop_totals t;
+constexpr std::uint64_t timing_wheel::counters::*wheel_fields[] = {
+    &timing_wheel::counters::scheduled, &timing_wheel::counters::moved,
+    &timing_wheel::counters::cancelled, &timing_wheel::counters::fired,
+    &timing_wheel::counters::cascaded};
+constexpr std::uint64_t hook_counters::*hook_fields[] = {
+    &hook_counters::sent,   &hook_counters::batches, &hook_counters::retried,
+    &hook_counters::failed, &hook_counters::dropped, &hook_counters::queued};
+constexpr std::uint64_t connect_hook_counters::*connect_hook_fields[] = {
+    &connect_hook_counters::admitted, &connect_hook_counters::refused,
+    &connect_hook_counters::unavailable, &connect_hook_counters::bad_answers,
+    &connect_hook_counters::overloaded};
+
+// Every loop's snapshot combined once, for both outputs: counts summed; the tick the most
+// advanced loop's; paced_in_flight and sticky_in_force the largest (every loop paces and holds
+// every message, each for its own sessions); the backend up if every loop's last POST was.
+loop_snapshot totals_of(const server_snapshot& s) {
+  loop_snapshot t;
   for (const auto& l : s.loops) {
     for (const auto& f : loop_stat_fields)
       t.stats.*f.member += l.stats.*f.member;
@@ -36,25 +45,12 @@ loop_totals totals_of(const server_snapshot& s) {
     t.connected += l.connected;
     t.armed += l.armed;
     t.tick = std::max(t.tick, l.tick);
-    t.wheel.scheduled += l.wheel.scheduled;
-    t.wheel.moved += l.wheel.moved;
-    t.wheel.cancelled += l.wheel.cancelled;
-    t.wheel.fired += l.wheel.fired;
-    t.wheel.cascaded += l.wheel.cascaded;
+    add_fields(t.wheel, l.wheel, wheel_fields);
     t.paced_in_flight = std::max(t.paced_in_flight, l.paced_in_flight);
     t.sticky_in_force = std::max(t.sticky_in_force, l.sticky_in_force);
-    t.hooks.sent += l.hooks.sent;
-    t.hooks.batches += l.hooks.batches;
-    t.hooks.retried += l.hooks.retried;
-    t.hooks.failed += l.hooks.failed;
-    t.hooks.dropped += l.hooks.dropped;
-    t.hooks.queued += l.hooks.queued;
+    add_fields(t.hooks, l.hooks, hook_fields);
     t.hooks.backend_up = t.hooks.backend_up && l.hooks.backend_up;
-    t.connect_hook.admitted += l.connect_hook.admitted;
-    t.connect_hook.refused += l.connect_hook.refused;
-    t.connect_hook.unavailable += l.connect_hook.unavailable;
-    t.connect_hook.bad_answers += l.connect_hook.bad_answers;
-    t.connect_hook.overloaded += l.connect_hook.overloaded;
+    add_fields(t.connect_hook, l.connect_hook, connect_hook_fields);
   }
   return t;
 }
@@ -81,7 +77,7 @@ void for_each_expiration(const loop_stats& t, F&& f) {
 }  // namespace
 
 std::string stats_json(const server_snapshot& s) {
-  const loop_totals all = totals_of(s);
+  const loop_snapshot all = totals_of(s);
   const loop_stats& t = all.stats;
   const timing_wheel::counters& w = all.wheel;
   json::object expirations;
@@ -166,7 +162,7 @@ std::string stats_json(const server_snapshot& s) {
 }
 
 std::string prometheus_text(const server_snapshot& s) {
-  const loop_totals all = totals_of(s);
+  const loop_snapshot all = totals_of(s);
   const loop_stats& t = all.stats;
   std::string out;
   auto family = [&](std::string_view name, std::string_view type, std::string_view help) {

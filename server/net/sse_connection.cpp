@@ -44,7 +44,7 @@ void sse_connection::start(connection_context& ctx, connection_parts parts,
 }
 
 sse_connection::sse_connection(connection_context& ctx, connection_parts parts)
-    : stream_connection(ctx, std::move(parts)) {}
+    : stream_connection(ctx, std::move(parts), connection_kind::sse) {}
 
 void sse_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
                            std::vector<outbound> queue) {

@@ -3,13 +3,9 @@
 #include <boost/asio/error.hpp>
 
 #include <span>
-#include <unordered_set>
 
 namespace ringcast {
 namespace {
-
-// This loop's streams, for an upgrade in place: a stream lives and dies on its loop's thread.
-thread_local std::unordered_set<stream_connection*> loop_streams;
 
 // How long a client gets to take its final notice before the socket is closed under it; a client
 // closed for not reading is unlikely to read its notice, and gets less.
@@ -23,17 +19,16 @@ constexpr std::size_t max_gather_bytes = 256 * 1024;
 
 }  // namespace
 
-stream_connection::stream_connection(connection_context& ctx, connection_parts parts)
+stream_connection::stream_connection(connection_context& ctx, connection_parts parts,
+                                     connection_kind kind)
     : loop_timer(ctx.timers()),
+      registered_connection(ctx.connections(), kind, connection_state::busy),
       ctx_(ctx),
       slot_(std::move(parts.slot)),
       address_(std::move(parts.address)),
-      stream_(std::move(parts.stream)) {
-  loop_streams.insert(this);
-}
+      stream_(std::move(parts.stream)) {}
 
 stream_connection::~stream_connection() {
-  loop_streams.erase(this);
   if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
 }
 
@@ -61,17 +56,20 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   }
 }
 
-std::size_t stream_connection::capture_loop(std::vector<moved_stream>& out,
+std::size_t stream_connection::capture_loop(connection_registry& loop,
+                                            std::vector<moved_stream>& out,
                                             queued_messages& messages) {
   std::vector<stream_connection*> secure;
-  for (stream_connection* c : loop_streams) {
+  const auto take = [&](stream_connection& c) {
     moved_stream m;
-    if (c->stream_.secure() && c->session_ && !c->closing_) {
-      secure.push_back(c);
-    } else if (c->capture(m, messages)) {
+    if (c.stream_.secure() && c.session_ && !c.closing_) {
+      secure.push_back(&c);
+    } else if (c.capture(m, messages)) {
       out.push_back(std::move(m));
     }
-  }
+  };
+  loop.for_each<stream_connection>(connection_kind::ws, take);
+  loop.for_each<stream_connection>(connection_kind::sse, take);
   // Written at once if the socket takes it (it is closed by the exec, whatever is left).
   for (stream_connection* c : secure)
     c->ctx_.sessions().end_connection(*c->session_, ending::reconnect_shutdown, c->ctx_.now());

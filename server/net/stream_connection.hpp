@@ -25,9 +25,11 @@
 
 namespace ringcast {
 
+// registered_connection comes last, so that the flags that open the members fill its tail.
 class stream_connection : public subscriber,
                           public loop_timer,
-                          public std::enable_shared_from_this<stream_connection> {
+                          public std::enable_shared_from_this<stream_connection>,
+                          public registered_connection {
  public:
   void deliver(const message_ptr& m) final;
   void end(const ending_notice& notice) final;
@@ -38,10 +40,11 @@ class stream_connection : public subscriber,
   // state does not cross exec): it is sent the drain's reconnect now, and counted in the result.
   // The rest (ending, or in the middle of a client's WebSocket message) are closed by the exec.
   // A queued message goes by reference into `messages`, the loop's table (each message once).
-  static std::size_t capture_loop(std::vector<moved_stream>& out, queued_messages& messages);
+  static std::size_t capture_loop(connection_registry& loop, std::vector<moved_stream>& out,
+                                  queued_messages& messages);
 
  protected:
-  stream_connection(connection_context& ctx, connection_parts parts);
+  stream_connection(connection_context& ctx, connection_parts parts, connection_kind kind);
   ~stream_connection();
 
   // Attaches to the session and queues hello and the resumed backlog.
@@ -102,6 +105,9 @@ class stream_connection : public subscriber,
   // The queue is full: the client is closed `slow`. True if so.
   bool falling_behind();
 
+  bool closing_ = false;  // the final frames are queued: nothing else will be
+  bool waiting_ = false;  // for the socket to take more
+  bool failed_ = false;
   connection_context& ctx_;
   connection_limit::slot slot_;
   address_limits::slot address_;
@@ -111,9 +117,6 @@ class stream_connection : public subscriber,
   std::size_t written_ = 0;                     // bytes of the queue's first item already written
   std::uint64_t highest_id_ = 0;                // of the messages queued, or the client's `since`
   time_point grace_until_ = time_point::max();  // ending: the final notice is written by then
-  bool closing_ = false;                        // the final frames are queued: nothing else will be
-  bool waiting_ = false;                        // for the socket to take more
-  bool failed_ = false;
   // As admitted (a client token's grant and `exp`, the connect hook's), for an upgrade in place.
   std::optional<std::vector<std::string>> grant_;
   std::optional<time_point> expires_;

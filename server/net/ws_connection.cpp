@@ -51,22 +51,24 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
   }));
   upgrade->async_accept(request, [&ctx, upgrade, buffer = std::move(parts.buffer),
                                   slot = std::move(parts.slot), address = std::move(parts.address),
-                                  params = std::move(admitted.params), known_elsewhere,
+                                  peer = parts.peer, params = std::move(admitted.params),
+                                  known_elsewhere,
                                   deflate = deflate.has_value()](beast::error_code ec) mutable {
     if (ec) return;  // the upgrade failed or timed out; nothing was attached
     const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
     auto c = std::make_shared<ws_connection>(
         ctx,
-        connection_parts{std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address)},
+        connection_parts{
+            std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address), peer},
         deflate);
     c->begin(params, known_elsewhere, early);
   });
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
-    : stream_connection(ctx, std::move(parts)),
-      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate),
-      deflate_(deflate) {
+    : stream_connection(ctx, std::move(parts), connection_kind::ws),
+      deflate_(deflate),
+      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate) {
   if (!deflate_) return;
   reader_.accept_compressed();
   compress_min_ = static_cast<std::uint32_t>(

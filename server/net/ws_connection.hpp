@@ -66,12 +66,11 @@ class ws_connection final : public stream_connection {
   ws::reader reader_{max_client_message, max_client_frames};
   bool reader_done_ = false;  // the client's close arrived, or it broke the protocol
   bool shut_down_ = false;    // our side of the TCP connection is closed
-  token_bucket rate_;         // the client's frames
-
   // permessage-deflate negotiated, and --compress-min-bytes as at the upgrade: all the state
   // compression keeps per connection (no zlib stream).
   bool deflate_ = false;
   std::uint32_t compress_min_ = 0;
+  token_bucket rate_;  // the client's frames
 };
 
 }  // namespace ringcast

@@ -5,12 +5,14 @@
 //   2  plus the HTTP connections between requests and the held long-polls, and the Redis node id
 //   3  a stream's queued messages by reference into one table of the state (each message once),
 //      only its partly written frame as bytes
+//   4  the node's state in its format 2 (a session's record first); each record written whole in
+//      declaration order (a queued frame's text and a table message's bytes even when empty)
 #pragma once
 
 #include <cstdint>
 
 namespace ringcast {
 
-inline constexpr std::uint32_t handover_format = 3;
+inline constexpr std::uint32_t handover_format = 4;
 
 }  // namespace ringcast

@@ -10,9 +10,9 @@ namespace ringcast {
 
 namespace asio = boost::asio;
 
-redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node, loop_timers& timers,
-                                 const presence_counts& counts, settings s)
-    : home_(home), node_(node) {
+redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node, sequencer& ids,
+                                 loop_timers& timers, const presence_counts& counts, settings s)
+    : home_(home), node_(node), ids_(ids) {
   redis_bus::node_hooks hooks;
   hooks.seed_history = [this](std::vector<message_ptr> retained) {
     node_.seed_history(std::move(retained));
@@ -21,8 +21,10 @@ redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node, l
     node_.seed_in_force(std::move(in_force));
   };
   // The bus calls this from its one thread in stream order, so every loop sees id order.
-  hooks.deliver = [this](message_ptr m, std::function<void(std::size_t)> done) {
-    node_.deliver(std::move(m), home_.get_executor(), std::move(done));
+  hooks.deliver = [this](const message_ptr& m, std::function<void(std::size_t)> done) {
+    ids_.take(m, [&](const message_ptr& taken) {
+      node_.deliver(taken, home_.get_executor(), std::move(done));
+    });
   };
   hooks.kick = [this](std::string user) { node_.close_user(std::move(user)); };
   hooks.evict = [this](std::string key) { node_.evict(std::move(key)); };

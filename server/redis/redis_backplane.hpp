@@ -1,5 +1,6 @@
 // The backplane of several nodes (--redis; core/backplane.hpp, docs/scaling.md): publishes are
-// numbered and appended to the shared stream that every node reads in order (redis_bus), the
+// numbered and appended to the shared stream that every node reads in order (redis_bus) and
+// hands, in that order, to the node's sequencer (core/sequencer.hpp: take), the
 // schedule and reach are the cluster's (redis_promotions), presence is summed over the live nodes
 // (redis_presence), and kicks, take-downs and session claims reach the other nodes through Redis.
 // Everything runs on loop 0's io_context, where the bus lives; calls from other loops are posted
@@ -13,6 +14,7 @@
 
 #include "backplane.hpp"
 #include "redis_url.hpp"
+#include "sequencer.hpp"
 
 namespace ringcast {
 
@@ -28,9 +30,10 @@ class redis_backplane final : public backplane {
     std::chrono::milliseconds session_ttl;  // --session-ttl
     std::size_t max_scheduled;              // --max-scheduled, over the cluster
   };
-  // `home`: loop 0's io_context; `counts`: this node's presence, mirrored into Redis.
-  redis_backplane(boost::asio::io_context& home, backplane_node& node, loop_timers& timers,
-                  const presence_counts& counts, settings s);
+  // `home`: loop 0's io_context; `ids`: the node's sequencer; `counts`: this node's presence,
+  // mirrored into Redis.
+  redis_backplane(boost::asio::io_context& home, backplane_node& node, sequencer& ids,
+                  loop_timers& timers, const presence_counts& counts, settings s);
   ~redis_backplane() override;
 
   void start() override;
@@ -65,6 +68,7 @@ class redis_backplane final : public backplane {
  private:
   boost::asio::io_context& home_;
   backplane_node& node_;
+  sequencer& ids_;
   std::unique_ptr<redis_bus> bus_;
   // Both refer to the bus; the destructor takes presence down first, then the bus, then these
   // (the bus answers what is pending when it goes, and the answers may reach them).

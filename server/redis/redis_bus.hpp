@@ -38,6 +38,9 @@
 
 namespace ringcast {
 
+// The pub/sub channel the nodes announce kicks and session claims on (redis_bus_control.cpp).
+inline const std::string control_channel = "ringcast:control";
+
 class redis_bus {
  public:
   // What the bus needs from the server; called on the bus's io_context.
@@ -48,7 +51,7 @@ class redis_bus {
     // holds (evicted by its MAXLEN).
     std::function<void(std::vector<message_ptr>)> seed_in_force;
     // Deliver to this node's clients; `done(recipients)`.
-    std::function<void(message_ptr, std::function<void(std::size_t)>)> deliver;
+    std::function<void(const message_ptr&, std::function<void(std::size_t)>)> deliver;
     // Another node kicked `user` / took over session `key` ("user/sid").
     std::function<void(std::string user)> kick;
     std::function<void(std::string key)> evict;

@@ -15,11 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "session_record.hpp"
+
 namespace ringcast::upgrade {
 
 // The format this binary writes and reads. A change of meaning or layout of any field bumps it;
 // a binary refuses state of any other format (`--version` prints it).
-inline constexpr std::uint32_t state_format = 1;
+inline constexpr std::uint32_t state_format = 2;
+// 1  the first
+// 2  a session's fields in the order of session_record.hpp, `live` and its timer after them
 
 using rel_ns = std::int64_t;
 // A steady time that never comes (a session without token expiry).
@@ -28,6 +32,7 @@ inline constexpr rel_ns never = std::numeric_limits<rel_ns>::max();
 // A published message, once for the node however many loops hold it. Enums are kept as their
 // wire numbers (core/message.hpp's `audience`, core/subscriber.hpp's `transport`).
 struct message_state {
+  static constexpr const char* plural = "messages";
   std::uint64_t id = 0;
   std::int64_t ts_ms = 0;
   std::uint8_t audience = 0;  // broadcast, channel, user, users
@@ -46,6 +51,7 @@ inline constexpr std::uint8_t max_audience = 3;
 
 // A message's ttl timer on one loop.
 struct expiry_state {
+  static constexpr const char* plural = "message expiries";
   std::uint64_t id = 0;
   rel_ns due = 0;
 
@@ -55,6 +61,7 @@ struct expiry_state {
 // A paced message on one loop (core/pacing.hpp): its window's start and how far it has walked
 // the ring (a position below 2^64, or 2^64 itself once settled: `walked_hi` is 0 or 1).
 struct paced_state {
+  static constexpr const char* plural = "paced messages";
   std::uint64_t id = 0;
   rel_ns start = 0;
   std::uint64_t walked_lo = 0;
@@ -63,18 +70,12 @@ struct paced_state {
   bool operator==(const paced_state&) const = default;
 };
 
-// A session (user, sid), connected or waiting out its TTL (core/session.hpp).
+// A session (user, sid), connected or waiting out its TTL: its record (session_record.hpp), and
+// what capture reads off the hub around it.
 struct session_state {
-  std::string user, sid;
-  std::vector<std::string> channels;
-  std::vector<std::uint64_t> joined_after;  // one per channel
-  std::optional<std::vector<std::string>> allowed_channels;
-  rel_ns token_expires = never;
-  bool live = false;           // it had a connection (or held poll), which the new binary adopts
-  std::uint8_t transport = 0;  // ws, sse, poll: of that connection, or of its last
-  bool online = false;
-  std::uint64_t acked_id = 0, paced_acked_id = 0, sent_up_to = 0, ack_floor = 0, start_id = 0;
-  rel_ns attached_at = 0, last_activity = 0, last_sent = 0, detached_at = 0, paced_until = 0;
+  static constexpr const char* plural = "sessions";
+  session_record<rel_ns, std::uint8_t> record;  // the transport: ws, sse, poll
+  bool live = false;     // it had a connection (or held poll), which the new binary adopts
   rel_ns timer_due = 0;  // its node in the loop's wheel
 
   bool operator==(const session_state&) const = default;
@@ -83,6 +84,7 @@ inline constexpr std::uint8_t max_transport = 2;
 
 // One event loop's hub. Its history, sticky set and paced log name messages by id.
 struct loop_state {
+  static constexpr const char* plural = "loops";
   std::uint64_t history_floor = 0;     // highest id no longer (or never) retained
   std::vector<std::uint64_t> history;  // oldest first
   std::vector<std::uint64_t> sticky;   // in force, by id
@@ -97,6 +99,7 @@ struct loop_state {
 // The node's schedule (core/schedule.hpp): every slot's generation, so that an id issued before
 // the upgrade means the same promotion (or none) after it, and the promotions waiting.
 struct promotion_state {
+  static constexpr const char* plural = "scheduled promotions";
   std::uint32_t slot = 0;  // its generation is generations[slot]
   std::int64_t at_ms = 0;
   rel_ns due = 0;
@@ -112,6 +115,7 @@ struct schedule_state {
 };
 
 struct sticky_quota_entry {
+  static constexpr const char* plural = "sticky quota entries";
   std::uint64_t id = 0;
   std::int64_t expires_ms = 0;
 

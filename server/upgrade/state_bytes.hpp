@@ -1,8 +1,9 @@
-// The primitives of the handover state's encoding (state_codec.hpp): fixed-width little-endian
-// integers, strings and lists with a 32-bit length before them. The reader checks every length
-// against what is left before it trusts it: a list's count is refused if its elements could not
-// fit in the bytes that remain (each takes at least `min_element_bytes`), so a corrupt count
-// never makes it allocate more than a constant times its input.
+// The primitives of the handover state's encoding (state_codec.hpp, process_handover.hpp):
+// fixed-width little-endian integers, lists with a 32-bit count before them and strings with a
+// length before them (32-bit in the node's state, 64-bit in the process's section). The reader
+// checks every length against what is left before it trusts it: a list's count is refused if its
+// elements could not fit in the bytes that remain (each takes at least `min_element_bytes`), so a
+// corrupt count never makes it allocate more than a constant times its input.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,12 @@ class state_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The width of a string's length.
+enum class length_bytes : std::uint8_t { four = 4, eight = 8 };
+
 class byte_writer {
  public:
+  explicit byte_writer(length_bytes lengths = length_bytes::four) : lengths_(lengths) {}
   template <class Int>
   requires std::is_integral_v<Int>
   void put(Int v) {
@@ -38,18 +43,23 @@ class byte_writer {
     put(static_cast<std::uint32_t>(n));
   }
   void put_string(std::string_view s) {
-    put_count(s.size());
+    if (lengths_ == length_bytes::eight)
+      put(static_cast<std::uint64_t>(s.size()));
+    else
+      put_count(s.size());
     out_.append(s);
   }
   std::string& bytes() { return out_; }
 
  private:
+  length_bytes lengths_;
   std::string out_;
 };
 
 class byte_reader {
  public:
-  explicit byte_reader(std::string_view in) : in_(in) {}
+  explicit byte_reader(std::string_view in, length_bytes lengths = length_bytes::four)
+      : in_(in), lengths_(lengths) {}
 
   template <class Int>
   requires std::is_integral_v<Int> Int get() {
@@ -74,7 +84,16 @@ class byte_reader {
     return n;
   }
   std::string get_string(const char* what) {
-    const std::size_t n = get_count(1, what);
+    std::size_t n = 0;
+    if (lengths_ == length_bytes::four) {
+      n = get_count(1, what);
+    } else {
+      const auto wide = get<std::uint64_t>();
+      if (wide > left())
+        throw state_error(std::to_string(wide) + " bytes announced, " + std::to_string(left()) +
+                          " left");
+      n = static_cast<std::size_t>(wide);
+    }
     std::string s(in_.substr(pos_, n));
     pos_ += n;
     return s;
@@ -92,6 +111,7 @@ class byte_reader {
     if (left() < n) throw state_error(std::string("the state ends inside ") + what);
   }
   std::string_view in_;
+  length_bytes lengths_;
   std::size_t pos_ = 0;
 };
 

@@ -1,4 +1,4 @@
-// The process's section of the upgrade state (server/protocol/process_handover) on any bytes: it
+// The process's section of the upgrade state (server/upgrade/process_handover) on any bytes: it
 // refuses or accepts, never crashes, hangs or allocates out of proportion. Whatever it accepts is
 // written back to the same bytes (one spelling of each state). The input is taken as a payload
 // too, under a valid header, so that the fuzzer gets past the checksum.

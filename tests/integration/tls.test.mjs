@@ -4,7 +4,9 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import tls from 'node:tls';
 import {
   assertOnTime, makeCertificate, rawConnect, runBinary, startServer, uid, waitFor,
@@ -172,6 +174,26 @@ describe('SIGHUP', () => {
       await waitFor(() => /keeping the current certificate/u.test(srv.log), 3000, 'the refusal log line');
       assert.equal(await servedFingerprint(srv, renewed.cert), new X509Certificate(renewed.cert).fingerprint256);
       assert.equal((await srv.get('/healthz')).status, 200);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  // One handler reads both: the settings first (their lines), then the certificate.
+  test('with --config reads the settings and the certificate again, in that order', async () => {
+    const conf = path.join(mkdtempSync(path.join(os.tmpdir(), 'ringcast-tls-conf-')), 'tls.conf');
+    writeFileSync(conf, 'max-body = 40\n');
+    const srv = await startServer(['--config', conf], { tls: true, tokenVia: 'env' });
+    try {
+      writeFileSync(conf, 'max-body = 1000\n');
+      srv.proc.kill('SIGHUP');
+      await waitFor(() => /certificate reloaded/u.test(srv.log), 3000, 'the certificate line');
+      const applied = srv.log.indexOf("SIGHUP: 'max-body' changed: applied");
+      assert.ok(applied >= 0, 'the settings line');
+      assert.ok(applied < srv.log.indexOf('certificate reloaded'), 'settings before the certificate');
+      assert.doesNotMatch(srv.log, /nothing to reload/u);
+      const big = { data: { text: 'x'.repeat(60) } };
+      assert.equal((await srv.admin('POST', '/admin/publish', { body: big })).status, 200);
     } finally {
       await srv.stop();
     }

@@ -178,7 +178,7 @@ for (const [what, makeBinary, reason, extra = []] of [
   // it is never exec'd.
   ['a new binary that reads another state format', () => script('other-format',
     `if [ "$1" = --version ]; then echo "ringcast 9.9.9"; echo "state format 99"; exit 0; fi\nexec "${BIN}" "$@"`),
-  /upgrade refused, serving on: .*does not read state format 3/u],
+  /upgrade refused, serving on: .*does not read state format 4/u],
   ['a new binary that refuses the settings', () => script('strict',
     `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
   /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],
@@ -340,6 +340,39 @@ test('SIGUSR2 with a request half-sent on an idle connection: it moves with its 
     assert.equal(c.closed, false);
     c.socket.destroy();
   } finally {
+    await srv.stop();
+  }
+});
+
+test('SIGUSR2 with --max-connections-per-ip: the connections that move stay counted against their address in the new binary', async () => {
+  const next = copyOfBinary();
+  const srv = await startServer(['--upgrade-binary', next, '--max-connections-per-ip', '4',
+    '--keepalive-timeout', '20', '--handshake-timeout', '20']);
+  const open = [];
+  try {
+    // Three idle keep-alive connections of 127.0.0.1, each answered once: they move.
+    for (let i = 0; i < 3; i++) {
+      const c = await rawHttp(srv);
+      c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await c.reply(/^HTTP\/1\.1 200 /u);
+      open.push(c);
+    }
+    srv.proc.kill('SIGUSR2');
+    await upgraded(srv, 1);
+    const line = /moved \(0 WebSocket and SSE, (\d+) HTTP of which 0 held long-polls\)/u.exec(srv.log);
+    assert.ok(line && Number(line[1]) >= 3, srv.logTail());
+    const from = srv.log.length;
+    // Three more of the same address: with the three that moved counted, at most one fits.
+    for (let i = 0; i < 3; i++) {
+      const c = await rawHttp(srv);
+      open.push(c);
+    }
+    await waitFor(() => open.slice(3).filter((c) => c.closed).length >= 2, 5000,
+      'two of the new connections closed at accept');
+    assert.match(logSince(srv, from), /closed at accept over --max-connections-per-ip/u);
+    assert.equal(open.slice(0, 3).filter((c) => c.closed).length, 0, 'a moved connection was closed');
+  } finally {
+    for (const c of open) c.socket.destroy();
     await srv.stop();
   }
 });

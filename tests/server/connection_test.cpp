@@ -298,6 +298,34 @@ TEST(PollConnection, HeldUntilAMessageThenTheConnectionServesTheNextPoll) {
   EXPECT_EQ(loop.run([&] { return loop.stats().poll_timeout; }), 1u);
 }
 
+// The loop's registry (connection_registry.hpp) follows one TCP connection from object to object:
+// HTTP waiting for a request, a held poll (parked, for an upgrade to take), HTTP again.
+TEST(PollConnection, TheLoopsRegistryFollowsTheConnectionFromHttpToAHeldPollAndBack) {
+  test::test_loop loop(short_timeouts());
+  // On the loop's thread (inside loop.run or eventually).
+  const auto open_of = [&](connection_kind kind) {
+    const connection_registry& r = loop.connections();
+    return r.count(kind, connection_state::idle) + r.count(kind, connection_state::busy) +
+           r.count(kind, connection_state::parked);
+  };
+  auto c = loop.connect();
+  beast::flat_buffer buffer;
+  ASSERT_TRUE(eventually(loop, [&] { return loop.idle_connections() == 1; }));
+  send(c, get("/poll?user=u&sid=a"));
+  ASSERT_TRUE(eventually(loop, [&] { return loop.sessions().connected_count() == 1; }));
+  const auto held = loop.run(
+      [&] { return loop.connections().count(connection_kind::poll, connection_state::parked); });
+  EXPECT_EQ(held, 1u);
+  EXPECT_TRUE(eventually(loop, [&] { return open_of(connection_kind::http) == 0; }));
+
+  publish(loop, 41);
+  EXPECT_EQ(read_response(c, buffer).result(), http::status::ok);
+  EXPECT_TRUE(eventually(loop, [&] { return loop.idle_connections() == 1; }));
+  EXPECT_TRUE(eventually(loop, [&] { return open_of(connection_kind::poll) == 0; }));
+  c.close();
+  EXPECT_TRUE(eventually(loop, [&] { return open_of(connection_kind::http) == 0; }));
+}
+
 TEST(PollConnection, AHangUpFreesTheSessionAtOnce) {
   test::test_loop loop(short_timeouts());
   auto c = loop.connect();

@@ -173,7 +173,7 @@ class HubHandoverTest : public ::testing::Test {
     s.schedule = side.sched.capture(side.now);
     auto& sessions = s.loops[0].sessions;  // a hash map's order: sorted, to compare
     std::sort(sessions.begin(), sessions.end(),
-              [](const auto& a, const auto& b) { return a.user < b.user; });
+              [](const auto& a, const auto& b) { return a.record.user_ < b.record.user_; });
     return s;
   }
 
@@ -250,17 +250,17 @@ TEST_F(HubHandoverTest, TheRestoredHubCapturesAsTheOldOne) {
   ASSERT_EQ(l.sessions.size(), c.sessions.size());
   for (std::size_t i = 0; i < l.sessions.size(); ++i) {
     const auto &a = l.sessions[i], &b = c.sessions[i];
-    EXPECT_EQ(a.user, b.user);
-    EXPECT_EQ(a.live, b.live) << a.user;
-    EXPECT_EQ(a.online, b.online) << a.user;
-    EXPECT_EQ(a.token_expires, b.token_expires) << a.user;
-    EXPECT_EQ(a.attached_at, b.attached_at) << a.user;
-    EXPECT_EQ(a.last_activity, b.last_activity) << a.user;
-    EXPECT_EQ(a.last_sent, b.last_sent) << a.user;
-    EXPECT_EQ(a.detached_at, b.detached_at) << a.user;
-    EXPECT_EQ(a.paced_until, b.paced_until) << a.user;
-    EXPECT_EQ(a.timer_due, b.timer_due) << a.user;
-    EXPECT_EQ(a, b) << a.user;
+    EXPECT_EQ(a.record.user_, b.record.user_);
+    EXPECT_EQ(a.live, b.live) << a.record.user_;
+    EXPECT_EQ(a.record.online_, b.record.online_) << a.record.user_;
+    EXPECT_EQ(a.record.token_expires_, b.record.token_expires_) << a.record.user_;
+    EXPECT_EQ(a.record.attached_at_, b.record.attached_at_) << a.record.user_;
+    EXPECT_EQ(a.record.last_activity_, b.record.last_activity_) << a.record.user_;
+    EXPECT_EQ(a.record.last_sent_, b.record.last_sent_) << a.record.user_;
+    EXPECT_EQ(a.record.detached_at_, b.record.detached_at_) << a.record.user_;
+    EXPECT_EQ(a.record.paced_until_, b.record.paced_until_) << a.record.user_;
+    EXPECT_EQ(a.timer_due, b.timer_due) << a.record.user_;
+    EXPECT_EQ(a, b) << a.record.user_;
   }
   EXPECT_EQ(again, captured);
 }

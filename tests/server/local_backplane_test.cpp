@@ -19,9 +19,9 @@ using time_point = timing_wheel::time_point;
 struct recording_node final : backplane_node {
   void seed_history(std::vector<message_ptr>) override {}
   void seed_in_force(std::vector<message_ptr>) override {}
-  void deliver(message_ptr m, boost::asio::any_io_executor,
+  void deliver(const message_ptr& m, boost::asio::any_io_executor,
                std::function<void(std::size_t)> done) override {
-    delivered.push_back(std::move(m));
+    delivered.push_back(m);
     done(3);
   }
   void close_user(std::string user) override { closed.push_back(std::move(user)); }
@@ -37,10 +37,10 @@ struct recording_node final : backplane_node {
 };
 
 // A local backplane whose schedule waits on a wheel of 10 ms ticks, with the steady and the wall
-// clock simulated together.
+// clock simulated together; it numbers with a sequencer of its own, as the node's would be.
 class LocalBackplaneTest : public ::testing::Test {
  protected:
-  LocalBackplaneTest() : shared(node, timers, counts, floor_id, 2) {}
+  LocalBackplaneTest() : shared(node, numbering, timers, counts, 2) {}
 
   void advance(std::chrono::milliseconds by) {
     const time_point until = clock.now() + by;
@@ -66,6 +66,7 @@ class LocalBackplaneTest : public ::testing::Test {
   boost::asio::io_context io;
   presence_counts counts;
   recording_node node;
+  sequencer numbering{floor_id, default_max_sticky};
   local_backplane shared;
 };
 
@@ -147,10 +148,10 @@ TEST_F(LocalBackplaneTest, ReachIsTheMessagesOwnCountsAndNothingWaitsOnOtherNode
   EXPECT_TRUE(shared.state().reachable);
 }
 
-// The handover to a new binary (SIGUSR2): the last id and the schedule, captured from one
-// backplane and restored into one of another process, whose steady clock is far from the first's
-// (the wall clock is the same). Ids go on above the old ones; the promotions keep their ids and
-// come due as far after the restore as they were after the capture, not earlier.
+// The handover to a new binary (SIGUSR2): the last id (the sequencer's) and the schedule,
+// captured from one backplane and restored into one of another process, whose steady clock is far
+// from the first's (the wall clock is the same). Ids go on above the old ones; the promotions keep
+// their ids and come due as far after the restore as they were after the capture, not earlier.
 TEST_F(LocalBackplaneTest, HandsItsLastIdAndScheduleToANewProcess) {
   ASSERT_TRUE(publish(R"({"data":1})") && publish(R"({"data":2})"));
   std::vector<std::string> ids;
@@ -165,6 +166,7 @@ TEST_F(LocalBackplaneTest, HandsItsLastIdAndScheduleToANewProcess) {
   ASSERT_TRUE(node.due.empty());
   shared.schedule_cancel(cancelled, [](promotion_outcome) {});
   upgrade::handover_state state;
+  numbering.capture(state);  // the node's part: the sequencer
   shared.capture(state, clock.now());
   EXPECT_EQ(state.last_id, floor_id + 2);
   EXPECT_EQ(state.schedule.waiting.size(), 2u);
@@ -173,7 +175,9 @@ TEST_F(LocalBackplaneTest, HandsItsLastIdAndScheduleToANewProcess) {
   simulated_clock other_clock{other_epoch, wall_ms()};
   loop_timers other_timers{other_clock, other_epoch, 10ms, 64};
   recording_node other_node;
-  local_backplane fresh(other_node, other_timers, counts, floor_id, 2);
+  sequencer other_ids{floor_id, default_max_sticky};
+  local_backplane fresh(other_node, other_ids, other_timers, counts, 2);
+  other_ids.restore(state);
   fresh.restore(state, other_clock.now());
   EXPECT_EQ(fresh.scheduled(), 2u);
   std::optional<std::vector<scheduled_promotion>> before, after;

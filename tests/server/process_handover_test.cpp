@@ -1,4 +1,4 @@
-// The process's section of the upgrade state (server/protocol/process_handover): every field
+// The process's section of the upgrade state (server/upgrade/process_handover): every field
 // round-trips, and anything else is refused with a reason, never read past its end.
 #include "process_handover.hpp"
 

@@ -43,31 +43,32 @@ handover_state full_state() {
   l.paced_walked_to = -3'000'000;
   l.paced = {{13, -2'000'000'000, 0xfedc'ba98'7654'3210ULL, 0}};
   session_state a;
-  a.user = "alice";
-  a.sid = "tab-1";
-  a.channels = {"news", "deals"};
-  a.joined_after = {4, 8};
-  a.allowed_channels = std::vector<std::string>{"news", "deals", "vip"};
-  a.token_expires = 3'600'000'000'000;
+  a.record.user_ = "alice";
+  a.record.sid_ = "tab-1";
+  a.record.channels_ = {"news", "deals"};
+  a.record.joined_after_ = {4, 8};
+  a.record.allowed_channels_ = std::vector<std::string>{"news", "deals", "vip"};
+  a.record.token_expires_ = 3'600'000'000'000;
   a.live = true;
-  a.transport = 1;
-  a.online = true;
-  a.acked_id = 8;
-  a.paced_acked_id = 13;
-  a.sent_up_to = 12;
-  a.ack_floor = 3;
-  a.start_id = 2;
-  a.attached_at = -10;
-  a.last_activity = -11;
-  a.last_sent = -12;
-  a.detached_at = -13;
-  a.paced_until = -14;
+  a.record.transport_ = 1;
+  a.record.online_ = true;
+  a.record.acked_id_ = 8;
+  a.record.paced_acked_id_ = 13;
+  a.record.sent_up_to_ = 12;
+  a.record.ack_floor_ = 3;
+  a.record.start_id_ = 2;
+  a.record.attached_at_ = -10;
+  a.record.last_activity_ = -11;
+  a.record.last_sent_ = -12;
+  a.record.detached_at_ = -13;
+  a.record.paced_until_ = -14;
   a.timer_due = 15;
   session_state b;  // waiting out its TTL, without token expiry or grant
-  b.user = "bob";
-  b.sid = "0";
-  b.transport = 2;
-  b.detached_at = -5'000'000'000;
+  b.record.user_ = "bob";
+  b.record.token_expires_ = never;
+  b.record.sid_ = "0";
+  b.record.transport_ = 2;
+  b.record.detached_at_ = -5'000'000'000;
   b.timer_due = 25'000'000'000;
   l.sessions = {a, b};
   loop_state settled;
@@ -137,7 +138,7 @@ TEST(StateCodec, RefusesAnotherMagicOrFormat) {
   EXPECT_EQ(refusal(wrong_magic), "not a ringcast state (no magic)");
   std::string next_format = bytes;
   next_format[8] = static_cast<char>(state_format + 1);
-  EXPECT_EQ(refusal(next_format), "state format 2, this binary reads 1");
+  EXPECT_EQ(refusal(next_format), "state format 3, this binary reads 2");
   EXPECT_EQ(refusal(""), "not a ringcast state (no magic)");
 }
 
@@ -172,11 +173,11 @@ TEST(StateCodec, RefusesValuesOutOfRange) {
   };
   EXPECT_EQ(refused([](auto& s) { s.messages[1].audience = 4; }),
             "a message with an unknown audience");
-  EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[0].transport = 3; }),
+  EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[0].record.transport_ = 3; }),
             "a session with an unknown transport");
-  EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[1].sid = "a/b"; }),
+  EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[1].record.sid_ = "a/b"; }),
             "a session that is not (user, sid)");
-  EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[0].joined_after.pop_back(); }),
+  EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[0].record.joined_after_.pop_back(); }),
             "a session's channels and joins disagree");
   EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[1] = s.loops[0].sessions[0]; }),
             "a session twice in a loop");

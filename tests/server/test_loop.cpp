@@ -29,9 +29,7 @@ test_loop::~test_loop() {
   run([this] {
     boost::system::error_code ignored;
     acceptor_.close(ignored);
-    const auto idle = idle_;
-    for (idle_connection* c : idle)
-      c->on_drain();
+    http_connection::drain_idle(connections_);
     hub_.drain(clock_.now());
   });
   work_.reset();
@@ -42,12 +40,12 @@ test_loop::~test_loop() {
 void test_loop::accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec) return;
-    auto address = accept_socket(socket, settings(), client_addresses(), now());
-    if (!address) return accept();  // refused per address, closed
+    auto accepted = accept_socket(socket, settings(), client_addresses(), now());
+    if (!accepted) return accept();  // refused per address, closed
     boost::system::error_code ignored;
     if (const int bytes = send_buffer_.load(); bytes > 0)
       socket.set_option(asio::socket_base::send_buffer_size(bytes), ignored);
-    http_connection::start(*this, std::move(socket), limit_.try_open(), std::move(*address));
+    http_connection::start(*this, std::move(socket), limit_.try_open(), std::move(*accepted));
     accept();
   });
 }
@@ -55,10 +53,7 @@ void test_loop::accept() {
 void test_loop::drain_idle_connections() {
   draining_ = true;
   run([this] {
-    const auto idle = std::move(idle_);
-    idle_.clear();
-    for (idle_connection* c : idle)
-      c->on_drain();
+    http_connection::drain_idle(connections_);
     return 0;
   });
 }

@@ -12,7 +12,6 @@
 #include <future>
 #include <memory>
 #include <thread>
-#include <unordered_set>
 
 #include "admin_api.hpp"
 #include "connection_context.hpp"
@@ -67,8 +66,7 @@ class test_loop final : public connection_context {
   const route_table& routes() const override { return routes_; }
   connect_gate* connect_hook() override { return nullptr; }
   address_limits& client_addresses() override { return addresses_; }
-  void add_idle(idle_connection& c) override { idle_.insert(&c); }
-  void remove_idle(idle_connection& c) override { idle_.erase(&c); }
+  connection_registry& connections() override { return connections_; }
 
   // Runs `f` on the loop's thread and returns its result.
   template <class F>
@@ -84,8 +82,11 @@ class test_loop final : public connection_context {
   std::uint16_t port() const { return port_; }
   // Connections accepted and not yet closed.
   std::size_t open_connections() const { return limit_.open(); }
-  // Connections waiting for a request (on the loop's thread only: use run()).
-  std::size_t idle_connections() const { return idle_.size(); }
+  // Connections waiting for a request, parked or not (on the loop's thread only: use run()).
+  std::size_t idle_connections() const {
+    return connections_.count(connection_kind::http, connection_state::idle) +
+           connections_.count(connection_kind::http, connection_state::parked);
+  }
   // A blocking client socket connected to the listener, with a 5 s receive timeout.
   boost::asio::ip::tcp::socket connect();
 
@@ -120,7 +121,7 @@ class test_loop final : public connection_context {
   std::shared_ptr<const token_verifier> tokens_;
   std::function<connection_context&(std::string_view, std::string_view)> home_;
   std::atomic<bool> draining_{false};
-  std::unordered_set<idle_connection*> idle_;
+  connection_registry connections_;
   connection_limit limit_{1000};
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;

@@ -1,25 +1,11 @@
-// What watches the sessions of every loop for the server: presence (GET /admin/presence: this
-// node's counts, answered by the backplane: with --redis every live node's summed in Redis), the
-// backplane itself, and the event hooks.
-#include <boost/asio/post.hpp>
-
+// The shop's backend on every loop (server/hooks): the event hooks (--hook-url) and the connect
+// hook (--connect-hook).
 #include <random>
 
 #include "log.hpp"
 #include "server.hpp"
 
 namespace ringcast {
-
-namespace asio = boost::asio;
-
-// The backplane after presence_: a shared one copies presence_'s counts when it rewrites them.
-void server::start_presence() {
-  for (auto& loop : loops_) {
-    loop->sessions().observe(presence_);
-    loop->sessions().observe(*backplane_);
-    loop->sessions().on_detached([this](const session& s) { backplane_->release_session(s); });
-  }
-}
 
 void server::start_hooks() {
   std::random_device random;
@@ -49,24 +35,6 @@ void server::start_connect_hook() {
   log_info("connect hook: {} decides who is admitted (fallback: {}, at most {} in flight{})",
            cfg_.connect_hook->text, cfg_.connect_hook_fallback_allow ? "allow" : "deny",
            cfg_.connect_hook_concurrency, cfg_.hook_secret.empty() ? ", unsigned" : ", signed");
-}
-
-// Before the backplane goes: a connection the loops still hold may end and report to it.
-void server::stop_presence() {
-  for (auto& loop : loops_) {
-    loop->sessions().unobserve(*backplane_);
-    loop->sessions().on_detached({});
-  }
-}
-
-void server::presence(const presence_query& q, boost::asio::any_io_executor origin,
-                      std::function<void(std::optional<presence_figures>)> done) {
-  asio::post(home().io(), [this, q, origin, done = std::move(done)]() mutable {
-    backplane_->presence(
-        q, [origin, done = std::move(done)](std::optional<presence_figures> f) mutable {
-          asio::post(origin, [f = std::move(f), done = std::move(done)] { done(f); });
-        });
-  });
 }
 
 }  // namespace ringcast

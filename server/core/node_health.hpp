@@ -1,5 +1,5 @@
 // Whether this node should be sent clients, as /healthz and every 503 of the admin API that
-// Redis is to blame for see it. Implemented by `server`.
+// Redis is to blame for see it. Implemented by the node (core/node.hpp).
 #pragma once
 
 #include <string>

@@ -1,7 +1,7 @@
 // The promotions (docs/protocol.md, "Promotions"), as the admin API sees them: scheduled
-// publishes, a message's reach, a take-down. Implemented by `server` (which hands them to
-// `promotions`). Every `done` runs on `origin`. With --redis the schedule and the reach are the
-// cluster's, in Redis: `unavailable` when it is unreachable.
+// publishes, a message's reach, a take-down. Implemented by the node (core/node.hpp, which hands
+// them to `promotions`). Every `done` runs on `origin`. With --redis the schedule and the reach are
+// the cluster's, in Redis: `unavailable` when it is unreachable.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

@@ -4,8 +4,9 @@
 // The sessions behind them travel in the hub's state; this is the process's own section.
 //
 // On the wire: "RCHO", the format (handover_version.hpp), the payload's length and its FNV-1a
-// checksum, then the payload. Reading refuses anything else with a reason, never trusting a count
-// or a length beyond the bytes that are there.
+// checksum, then the payload: the fields below in the order they are declared, as the node's state
+// writes its records (record_walk.hpp; a string's length is 64-bit here). Each record names its
+// fields for the refusals, which never trust a count or a length beyond the bytes that are there.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 namespace ringcast {
 
 struct listening_socket {
+  static constexpr const char* names[] = {"listener fd", "listener family"};
   int fd = -1;
   bool v6 = false;
 };
@@ -27,6 +29,8 @@ struct listening_socket {
 // in process_handover::messages (its bytes are in the state once, however many streams hold
 // it), or a frame of this stream's own (hello, a notice, a heartbeat).
 struct queued_frame {
+  static constexpr const char* names[] = {"queued frame", "queued frame text",
+                                          "queued frame unnumbered"};
   static constexpr std::uint32_t own = ~std::uint32_t{0};
   std::uint32_t message = own;
   std::string text;         // the frame, when `message` is `own`
@@ -35,6 +39,10 @@ struct queued_frame {
 
 // A WebSocket or SSE connection with its session (user, sid) and its state on this side.
 struct moved_stream {
+  static constexpr const char* names[] = {
+      "stream fd",    "stream family",        "stream kind",   "user",        "sid",
+      "channels",     "granted channels",     "token expiry",  "highest id",  "deflate",
+      "compress-min", "partly written frame", "queued frames", "unread bytes"};
   enum class kind_t : std::uint8_t { ws = 0, sse = 1 };
   int fd = -1;
   bool v6 = false;
@@ -56,6 +64,8 @@ struct moved_stream {
 // written back in front (its `since` set to where the poll stood), so the new process holds it
 // again on the same session, or answers it with what came meanwhile.
 struct moved_http {
+  static constexpr const char* names[] = {"http fd", "http family", "held poll",
+                                          "http unread bytes"};
   int fd = -1;
   bool v6 = false;
   bool held_poll = false;  // for the log and the counters only
@@ -67,12 +77,17 @@ struct moved_http {
 // written here; otherwise what its frames are made of (an `expired` notice has the id of the
 // message it is about, and its own text).
 struct moved_message {
+  static constexpr const char* names[] = {"message id", "message in the node's state",
+                                          "message envelope", "message SSE prefix"};
   std::uint64_t id = 0;
   bool in_node_state = false;
   std::string json, sse_prefix;  // empty when in_node_state
 };
 
 struct process_handover {
+  static constexpr const char* names[] = {
+      "last id", "upgrades",         "reconnected", "pause start", "admin token", "listeners",
+      "streams", "http connections", "messages",    "node id",     "node state"};
   std::uint64_t last_id = 0;   // the id sequence goes on from here
   std::uint64_t upgrades = 0;  // upgrades this process has been through, this one included
   // Connections told to reconnect by the upgrades so far, this one included (native TLS).

@@ -1,5 +1,5 @@
 // Publishing and kicking across the node, as POST /admin/publish and /admin/kick see it.
-// Implemented by `server`.
+// Implemented by the node (core/node.hpp).
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

@@ -4,7 +4,6 @@
 
 #include <memory>
 
-#include "event_loop.hpp"
 #include "log.hpp"
 #include "message_label.hpp"
 
@@ -12,21 +11,8 @@ namespace ringcast {
 
 namespace asio = boost::asio;
 
-promotions::promotions(event_loop& home, backplane& shared) : home_(home), backplane_(shared) {}
-
-std::optional<publish_request> promotions::due_request(const std::string& request_json) {
-  // Its spread was checked against --max-spread when it was accepted; a field it was stored with
-  // by another version is no reason to drop it.
-  auto req =
-      parse_publish_request(request_json, std::chrono::milliseconds::max(), unknown_fields::ignore);
-  if (!req) {  // it was accepted once: only a bug gets here
-    log_warn("scheduled publish no longer parses ({}): {}", req.error, request_json);
-    return std::nullopt;
-  }
-  req.value->at_ms.reset();
-  req.value->delay.reset();
-  return std::move(*req.value);
-}
+promotions::promotions(const node_loop& home, backplane& shared)
+    : home_(home), backplane_(shared) {}
 
 void promotions::add(std::string request_json, std::int64_t at_ms,
                      boost::asio::any_io_executor origin,

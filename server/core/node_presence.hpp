@@ -1,4 +1,4 @@
-// Who is online, as GET /admin/presence sees it. Implemented by `server`.
+// Who is online, as GET /admin/presence sees it. Implemented by the node (core/node.hpp).
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

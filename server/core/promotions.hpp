@@ -1,7 +1,7 @@
 // The node's promotions that span loops: the schedule of waiting publishes and the reach of a
-// message in history. `server` forwards the node_promotions calls here; each runs on loop 0, where
-// the backplane keeps the schedule and counts reach (alone on loop 0's wheel and from this node's
-// counters; with --redis in Redis), and answers on the caller's loop.
+// message in history. The node (core/node.hpp) forwards the node_promotions calls here; each runs
+// on loop 0, where the backplane keeps the schedule and counts reach (alone on loop 0's wheel and
+// from this node's counters; with --redis in Redis), and answers on the caller's loop.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -12,20 +12,15 @@
 #include <vector>
 
 #include "backplane.hpp"
+#include "every_loop.hpp"
 #include "node_promotions.hpp"
 
 namespace ringcast {
 
-class event_loop;
-
 class promotions {
  public:
   using outcome = node_promotions::promotion_outcome;
-  promotions(event_loop& home, backplane& shared);
-
-  // The request of a promotion that came due, to publish at once; nullopt (logged) if it no
-  // longer parses.
-  static std::optional<publish_request> due_request(const std::string& request_json);
+  promotions(const node_loop& home, backplane& shared);
 
   void add(std::string request_json, std::int64_t at_ms, boost::asio::any_io_executor origin,
            std::function<void(outcome, std::string)> done);
@@ -43,7 +38,7 @@ class promotions {
   std::size_t waiting() const { return backplane_.scheduled(); }
 
  private:
-  event_loop& home_;
+  node_loop home_;
   backplane& backplane_;
 };
 
