@@ -2,8 +2,8 @@
 """Include cycles between the components of server/ (docs/architecture.md, "Layers").
 
 A component is a .hpp/.cpp pair (a file's path without its extension). A -> B when a file of A
-includes B's header by a quoted name, resolved beside the includer first, then by file name
-anywhere in server/ (each layer's folder is its own include path, so names are unique). Prints
+includes B's header by a quoted name, resolved beside the includer first, then from server/ (the
+include path: "core/hub.hpp"), then by file name anywhere in server/ (names are unique). Prints
 each cycle as a->b->a and exits 1 if there is one; exits 0, silent, if there is none.
 
 usage: include_cycles.py [SERVER_DIR]   (default: server/ beside this script's parent)
@@ -31,7 +31,13 @@ for paths in files.values():
             text = f.read()
         for included in re.findall(r'#include\s+"([^"]+)"', text):
             beside = os.path.normpath(os.path.join(os.path.dirname(path), included))
-            targets = [beside] if os.path.exists(beside) else files.get(os.path.basename(included), [])
+            from_root = os.path.normpath(os.path.join(root, included))
+            if os.path.exists(beside):
+                targets = [beside]
+            elif os.path.exists(from_root):
+                targets = [from_root]
+            else:
+                targets = files.get(os.path.basename(included), [])
             for target in targets:
                 if component(target) != component(path):
                     edges.setdefault(component(path), set()).add(component(target))

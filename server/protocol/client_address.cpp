@@ -5,19 +5,13 @@
 #include <algorithm>
 #include <charconv>
 
+#include "header_list.hpp"
+
 namespace ringcast {
 
 namespace ip = boost::asio::ip;
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
 
 std::optional<ip::address> address_of(std::string_view text) {
   boost::system::error_code ec;
@@ -84,7 +78,7 @@ parsed<std::vector<address_range>> parse_address_ranges(std::string_view text) {
   std::vector<address_range> out;
   while (!text.empty()) {
     const auto comma = text.find(',');
-    const std::string_view item = trim(text.substr(0, comma));
+    const std::string_view item = trim_ows(text.substr(0, comma));
     text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
     const auto slash = item.find('/');
     const auto base = address_of(item.substr(0, slash));
@@ -118,7 +112,7 @@ ip::address client_address(const ip::address& peer,
     while (true) {
       const auto comma = rest.rfind(',');
       const std::string_view hop =
-          trim(comma == std::string_view::npos ? rest : rest.substr(comma + 1));
+          trim_ows(comma == std::string_view::npos ? rest : rest.substr(comma + 1));
       if (!hop.empty()) {
         const auto a = hop_address(hop);
         if (!a) return from;  // not written by a trusted proxy: the header is not usable

@@ -6,26 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include "deflater.hpp"
+#include "header_list.hpp"
+
 namespace ringcast::ws {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    const auto at = s.find(sep);
-    parts.push_back(trim(s.substr(0, at)));
-    if (at == std::string_view::npos) return parts;
-    s.remove_prefix(at + 1);
-  }
-}
 
 // A window size parameter's value: 8 to 15 (RFC 7692 section 7.1.2), quoted or not.
 std::optional<int> window_bits(std::string_view value) {
@@ -47,11 +32,11 @@ std::optional<std::string> answer_offer(const std::vector<std::string_view>& par
   bool server_nct = false, client_nct = false, server_bits = false, client_bits = false;
   for (std::size_t i = 1; i < params.size(); ++i) {
     const auto eq = params[i].find('=');
-    const std::string_view name = trim(params[i].substr(0, eq));
+    const std::string_view name = trim_ows(params[i].substr(0, eq));
     const std::optional<std::string_view> value =
         eq == std::string_view::npos
             ? std::nullopt
-            : std::optional<std::string_view>(trim(params[i].substr(eq + 1)));
+            : std::optional<std::string_view>(trim_ows(params[i].substr(eq + 1)));
     const auto once = [](bool& seen) { return !std::exchange(seen, true); };
     if (name == "server_no_context_takeover" || name == "client_no_context_takeover") {
       if (value || !once(name.front() == 's' ? server_nct : client_nct)) return std::nullopt;
@@ -72,14 +57,6 @@ std::optional<std::string> answer_offer(const std::vector<std::string_view>& par
   return answer;
 }
 
-struct deflater {
-  z_stream z{};
-  deflater() {
-    deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  }
-  ~deflater() { deflateEnd(&z); }
-};
-
 struct inflater {
   z_stream z{};
   inflater() { inflateInit2(&z, -MAX_WBITS); }
@@ -89,8 +66,8 @@ struct inflater {
 }  // namespace
 
 std::optional<std::string> negotiate_deflate(std::string_view offers) {
-  for (const std::string_view offer : split(offers, ',')) {
-    const auto params = split(offer, ';');
+  for (const std::string_view offer : split_trimmed(offers, ',')) {
+    const auto params = split_trimmed(offer, ';');
     if (params.front() != "permessage-deflate") continue;
     if (auto answer = answer_offer(params)) return answer;
   }
@@ -98,15 +75,7 @@ std::optional<std::string> negotiate_deflate(std::string_view offers) {
 }
 
 std::string deflate_message(std::string_view payload) {
-  thread_local deflater d;
-  deflateReset(&d.z);
-  std::string out(deflateBound(&d.z, payload.size()) + 8, '\0');
-  d.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(payload.data()));
-  d.z.avail_in = static_cast<uInt>(payload.size());
-  d.z.next_out = reinterpret_cast<Bytef*>(out.data());
-  d.z.avail_out = static_cast<uInt>(out.size());
-  deflate(&d.z, Z_SYNC_FLUSH);
-  out.resize(out.size() - d.z.avail_out);
+  std::string out = zlib::deflate_fresh(payload, zlib::framing::raw, zlib::ending::sync);
   // A sync flush ends with an empty stored block, 00 00 ff ff: the receiver puts it back.
   if (out.size() >= 4 && out.compare(out.size() - 4, 4, std::string_view("\0\0\xff\xff", 4)) == 0)
     out.resize(out.size() - 4);
