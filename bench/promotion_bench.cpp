@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "core/hub.hpp"
+#include "core/schedule.hpp"
 #include "heap_meter.hpp"
-#include "hub.hpp"
-#include "schedule.hpp"
 
 namespace {
 

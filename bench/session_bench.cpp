@@ -9,7 +9,7 @@
 #include <chrono>
 #include <string>
 
-#include "hub.hpp"
+#include "core/hub.hpp"
 
 namespace {
 

@@ -6,16 +6,16 @@
 
 #include <unistd.h>
 
-#include "client_auth.hpp"
-#include "config.hpp"
-#include "config_reload.hpp"
-#include "config_secrets.hpp"
-#include "log.hpp"
-#include "node_credentials.hpp"
-#include "parse_config.hpp"
-#include "process_handover.hpp"
-#include "server.hpp"
-#include "upgrade_exec.hpp"
+#include "config/config.hpp"
+#include "config/config_reload.hpp"
+#include "config/config_secrets.hpp"
+#include "config/parse_config.hpp"
+#include "core/log.hpp"
+#include "net/node_credentials.hpp"
+#include "net/server.hpp"
+#include "net/upgrade_exec.hpp"
+#include "protocol/client_auth.hpp"
+#include "upgrade/process_handover.hpp"
 
 int main(int argc, char** argv) {
   // Until the server listens for it, a SIGUSR2 (upgrade in place) is ignored, not fatal.

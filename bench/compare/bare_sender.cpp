@@ -59,8 +59,8 @@
 #include <string_view>
 #include <vector>
 
-#include "duration.hpp"
 #include "paced_turns.hpp"
+#include "protocol/duration.hpp"
 
 namespace {
 

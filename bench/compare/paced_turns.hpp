@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pacing.hpp"
+#include "core/pacing.hpp"
 
 namespace bare {
 

@@ -41,7 +41,7 @@
 #include <utility>
 #include <vector>
 
-#include "tls_context.hpp"
+#include "tls/tls_context.hpp"
 
 namespace {
 

@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "flags.hpp"
-#include "net_stream.hpp"
-#include "tls_context.hpp"
+#include "tls/net_stream.hpp"
+#include "tls/tls_context.hpp"
 
 namespace ringcast::load {
 

@@ -15,10 +15,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "duration.hpp"
-#include "flag_parser_error.hpp"
-#include "tls_context.hpp"
-#include "version.hpp"
+#include "generated/version.hpp"
+#include "protocol/duration.hpp"
+#include "protocol/flag_parser_error.hpp"
+#include "tls/tls_context.hpp"
 
 namespace po = boost::program_options;
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "client_address.hpp"
-#include "host_policy.hpp"
-#include "http_url.hpp"
-#include "origin_policy.hpp"
-#include "redis_url.hpp"
+#include "protocol/client_address.hpp"
+#include "protocol/host_policy.hpp"
+#include "protocol/http_url.hpp"
+#include "protocol/origin_policy.hpp"
+#include "protocol/redis_url.hpp"
 
 namespace ringcast {
 

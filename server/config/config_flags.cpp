@@ -1,9 +1,9 @@
-#include "config_flags.hpp"
+#include "config/config_flags.hpp"
 
 #include <sstream>
 #include <string>
 
-#include "flag_table.hpp"
+#include "config/flag_table.hpp"
 
 namespace ringcast {
 

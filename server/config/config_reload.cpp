@@ -1,11 +1,11 @@
-#include "config_reload.hpp"
+#include "config/config_reload.hpp"
 
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "flag_table.hpp"
-#include "parse_config.hpp"
+#include "config/flag_table.hpp"
+#include "config/parse_config.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "config_secrets.hpp"
+#include "config/config_secrets.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -9,8 +9,8 @@
 
 #include <fmt/ranges.h>
 
-#include "config_file.hpp"
-#include "flag_error.hpp"
+#include "config/config_file.hpp"
+#include "config/flag_error.hpp"
 
 namespace ringcast {
 

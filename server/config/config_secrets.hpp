@@ -8,7 +8,7 @@
 
 #include <boost/program_options/variables_map.hpp>
 
-#include "config.hpp"
+#include "config/config.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "flag_table.hpp"
+#include "config/flag_table.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "comma_list.hpp"
-#include "duration.hpp"
-#include "flag_error.hpp"
-#include "flag_values.hpp"
+#include "config/flag_error.hpp"
+#include "config/flag_values.hpp"
+#include "protocol/comma_list.hpp"
+#include "protocol/duration.hpp"
 
 namespace ringcast {
 namespace {

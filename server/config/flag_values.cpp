@@ -1,4 +1,4 @@
-#include "flag_values.hpp"
+#include "config/flag_values.hpp"
 
 #include <dirent.h>
 
@@ -11,8 +11,8 @@
 #include <boost/url/ipv4_address.hpp>
 #include <boost/url/ipv6_address.hpp>
 
-#include "duration.hpp"
-#include "flag_error.hpp"
+#include "config/flag_error.hpp"
+#include "protocol/duration.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "parse_config.hpp"
+#include "config/parse_config.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -10,14 +10,14 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
-#include "config_file.hpp"
-#include "config_flags.hpp"
-#include "config_secrets.hpp"
-#include "flag_error.hpp"
-#include "flag_parser_error.hpp"
-#include "flag_table.hpp"
-#include "handover_version.hpp"
-#include "version.hpp"
+#include "config/config_file.hpp"
+#include "config/config_flags.hpp"
+#include "config/config_secrets.hpp"
+#include "config/flag_error.hpp"
+#include "config/flag_table.hpp"
+#include "generated/version.hpp"
+#include "protocol/flag_parser_error.hpp"
+#include "protocol/handover_version.hpp"
 
 namespace ringcast {
 namespace {

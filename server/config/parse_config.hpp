@@ -5,7 +5,7 @@
 #include <iosfwd>
 #include <optional>
 
-#include "config.hpp"
+#include "config/config.hpp"
 
 namespace ringcast {
 

@@ -1,9 +1,9 @@
-#include "audience_index.hpp"
+#include "core/audience_index.hpp"
 
 #include <algorithm>
 
-#include "client_params.hpp"
-#include "session_observers.hpp"
+#include "core/session_observers.hpp"
+#include "protocol/client_params.hpp"
 
 namespace ringcast {
 

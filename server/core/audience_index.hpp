@@ -10,9 +10,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "message.hpp"
-#include "session.hpp"
-#include "user_sessions.hpp"
+#include "core/message.hpp"
+#include "core/session.hpp"
+#include "core/user_sessions.hpp"
 
 namespace ringcast {
 

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "admin_request.hpp"
-#include "handover_state.hpp"
-#include "message.hpp"
-#include "presence.hpp"
-#include "presence_query.hpp"
-#include "session.hpp"
-#include "session_events.hpp"
+#include "core/message.hpp"
+#include "core/presence.hpp"
+#include "core/session.hpp"
+#include "core/session_events.hpp"
+#include "protocol/admin_request.hpp"
+#include "protocol/presence_query.hpp"
+#include "upgrade/handover_state.hpp"
 
 namespace ringcast {
 

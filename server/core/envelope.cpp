@@ -1,4 +1,4 @@
-#include "envelope.hpp"
+#include "core/envelope.hpp"
 
 #include <fmt/format.h>
 #include <boost/json/serialize.hpp>

@@ -1,4 +1,5 @@
-// The server -> client envelopes other than `message` (docs/protocol.md, "Envelopes (server → client)").
+// The server -> client envelopes other than `message` (docs/protocol.md, "Envelopes (server →
+// client)").
 #pragma once
 
 #include <cstdint>
@@ -7,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "message.hpp"
+#include "core/message.hpp"
 
 namespace ringcast {
 

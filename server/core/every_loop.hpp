@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "hub.hpp"
-#include "loop_timers.hpp"
+#include "core/hub.hpp"
+#include "core/loop_timers.hpp"
 
 namespace ringcast {
 

@@ -1,10 +1,10 @@
-#include "handover_messages.hpp"
+#include "core/handover_messages.hpp"
 
 #include <limits>
 
 #include <boost/pfr/core.hpp>
 
-#include "subscriber.hpp"
+#include "core/subscriber.hpp"
 
 namespace ringcast {
 

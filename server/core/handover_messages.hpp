@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "handover_state.hpp"
-#include "message.hpp"
-#include "outbound_queue.hpp"
-#include "process_handover.hpp"
+#include "core/message.hpp"
+#include "core/outbound_queue.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
+#include "upgrade/handover_state.hpp"
+#include "upgrade/process_handover.hpp"
 
 namespace ringcast {
 

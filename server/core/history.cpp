@@ -1,4 +1,4 @@
-#include "history.hpp"
+#include "core/history.hpp"
 
 #include <algorithm>
 

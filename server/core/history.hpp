@@ -6,7 +6,7 @@
 #include <deque>
 #include <vector>
 
-#include "message.hpp"
+#include "core/message.hpp"
 
 namespace ringcast {
 

@@ -1,8 +1,8 @@
-#include "hub.hpp"
+#include "core/hub.hpp"
 
 #include <algorithm>
 
-#include "envelope.hpp"
+#include "core/envelope.hpp"
 
 namespace ringcast {
 namespace {

@@ -23,18 +23,18 @@
 #include <string_view>
 #include <vector>
 
-#include "audience_index.hpp"
-#include "client_params.hpp"
-#include "config.hpp"
-#include "handover_messages.hpp"
-#include "loop_stats.hpp"
-#include "loop_timers.hpp"
-#include "message_store.hpp"
-#include "pacer.hpp"
-#include "session.hpp"
-#include "session_budget.hpp"
-#include "session_observers.hpp"
-#include "session_table.hpp"
+#include "config/config.hpp"
+#include "core/audience_index.hpp"
+#include "core/handover_messages.hpp"
+#include "core/loop_stats.hpp"
+#include "core/loop_timers.hpp"
+#include "core/message_store.hpp"
+#include "core/pacer.hpp"
+#include "core/session.hpp"
+#include "core/session_budget.hpp"
+#include "core/session_observers.hpp"
+#include "core/session_table.hpp"
+#include "protocol/client_params.hpp"
 
 namespace ringcast {
 

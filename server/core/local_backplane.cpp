@@ -1,4 +1,4 @@
-#include "local_backplane.hpp"
+#include "core/local_backplane.hpp"
 
 #include <algorithm>
 

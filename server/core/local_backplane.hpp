@@ -7,9 +7,9 @@
 #include <atomic>
 #include <memory>
 
-#include "backplane.hpp"
-#include "schedule.hpp"
-#include "sequencer.hpp"
+#include "core/backplane.hpp"
+#include "core/schedule.hpp"
+#include "core/sequencer.hpp"
 
 namespace ringcast {
 

@@ -1,6 +1,6 @@
 // The local backplane's part of the handover to a new binary (docs/operations.md, "Upgrading"):
 // the schedule, which alone is this process's to carry.
-#include "local_backplane.hpp"
+#include "core/local_backplane.hpp"
 
 namespace ringcast {
 

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "config.hpp"
+#include "config/config.hpp"
 
 namespace ringcast {
 

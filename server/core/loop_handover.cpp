@@ -5,8 +5,8 @@
 // restored loop's next tick).
 #include <algorithm>
 
-#include "hub.hpp"
-#include "record_walk.hpp"
+#include "core/hub.hpp"
+#include "upgrade/record_walk.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "loop_timers.hpp"
+#include "core/loop_timers.hpp"
 
 namespace ringcast {
 

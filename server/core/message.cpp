@@ -1,4 +1,4 @@
-#include "message.hpp"
+#include "core/message.hpp"
 
 #include <algorithm>
 

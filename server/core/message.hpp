@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "admin_request.hpp"
-#include "gzip_stream.hpp"
-#include "ws_codec.hpp"
+#include "protocol/admin_request.hpp"
+#include "protocol/gzip_stream.hpp"
+#include "protocol/ws_codec.hpp"
 
 namespace ringcast {
 

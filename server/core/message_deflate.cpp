@@ -1,8 +1,8 @@
-#include "message_deflate.hpp"
+#include "core/message_deflate.hpp"
 
-#include "gzip_stream.hpp"
-#include "ws_codec.hpp"
-#include "ws_deflate.hpp"
+#include "protocol/gzip_stream.hpp"
+#include "protocol/ws_codec.hpp"
+#include "protocol/ws_deflate.hpp"
 
 namespace ringcast {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "loop_stats.hpp"
-#include "message.hpp"
+#include "core/loop_stats.hpp"
+#include "core/message.hpp"
 
 namespace ringcast {
 

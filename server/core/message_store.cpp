@@ -1,11 +1,11 @@
-#include "message_store.hpp"
+#include "core/message_store.hpp"
 
 #include <algorithm>
 #include <iterator>
 
-#include "audience_index.hpp"
-#include "envelope.hpp"
-#include "pacer.hpp"
+#include "core/audience_index.hpp"
+#include "core/envelope.hpp"
+#include "core/pacer.hpp"
 
 namespace ringcast {
 

@@ -11,14 +11,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "client_params.hpp"
-#include "config.hpp"
-#include "history.hpp"
-#include "loop_stats.hpp"
-#include "loop_timers.hpp"
-#include "message.hpp"
-#include "session.hpp"
-#include "sticky.hpp"
+#include "config/config.hpp"
+#include "core/history.hpp"
+#include "core/loop_stats.hpp"
+#include "core/loop_timers.hpp"
+#include "core/message.hpp"
+#include "core/session.hpp"
+#include "core/sticky.hpp"
+#include "protocol/client_params.hpp"
 
 namespace ringcast {
 

@@ -3,10 +3,10 @@
 // first connect's cut reply, and the bound on one long-poll reply.
 #include <algorithm>
 
-#include "audience_index.hpp"
-#include "envelope.hpp"
-#include "message_store.hpp"
-#include "pacer.hpp"
+#include "core/audience_index.hpp"
+#include "core/envelope.hpp"
+#include "core/message_store.hpp"
+#include "core/pacer.hpp"
 
 namespace ringcast {
 namespace {

@@ -1,8 +1,8 @@
-#include "node.hpp"
+#include "core/node.hpp"
 
 #include <boost/asio/post.hpp>
 
-#include "log.hpp"
+#include "core/log.hpp"
 
 namespace ringcast {
 

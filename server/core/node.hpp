@@ -15,16 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "backplane.hpp"
-#include "every_loop.hpp"
-#include "handover_messages.hpp"
-#include "node_health.hpp"
-#include "node_messages.hpp"
-#include "node_presence.hpp"
-#include "node_promotions.hpp"
-#include "promotions.hpp"
-#include "sequencer.hpp"
-#include "session_budget.hpp"
+#include "core/backplane.hpp"
+#include "core/every_loop.hpp"
+#include "core/handover_messages.hpp"
+#include "core/node_health.hpp"
+#include "core/node_messages.hpp"
+#include "core/node_presence.hpp"
+#include "core/node_promotions.hpp"
+#include "core/promotions.hpp"
+#include "core/sequencer.hpp"
+#include "core/session_budget.hpp"
 
 namespace ringcast {
 

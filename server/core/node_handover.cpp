@@ -1,9 +1,9 @@
 // The node's part of the handover to a new binary (docs/operations.md, "Upgrading"): the
 // sequencer, every loop's hub, the messages they name, and the backplane's own (alone: the
 // schedule). Read and written with every loop stopped, or before they run.
-#include "log.hpp"
-#include "node.hpp"
-#include "state_codec.hpp"
+#include "core/log.hpp"
+#include "core/node.hpp"
+#include "upgrade/state_codec.hpp"
 
 namespace ringcast {
 

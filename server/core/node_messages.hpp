@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "admin_request.hpp"
+#include "protocol/admin_request.hpp"
 
 namespace ringcast {
 

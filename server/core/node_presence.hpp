@@ -6,8 +6,8 @@
 #include <functional>
 #include <optional>
 
-#include "presence.hpp"
-#include "presence_query.hpp"
+#include "core/presence.hpp"
+#include "protocol/presence_query.hpp"
 
 namespace ringcast {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "backplane.hpp"
+#include "core/backplane.hpp"
 
 namespace ringcast {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "message.hpp"
+#include "core/message.hpp"
 
 namespace ringcast {
 

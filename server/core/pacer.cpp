@@ -1,10 +1,10 @@
-#include "pacer.hpp"
+#include "core/pacer.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <limits>
 
-#include "audience_index.hpp"
+#include "core/audience_index.hpp"
 
 namespace ringcast {
 

@@ -8,14 +8,14 @@
 #include <utility>
 #include <vector>
 
-#include "config.hpp"
-#include "history.hpp"
-#include "loop_stats.hpp"
-#include "loop_timers.hpp"
-#include "message.hpp"
-#include "pacing.hpp"
-#include "ring_index.hpp"
-#include "session.hpp"
+#include "config/config.hpp"
+#include "core/history.hpp"
+#include "core/loop_stats.hpp"
+#include "core/loop_timers.hpp"
+#include "core/message.hpp"
+#include "core/pacing.hpp"
+#include "core/ring_index.hpp"
+#include "core/session.hpp"
 
 namespace ringcast {
 

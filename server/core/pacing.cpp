@@ -1,4 +1,4 @@
-#include "pacing.hpp"
+#include "core/pacing.hpp"
 
 #include <algorithm>
 

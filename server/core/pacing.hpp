@@ -16,7 +16,7 @@
 #include <deque>
 #include <string_view>
 
-#include "message.hpp"
+#include "core/message.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 
 namespace ringcast::pacing {

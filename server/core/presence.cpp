@@ -1,8 +1,8 @@
-#include "presence.hpp"
+#include "core/presence.hpp"
 
 #include <algorithm>
 
-#include "session.hpp"
+#include "core/session.hpp"
 
 namespace ringcast {
 namespace {

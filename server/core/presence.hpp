@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "presence_query.hpp"
-#include "session_events.hpp"
+#include "core/session_events.hpp"
+#include "protocol/presence_query.hpp"
 
 namespace ringcast {
 

@@ -1,11 +1,11 @@
-#include "promotions.hpp"
+#include "core/promotions.hpp"
 
 #include <boost/asio/post.hpp>
 
 #include <memory>
 
-#include "log.hpp"
-#include "message_label.hpp"
+#include "core/log.hpp"
+#include "protocol/message_label.hpp"
 
 namespace ringcast {
 

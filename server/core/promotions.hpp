@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "backplane.hpp"
-#include "every_loop.hpp"
-#include "node_promotions.hpp"
+#include "core/backplane.hpp"
+#include "core/every_loop.hpp"
+#include "core/node_promotions.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "repeated_warning.hpp"
+#include "core/repeated_warning.hpp"
 
 namespace ringcast {
 

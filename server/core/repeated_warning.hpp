@@ -1,7 +1,8 @@
 // A warning that an attack can repeat thousands of times a second (out of descriptors, a client
 // limit hit): the first is logged at once, the next ones at most once a period (1 s), each line
 // saying how many there were since the last: "… (1234 times in the last 1.0 s)". Any thread; the
-// text is only formatted when a line is written. Time is passed in (tests/server/limits_test.cpp).
+// text is only formatted when a line is written. Time is passed in
+// (tests/server/net/limits_test.cpp).
 #pragma once
 
 #include <fmt/format.h>
@@ -12,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "log.hpp"
+#include "core/log.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "schedule.hpp"
+#include "core/schedule.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "handover_state.hpp"
-#include "loop_timers.hpp"
+#include "core/loop_timers.hpp"
+#include "upgrade/handover_state.hpp"
 
 namespace ringcast {
 

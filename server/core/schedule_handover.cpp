@@ -1,8 +1,8 @@
 // The schedule's part of the handover to a new binary (docs/operations.md, "Upgrading").
 #include <boost/pfr/core.hpp>
 
-#include "handover_messages.hpp"
-#include "schedule.hpp"
+#include "core/handover_messages.hpp"
+#include "core/schedule.hpp"
 
 namespace ringcast {
 

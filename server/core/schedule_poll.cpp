@@ -1,4 +1,4 @@
-#include "schedule_poll.hpp"
+#include "core/schedule_poll.hpp"
 
 namespace ringcast {
 

@@ -17,7 +17,7 @@
 #include <memory>
 #include <optional>
 
-#include "loop_timers.hpp"
+#include "core/loop_timers.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "sequencer.hpp"
+#include "core/sequencer.hpp"
 
 #include <algorithm>
 

@@ -10,9 +10,9 @@
 #include <mutex>
 #include <vector>
 
-#include "handover_state.hpp"
-#include "message.hpp"
-#include "sticky.hpp"
+#include "core/message.hpp"
+#include "core/sticky.hpp"
+#include "upgrade/handover_state.hpp"
 
 namespace ringcast {
 

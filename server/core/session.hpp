@@ -10,10 +10,10 @@
 
 #include <boost/intrusive/list_hook.hpp>
 
-#include "loop_timers.hpp"
-#include "ring_index.hpp"
-#include "session_record.hpp"
-#include "subscriber.hpp"
+#include "core/loop_timers.hpp"
+#include "core/ring_index.hpp"
+#include "core/subscriber.hpp"
+#include "upgrade/session_record.hpp"
 
 namespace ringcast {
 

@@ -1,8 +1,8 @@
-#include "session_observers.hpp"
+#include "core/session_observers.hpp"
 
 #include <algorithm>
 
-#include "session.hpp"
+#include "core/session.hpp"
 
 namespace ringcast {
 namespace {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "session_events.hpp"
+#include "core/session_events.hpp"
 
 namespace ringcast {
 

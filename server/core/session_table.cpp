@@ -1,12 +1,12 @@
-#include "session_table.hpp"
+#include "core/session_table.hpp"
 
 #include <vector>
 
-#include "audience_index.hpp"
-#include "message_store.hpp"
-#include "pacer.hpp"
-#include "pacing.hpp"
-#include "session_observers.hpp"
+#include "core/audience_index.hpp"
+#include "core/message_store.hpp"
+#include "core/pacer.hpp"
+#include "core/pacing.hpp"
+#include "core/session_observers.hpp"
 
 namespace ringcast {
 

@@ -16,13 +16,13 @@
 
 #include <boost/intrusive/list.hpp>
 
-#include "config.hpp"
-#include "loop_stats.hpp"
-#include "loop_timers.hpp"
-#include "session.hpp"
-#include "session_budget.hpp"
-#include "session_events.hpp"
-#include "user_sessions.hpp"
+#include "config/config.hpp"
+#include "core/loop_stats.hpp"
+#include "core/loop_timers.hpp"
+#include "core/session.hpp"
+#include "core/session_budget.hpp"
+#include "core/session_events.hpp"
+#include "core/user_sessions.hpp"
 
 namespace ringcast {
 

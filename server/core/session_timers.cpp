@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "pacer.hpp"
-#include "session_observers.hpp"
-#include "session_table.hpp"
+#include "core/pacer.hpp"
+#include "core/session_observers.hpp"
+#include "core/session_table.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "sticky.hpp"
+#include "core/sticky.hpp"
 
 #include <algorithm>
 

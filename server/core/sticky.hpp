@@ -12,7 +12,7 @@
 #include <map>
 #include <vector>
 
-#include "message.hpp"
+#include "core/message.hpp"
 
 namespace ringcast {
 

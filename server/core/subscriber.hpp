@@ -5,9 +5,9 @@
 #include <span>
 #include <string_view>
 
-#include "envelope.hpp"
-#include "message.hpp"
-#include "transport.hpp"
+#include "core/envelope.hpp"
+#include "core/message.hpp"
+#include "core/transport.hpp"
 
 namespace ringcast {
 

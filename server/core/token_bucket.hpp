@@ -1,7 +1,7 @@
 // A token bucket: `rate` tokens a second flow in, at most `burst` are held, and an action costs
 // one. Rate and burst are passed at each call rather than stored, so that a bucket is 16 bytes
 // (one per WebSocket client, one per client address) and a SIGHUP that changes them applies at
-// once. Time is passed in: unit-tested on a simulated clock (tests/server/limits_test.cpp).
+// once. Time is passed in: unit-tested on a simulated clock (tests/server/net/limits_test.cpp).
 #pragma once
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 
 #include <boost/intrusive/list.hpp>
 
-#include "session.hpp"
+#include "core/session.hpp"
 
 namespace ringcast {
 

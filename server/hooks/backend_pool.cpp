@@ -1,4 +1,4 @@
-#include "backend_pool.hpp"
+#include "hooks/backend_pool.hpp"
 
 namespace ringcast {
 

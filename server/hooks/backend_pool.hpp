@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "net_stream.hpp"
+#include "tls/net_stream.hpp"
 
 namespace ringcast {
 

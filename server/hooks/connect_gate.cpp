@@ -1,11 +1,11 @@
-#include "connect_gate.hpp"
+#include "hooks/connect_gate.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "hook_signature.hpp"
-#include "log.hpp"
+#include "core/log.hpp"
+#include "hooks/hook_signature.hpp"
 
 namespace ringcast {
 namespace {

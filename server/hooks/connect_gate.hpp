@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "backend_pool.hpp"
-#include "concurrency_cap.hpp"
-#include "connect_answer.hpp"
-#include "http_exchange.hpp"
-#include "loop_timers.hpp"
+#include "core/loop_timers.hpp"
+#include "hooks/backend_pool.hpp"
+#include "hooks/concurrency_cap.hpp"
+#include "hooks/http_exchange.hpp"
+#include "protocol/connect_answer.hpp"
 
 namespace ringcast {
 

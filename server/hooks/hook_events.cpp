@@ -1,4 +1,4 @@
-#include "hook_events.hpp"
+#include "hooks/hook_events.hpp"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "session.hpp"
+#include "core/session.hpp"
 
 namespace ringcast {
 

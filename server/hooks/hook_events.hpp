@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "hook_outbox.hpp"
-#include "session_events.hpp"
+#include "core/session_events.hpp"
+#include "hooks/hook_outbox.hpp"
 
 namespace ringcast {
 

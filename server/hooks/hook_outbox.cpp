@@ -1,4 +1,4 @@
-#include "hook_outbox.hpp"
+#include "hooks/hook_outbox.hpp"
 
 #include <algorithm>
 

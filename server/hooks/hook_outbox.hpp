@@ -14,7 +14,7 @@
 // dead backend costs memory up to the bound and nothing else.
 //
 // No sockets: a hook_sender does the POST, and time comes from the loop's timers, so the whole
-// schedule is unit-tested on a simulated clock (tests/server/hooks_test.cpp).
+// schedule is unit-tested on a simulated clock (tests/server/hooks/hooks_test.cpp).
 #pragma once
 
 #include <chrono>
@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "loop_timers.hpp"
-#include "retry_backoff.hpp"
+#include "core/loop_timers.hpp"
+#include "hooks/retry_backoff.hpp"
 
 namespace ringcast {
 

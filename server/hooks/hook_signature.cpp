@@ -1,4 +1,4 @@
-#include "hook_signature.hpp"
+#include "hooks/hook_signature.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

@@ -1,4 +1,4 @@
-#include "http_exchange.hpp"
+#include "hooks/http_exchange.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "backend_pool.hpp"
-#include "net_stream.hpp"
+#include "hooks/backend_pool.hpp"
+#include "tls/net_stream.hpp"
 
 namespace ringcast {
 namespace {

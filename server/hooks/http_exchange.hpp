@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "http_url.hpp"
-#include "tls_context.hpp"
+#include "protocol/http_url.hpp"
+#include "tls/tls_context.hpp"
 
 namespace ringcast {
 

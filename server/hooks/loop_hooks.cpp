@@ -1,9 +1,9 @@
-#include "loop_hooks.hpp"
+#include "hooks/loop_hooks.hpp"
 
 #include <random>
 
-#include "hook_signature.hpp"
-#include "log.hpp"
+#include "core/log.hpp"
+#include "hooks/hook_signature.hpp"
 
 namespace ringcast {
 namespace {

@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "hook_events.hpp"
-#include "hook_outbox.hpp"
-#include "http_exchange.hpp"
-#include "repeated_warning.hpp"
+#include "core/repeated_warning.hpp"
+#include "hooks/hook_events.hpp"
+#include "hooks/hook_outbox.hpp"
+#include "hooks/http_exchange.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "retry_backoff.hpp"
+#include "hooks/retry_backoff.hpp"
 
 #include <algorithm>
 

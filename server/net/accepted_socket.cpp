@@ -1,7 +1,7 @@
-#include "accepted_socket.hpp"
+#include "net/accepted_socket.hpp"
 
-#include "client_address.hpp"
-#include "repeated_warning.hpp"
+#include "core/repeated_warning.hpp"
+#include "protocol/client_address.hpp"
 
 namespace ringcast {
 

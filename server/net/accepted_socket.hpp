@@ -8,8 +8,8 @@
 
 #include <optional>
 
-#include "address_limits.hpp"
-#include "config.hpp"
+#include "config/config.hpp"
+#include "net/address_limits.hpp"
 
 namespace ringcast {
 

@@ -1,6 +1,6 @@
-#include "address_limits.hpp"
+#include "net/address_limits.hpp"
 
-#include "client_address.hpp"
+#include "protocol/client_address.hpp"
 
 namespace ringcast {
 

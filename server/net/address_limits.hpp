@@ -11,7 +11,7 @@
 // time to refill (at most 1 s, since the burst is one second's worth). So it is bounded by the
 // open connections plus the connects of the last second, whatever the addresses.
 // One mutex: taken once per accept, per connect and per connection's end, never while waiting.
-// Time is passed in: unit-tested on a simulated clock (tests/server/limits_test.cpp).
+// Time is passed in: unit-tested on a simulated clock (tests/server/net/limits_test.cpp).
 #pragma once
 
 #include <boost/asio/ip/address.hpp>
@@ -25,7 +25,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "token_bucket.hpp"
+#include "core/token_bucket.hpp"
 
 namespace ringcast {
 

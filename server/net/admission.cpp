@@ -1,12 +1,12 @@
-#include "admission.hpp"
+#include "net/admission.hpp"
 
 #include <fmt/format.h>
 #include <boost/beast/http/verb.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
-#include "client_token_http.hpp"
-#include "duration.hpp"
-#include "route_table.hpp"
+#include "api/client_token_http.hpp"
+#include "api/route_table.hpp"
+#include "protocol/duration.hpp"
 
 namespace ringcast {
 

@@ -8,11 +8,11 @@
 #include <string_view>
 #include <variant>
 
-#include "client_params.hpp"
-#include "connection_context.hpp"
-#include "cross_origin.hpp"
-#include "http_reply.hpp"
-#include "transport.hpp"
+#include "core/transport.hpp"
+#include "net/connection_context.hpp"
+#include "protocol/client_params.hpp"
+#include "protocol/cross_origin.hpp"
+#include "protocol/http_reply.hpp"
 
 namespace ringcast {
 

@@ -1,13 +1,13 @@
-#include "client_start.hpp"
+#include "net/client_start.hpp"
 
 #include <boost/asio/post.hpp>
 
 #include <optional>
 #include <string>
 
-#include "poll_connection.hpp"
-#include "sse_connection.hpp"
-#include "ws_connection.hpp"
+#include "net/poll_connection.hpp"
+#include "net/sse_connection.hpp"
+#include "net/ws_connection.hpp"
 
 namespace ringcast {
 namespace {

@@ -2,8 +2,8 @@
 // handed there first if another loop read it, and with --redis claimed from other nodes.
 #pragma once
 
-#include "admission.hpp"
-#include "connection_parts.hpp"
+#include "net/admission.hpp"
+#include "net/connection_parts.hpp"
 
 namespace ringcast {
 

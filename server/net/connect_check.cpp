@@ -1,4 +1,4 @@
-#include "connect_check.hpp"
+#include "net/connect_check.hpp"
 
 #include <memory>
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <variant>
 
-#include "admission.hpp"
-#include "connect_gate.hpp"
+#include "hooks/connect_gate.hpp"
+#include "net/admission.hpp"
 
 namespace ringcast {
 

@@ -2,7 +2,7 @@
 // loop's io_context, sessions, timer service (its clocks) and counters, the settings it reads, the
 // drain flag, the current TLS and token settings, the session's home loop, the Redis claim, the
 // routes and the registry of the loop's connections. Connections never see the server; tests give
-// them a context on a simulated clock (tests/server/test_loop.hpp).
+// them a context on a simulated clock (tests/server/net/test_loop.hpp).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -16,11 +16,12 @@
 #include <string_view>
 #include <vector>
 
-#include "address_limits.hpp"
-#include "config.hpp"
-#include "connection_registry.hpp"
-#include "hub.hpp"
-#include "process_handover.hpp"
+#include "api/request_context.hpp"
+#include "config/config.hpp"
+#include "core/hub.hpp"
+#include "net/address_limits.hpp"
+#include "net/connection_registry.hpp"
+#include "upgrade/process_handover.hpp"
 
 namespace ringcast {
 
@@ -29,34 +30,17 @@ class route_table;
 class tls_context;
 class token_verifier;
 
-// The settings as connections read them: every flag's setting as the flag table puts it in
-// `config` (a new flag needs no line here), plus the few worked out from several of them.
-struct connection_settings : config {
-  std::string demo_secret;  // --demo with --client-secret: POST /demo/token signs with it
-  std::chrono::seconds connect_retry_after{1};  // Retry-After of a 503 for want of an answer
-  // Strict-Transport-Security max-age; 0: not sent (or no TLS).
-  std::chrono::seconds hsts_max_age{0};
-
-  static connection_settings from(const config& cfg);
-};
-
-class connection_context {
+class connection_context : public request_context {
  public:
   using time_point = hub::time_point;
 
-  virtual boost::asio::io_context& io() = 0;
   virtual hub& sessions() = 0;
-  // The loop's wheel and clocks: a connection's deadlines are loop_timer nodes armed there.
-  virtual loop_timers& timers() = 0;
   virtual time_point now() const = 0;  // the timers' steady clock
   virtual loop_stats& stats() = 0;     // the loop's counters
-  virtual const connection_settings& settings() const = 0;
   virtual bool draining() const = 0;
   // What a new connection speaks: TLS settings, or null for plaintext. SIGHUP may replace them;
   // a connection keeps the ones it started with.
   virtual std::shared_ptr<const tls_context> tls() const = 0;
-  // The verifier of client tokens, or null when the client endpoints are open.
-  virtual const token_verifier* client_tokens() const = 0;
   // The loop that holds session (user, sid): this one, or the one to hand a connect to.
   virtual connection_context& home_of(std::string_view user, std::string_view sid) = 0;
   // With --redis, takes the session over from whichever node held it, then calls

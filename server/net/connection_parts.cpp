@@ -1,4 +1,4 @@
-#include "connection_parts.hpp"
+#include "net/connection_parts.hpp"
 
 namespace ringcast {
 

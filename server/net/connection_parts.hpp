@@ -7,11 +7,11 @@
 
 #include <optional>
 
-#include "address_limits.hpp"
-#include "connection_context.hpp"
-#include "connection_limit.hpp"
-#include "http_reply.hpp"
-#include "net_stream.hpp"
+#include "net/address_limits.hpp"
+#include "net/connection_context.hpp"
+#include "net/connection_limit.hpp"
+#include "protocol/http_reply.hpp"
+#include "tls/net_stream.hpp"
 
 namespace ringcast {
 

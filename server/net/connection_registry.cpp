@@ -1,4 +1,4 @@
-#include "connection_registry.hpp"
+#include "net/connection_registry.hpp"
 
 namespace ringcast {
 

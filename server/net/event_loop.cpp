@@ -1,8 +1,8 @@
-#include "event_loop.hpp"
+#include "net/event_loop.hpp"
 
-#include "http_connection.hpp"
-#include "poll_connection.hpp"
-#include "stream_connection.hpp"
+#include "net/http_connection.hpp"
+#include "net/poll_connection.hpp"
+#include "net/stream_connection.hpp"
 
 namespace ringcast {
 

@@ -7,11 +7,11 @@
 
 #include <thread>
 
-#include "connect_gate.hpp"
-#include "connection_context.hpp"
-#include "handover_messages.hpp"
-#include "loop_hooks.hpp"
-#include "shared_by_loops.hpp"
+#include "core/handover_messages.hpp"
+#include "hooks/connect_gate.hpp"
+#include "hooks/loop_hooks.hpp"
+#include "net/connection_context.hpp"
+#include "net/shared_by_loops.hpp"
 
 namespace ringcast {
 

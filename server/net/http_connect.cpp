@@ -3,11 +3,11 @@
 // admission and the connect hook, then the client's transport.
 #include <boost/beast/http/field.hpp>
 
-#include "client_address.hpp"
-#include "client_start.hpp"
-#include "connect_check.hpp"
-#include "http_connection.hpp"
-#include "repeated_warning.hpp"
+#include "core/repeated_warning.hpp"
+#include "net/client_start.hpp"
+#include "net/connect_check.hpp"
+#include "net/http_connection.hpp"
+#include "protocol/client_address.hpp"
 
 namespace ringcast {
 

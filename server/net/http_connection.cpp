@@ -1,4 +1,4 @@
-#include "http_connection.hpp"
+#include "net/http_connection.hpp"
 
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
@@ -6,12 +6,12 @@
 
 #include <algorithm>
 
-#include "host_policy.hpp"
-#include "http_framing.hpp"
-#include "log.hpp"
-#include "origin_check.hpp"
-#include "route_table.hpp"
-#include "tls_context.hpp"
+#include "api/route_table.hpp"
+#include "core/log.hpp"
+#include "net/origin_check.hpp"
+#include "protocol/host_policy.hpp"
+#include "protocol/http_framing.hpp"
+#include "tls/tls_context.hpp"
 
 namespace ringcast {
 

@@ -14,10 +14,10 @@
 #include <optional>
 #include <variant>
 
-#include "accepted_socket.hpp"
-#include "admission.hpp"
-#include "connection_parts.hpp"
-#include "http_reply.hpp"
+#include "net/accepted_socket.hpp"
+#include "net/admission.hpp"
+#include "net/connection_parts.hpp"
+#include "protocol/http_reply.hpp"
 
 namespace ringcast {
 

@@ -1,6 +1,6 @@
 // An upgrade in place, as an HTTP connection takes part in it (docs/operations.md, "Upgrading"):
 // the loop's connections park at rest, are counted while busy, and move with their bytes.
-#include "http_connection.hpp"
+#include "net/http_connection.hpp"
 
 namespace ringcast {
 

@@ -3,7 +3,7 @@
 // that could overtake the answer (the client's last bytes are read and dropped).
 #include <boost/beast/http/write.hpp>
 
-#include "http_connection.hpp"
+#include "net/http_connection.hpp"
 
 namespace ringcast {
 

@@ -1,13 +1,13 @@
-#include "listener.hpp"
+#include "net/listener.hpp"
 
 #include <optional>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 
-#include "accepted_socket.hpp"
-#include "http_connection.hpp"
-#include "log.hpp"
+#include "core/log.hpp"
+#include "net/accepted_socket.hpp"
+#include "net/http_connection.hpp"
 
 namespace ringcast {
 

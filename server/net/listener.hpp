@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "connection_context.hpp"
-#include "connection_limit.hpp"
-#include "repeated_warning.hpp"
+#include "core/repeated_warning.hpp"
+#include "net/connection_context.hpp"
+#include "net/connection_limit.hpp"
 
 namespace ringcast {
 

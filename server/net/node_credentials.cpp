@@ -1,11 +1,11 @@
-#include "node_credentials.hpp"
+#include "net/node_credentials.hpp"
 
 #include <optional>
 
 #include <fmt/format.h>
 
-#include "client_auth.hpp"
-#include "tls_context.hpp"
+#include "protocol/client_auth.hpp"
+#include "tls/tls_context.hpp"
 
 namespace ringcast {
 

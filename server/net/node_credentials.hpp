@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "config.hpp"
-#include "parsed.hpp"
+#include "config/config.hpp"
+#include "protocol/parsed.hpp"
 
 namespace ringcast {
 

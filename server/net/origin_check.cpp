@@ -1,12 +1,12 @@
-#include "origin_check.hpp"
+#include "net/origin_check.hpp"
 
 #include <boost/beast/http/field.hpp>
 
 #include <algorithm>
 #include <string>
 
-#include "client_address.hpp"
-#include "repeated_warning.hpp"
+#include "core/repeated_warning.hpp"
+#include "protocol/client_address.hpp"
 
 namespace ringcast {
 

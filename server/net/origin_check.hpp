@@ -10,9 +10,9 @@
 
 #include <optional>
 
-#include "connection_context.hpp"
-#include "cross_origin.hpp"
-#include "transport.hpp"
+#include "core/transport.hpp"
+#include "net/connection_context.hpp"
+#include "protocol/cross_origin.hpp"
 
 namespace ringcast {
 

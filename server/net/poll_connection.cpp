@@ -1,4 +1,4 @@
-#include "poll_connection.hpp"
+#include "net/poll_connection.hpp"
 
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/span_body.hpp>
@@ -9,8 +9,8 @@
 
 #include <sstream>
 
-#include "gzip_stream.hpp"
-#include "message_deflate.hpp"
+#include "core/message_deflate.hpp"
+#include "protocol/gzip_stream.hpp"
 
 namespace ringcast {
 

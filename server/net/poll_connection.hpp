@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
-#include "admission.hpp"
-#include "connection_parts.hpp"
-#include "process_handover.hpp"
+#include "net/admission.hpp"
+#include "net/connection_parts.hpp"
+#include "upgrade/process_handover.hpp"
 
 namespace ringcast {
 

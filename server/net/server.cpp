@@ -1,14 +1,14 @@
 // The process (server.hpp): its loops and the node on them, the listener, the signals.
-#include "server.hpp"
+#include "net/server.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include <algorithm>
 
-#include "listener.hpp"
-#include "log.hpp"
-#include "tls_context.hpp"
+#include "core/log.hpp"
+#include "net/listener.hpp"
+#include "tls/tls_context.hpp"
 
 namespace ringcast {
 

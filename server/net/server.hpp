@@ -18,19 +18,19 @@
 #include <thread>
 #include <vector>
 
-#include "config.hpp"
-#include "config_reload.hpp"
-#include "connection_context.hpp"
-#include "connection_limit.hpp"
-#include "event_loop.hpp"
-#include "handover_messages.hpp"
-#include "handover_state.hpp"
-#include "node.hpp"
-#include "node_credentials.hpp"
-#include "node_routes.hpp"
-#include "process_handover.hpp"
-#include "session_budget.hpp"
-#include "shared_by_loops.hpp"
+#include "api/node_routes.hpp"
+#include "config/config.hpp"
+#include "config/config_reload.hpp"
+#include "core/handover_messages.hpp"
+#include "core/node.hpp"
+#include "core/session_budget.hpp"
+#include "net/connection_context.hpp"
+#include "net/connection_limit.hpp"
+#include "net/event_loop.hpp"
+#include "net/node_credentials.hpp"
+#include "net/shared_by_loops.hpp"
+#include "upgrade/handover_state.hpp"
+#include "upgrade/process_handover.hpp"
 
 namespace ringcast {
 

@@ -1,8 +1,8 @@
 // The node on the process's loops (core/node.hpp), over the backplane the settings ask for: the
 // one place that knows there are two kinds; everything else speaks to `backplane`.
-#include "local_backplane.hpp"
-#include "redis_backplane.hpp"
-#include "server.hpp"
+#include "core/local_backplane.hpp"
+#include "net/server.hpp"
+#include "redis/redis_backplane.hpp"
 
 namespace ringcast {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "listener.hpp"
-#include "server.hpp"
+#include "net/listener.hpp"
+#include "net/server.hpp"
 
 namespace ringcast {
 

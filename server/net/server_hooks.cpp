@@ -2,8 +2,8 @@
 // hook (--connect-hook).
 #include <random>
 
-#include "log.hpp"
-#include "server.hpp"
+#include "core/log.hpp"
+#include "net/server.hpp"
 
 namespace ringcast {
 

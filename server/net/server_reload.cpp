@@ -3,9 +3,9 @@
 // as needing a restart; with --tls-cert the certificate and key are read again (renewals).
 #include <boost/asio/post.hpp>
 
-#include "log.hpp"
-#include "server.hpp"
-#include "tls_context.hpp"
+#include "core/log.hpp"
+#include "net/server.hpp"
+#include "tls/tls_context.hpp"
 
 namespace ringcast {
 

@@ -13,19 +13,19 @@
 
 #include <unistd.h>
 
-#include "client_address.hpp"
-#include "handover_messages.hpp"
-#include "handover_version.hpp"
-#include "http_connection.hpp"
-#include "listener.hpp"
-#include "log.hpp"
-#include "poll_connection.hpp"
-#include "server.hpp"
-#include "sse_connection.hpp"
-#include "state_codec.hpp"
-#include "stream_connection.hpp"
-#include "upgrade_exec.hpp"
-#include "ws_connection.hpp"
+#include "core/handover_messages.hpp"
+#include "core/log.hpp"
+#include "net/http_connection.hpp"
+#include "net/listener.hpp"
+#include "net/poll_connection.hpp"
+#include "net/server.hpp"
+#include "net/sse_connection.hpp"
+#include "net/stream_connection.hpp"
+#include "net/upgrade_exec.hpp"
+#include "net/ws_connection.hpp"
+#include "protocol/client_address.hpp"
+#include "protocol/handover_version.hpp"
+#include "upgrade/state_codec.hpp"
 
 namespace ringcast {
 

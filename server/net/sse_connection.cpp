@@ -1,11 +1,11 @@
-#include "sse_connection.hpp"
+#include "net/sse_connection.hpp"
 
 #include <boost/asio/buffer.hpp>
 
 #include <fmt/format.h>
 
-#include "gzip_stream.hpp"
-#include "message_deflate.hpp"
+#include "core/message_deflate.hpp"
+#include "protocol/gzip_stream.hpp"
 
 namespace ringcast {
 

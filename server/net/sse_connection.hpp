@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "admission.hpp"
-#include "connection_parts.hpp"
-#include "stream_connection.hpp"
+#include "net/admission.hpp"
+#include "net/connection_parts.hpp"
+#include "net/stream_connection.hpp"
 
 namespace ringcast {
 

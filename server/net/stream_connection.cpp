@@ -1,4 +1,4 @@
-#include "stream_connection.hpp"
+#include "net/stream_connection.hpp"
 
 #include <boost/asio/error.hpp>
 

@@ -17,11 +17,11 @@
 #include <optional>
 #include <string>
 
-#include "connection_context.hpp"
-#include "connection_parts.hpp"
-#include "handover_messages.hpp"
-#include "outbound_queue.hpp"
-#include "process_handover.hpp"
+#include "core/handover_messages.hpp"
+#include "core/outbound_queue.hpp"
+#include "net/connection_context.hpp"
+#include "net/connection_parts.hpp"
+#include "upgrade/process_handover.hpp"
 
 namespace ringcast {
 

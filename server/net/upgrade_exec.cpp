@@ -1,4 +1,4 @@
-#include "upgrade_exec.hpp"
+#include "net/upgrade_exec.hpp"
 
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -20,7 +20,7 @@
 
 #include <fmt/format.h>
 
-#include "handover_version.hpp"
+#include "protocol/handover_version.hpp"
 
 extern char** environ;
 

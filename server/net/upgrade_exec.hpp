@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "loop_timers.hpp"
-#include "process_handover.hpp"
+#include "core/loop_timers.hpp"
+#include "upgrade/process_handover.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "ws_connection.hpp"
+#include "net/ws_connection.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket/stream.hpp>
@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "client_message.hpp"
-#include "message_deflate.hpp"
-#include "repeated_warning.hpp"
-#include "ws_deflate.hpp"
+#include "core/message_deflate.hpp"
+#include "core/repeated_warning.hpp"
+#include "protocol/client_message.hpp"
+#include "protocol/ws_deflate.hpp"
 
 namespace ringcast {
 

@@ -12,11 +12,11 @@
 
 #include <memory>
 
-#include "admission.hpp"
-#include "connection_parts.hpp"
-#include "stream_connection.hpp"
-#include "token_bucket.hpp"
-#include "ws_codec.hpp"
+#include "core/token_bucket.hpp"
+#include "net/admission.hpp"
+#include "net/connection_parts.hpp"
+#include "net/stream_connection.hpp"
+#include "protocol/ws_codec.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "admin_request.hpp"
+#include "protocol/admin_request.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
-#include "client_params.hpp"
-#include "duration.hpp"
-#include "strict_json.hpp"
+#include "protocol/client_params.hpp"
+#include "protocol/duration.hpp"
+#include "protocol/strict_json.hpp"
 
 namespace ringcast {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parsed.hpp"
+#include "protocol/parsed.hpp"
 
 namespace ringcast {
 
@@ -52,7 +52,8 @@ enum class unknown_fields {
 // serialize as "Infinity"), channel/user not a valid identifier string (null included), more than
 // one audience, users not an array of 1-1000 identifiers, at not a non-negative integer, delay/ttl
 // not a duration string (ttl 0 included), both at and delay, and a delay or ttl beyond
-// max_publish_horizon. "spread": a duration string ("30s", "500ms", "0"), at most `max_spread`. "sticky": true or false.
+// max_publish_horizon. "spread": a duration string ("30s", "500ms", "0"), at most `max_spread`.
+// "sticky": true or false.
 parsed<publish_request> parse_publish_request(
     std::string_view body, std::chrono::milliseconds max_spread = default_max_spread,
     unknown_fields unknown = unknown_fields::refuse);

@@ -1,11 +1,11 @@
-#include "client_address.hpp"
+#include "protocol/client_address.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 
-#include "header_list.hpp"
+#include "protocol/header_list.hpp"
 
 namespace ringcast {
 

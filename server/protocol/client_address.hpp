@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parsed.hpp"
+#include "protocol/parsed.hpp"
 
 namespace ringcast {
 

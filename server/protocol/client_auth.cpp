@@ -1,4 +1,4 @@
-#include "client_auth.hpp"
+#include "protocol/client_auth.hpp"
 
 #include <algorithm>
 #include <cmath>

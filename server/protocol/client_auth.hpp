@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "client_params.hpp"
-#include "parsed.hpp"
+#include "protocol/client_params.hpp"
+#include "protocol/parsed.hpp"
 
 namespace ringcast {
 

@@ -1,11 +1,11 @@
-#include "client_message.hpp"
+#include "protocol/client_message.hpp"
 
 #include <algorithm>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
-#include "client_params.hpp"
+#include "protocol/client_params.hpp"
 
 namespace ringcast {
 namespace {

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "parsed.hpp"
+#include "protocol/parsed.hpp"
 
 namespace ringcast {
 

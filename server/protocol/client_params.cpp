@@ -1,4 +1,4 @@
-#include "client_params.hpp"
+#include "protocol/client_params.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 
 #include <boost/url/parse.hpp>
 
-#include "duration.hpp"
+#include "protocol/duration.hpp"
 
 namespace ringcast {
 namespace {

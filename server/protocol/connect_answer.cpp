@@ -1,11 +1,11 @@
-#include "connect_answer.hpp"
+#include "protocol/connect_answer.hpp"
 
 #include <algorithm>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
-#include "client_params.hpp"
+#include "protocol/client_params.hpp"
 
 namespace ringcast {
 

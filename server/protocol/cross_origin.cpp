@@ -1,4 +1,4 @@
-#include "cross_origin.hpp"
+#include "protocol/cross_origin.hpp"
 
 #include <boost/beast/http/field.hpp>
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "http_reply.hpp"
-#include "origin_policy.hpp"
+#include "protocol/http_reply.hpp"
+#include "protocol/origin_policy.hpp"
 
 namespace ringcast {
 

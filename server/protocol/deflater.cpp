@@ -1,4 +1,4 @@
-#include "deflater.hpp"
+#include "protocol/deflater.hpp"
 
 #include <zlib.h>
 

@@ -1,4 +1,4 @@
-#include "duration.hpp"
+#include "protocol/duration.hpp"
 
 #include <charconv>
 #include <cstdint>

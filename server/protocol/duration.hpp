@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "parsed.hpp"
+#include "protocol/parsed.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "flag_parser_error.hpp"
+#include "protocol/flag_parser_error.hpp"
 
 #include <string_view>
 

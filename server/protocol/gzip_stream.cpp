@@ -1,12 +1,12 @@
-#include "gzip_stream.hpp"
+#include "protocol/gzip_stream.hpp"
 
 #include <zlib.h>
 #include <boost/beast/core/string.hpp>
 
 #include <cctype>
 
-#include "deflater.hpp"
-#include "header_list.hpp"
+#include "protocol/deflater.hpp"
+#include "protocol/header_list.hpp"
 
 namespace ringcast::gzip {
 namespace {

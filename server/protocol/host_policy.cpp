@@ -1,11 +1,11 @@
-#include "host_policy.hpp"
+#include "protocol/host_policy.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
 
-#include "comma_list.hpp"
+#include "protocol/comma_list.hpp"
 
 namespace ringcast {
 

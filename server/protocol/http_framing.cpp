@@ -1,4 +1,4 @@
-#include "http_framing.hpp"
+#include "protocol/http_framing.hpp"
 
 #include <boost/beast/core/string.hpp>
 

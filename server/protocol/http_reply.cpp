@@ -1,4 +1,4 @@
-#include "http_reply.hpp"
+#include "protocol/http_reply.hpp"
 
 #include <algorithm>
 #include <cstdint>

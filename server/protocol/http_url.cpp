@@ -1,4 +1,4 @@
-#include "http_url.hpp"
+#include "protocol/http_url.hpp"
 
 #include <charconv>
 

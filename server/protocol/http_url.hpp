@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "parsed.hpp"
+#include "protocol/parsed.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "message_label.hpp"
+#include "protocol/message_label.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -1,4 +1,4 @@
-#include "messages_query.hpp"
+#include "protocol/messages_query.hpp"
 
 #include <charconv>
 #include <string>

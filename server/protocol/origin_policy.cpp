@@ -1,11 +1,11 @@
-#include "origin_policy.hpp"
+#include "protocol/origin_policy.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
 
-#include "comma_list.hpp"
+#include "protocol/comma_list.hpp"
 
 namespace ringcast {
 namespace {

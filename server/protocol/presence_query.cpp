@@ -1,10 +1,10 @@
-#include "presence_query.hpp"
+#include "protocol/presence_query.hpp"
 
 #include <charconv>
 
 #include <boost/url/parse.hpp>
 
-#include "client_params.hpp"
+#include "protocol/client_params.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "redis_url.hpp"
+#include "protocol/redis_url.hpp"
 
 #include <boost/url/parse.hpp>
 

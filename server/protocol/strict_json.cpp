@@ -1,4 +1,4 @@
-#include "strict_json.hpp"
+#include "protocol/strict_json.hpp"
 
 #include <string>
 #include <unordered_set>

@@ -8,7 +8,7 @@
 
 #include <boost/json/value.hpp>
 
-#include "parsed.hpp"
+#include "protocol/parsed.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "utf8_check.hpp"
+#include "protocol/utf8_check.hpp"
 
 namespace ringcast::utf8 {
 namespace {

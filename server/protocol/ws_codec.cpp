@@ -1,5 +1,5 @@
-#include "ws_codec.hpp"
-#include "ws_opcodes.hpp"
+#include "protocol/ws_codec.hpp"
+#include "protocol/ws_opcodes.hpp"
 
 namespace ringcast::ws {
 namespace {

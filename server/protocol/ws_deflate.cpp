@@ -1,4 +1,4 @@
-#include "ws_deflate.hpp"
+#include "protocol/ws_deflate.hpp"
 
 #include <zlib.h>
 
@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "deflater.hpp"
-#include "header_list.hpp"
+#include "protocol/deflater.hpp"
+#include "protocol/header_list.hpp"
 
 namespace ringcast::ws {
 namespace {

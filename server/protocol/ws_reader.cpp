@@ -1,8 +1,8 @@
 // ws_codec.hpp's reader of client frames: its checks, and their order, follow Beast's stream.
-#include "utf8_check.hpp"
-#include "ws_codec.hpp"
-#include "ws_deflate.hpp"
-#include "ws_opcodes.hpp"
+#include "protocol/utf8_check.hpp"
+#include "protocol/ws_codec.hpp"
+#include "protocol/ws_deflate.hpp"
+#include "protocol/ws_opcodes.hpp"
 
 namespace ringcast::ws {
 namespace {

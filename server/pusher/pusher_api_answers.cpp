@@ -1,4 +1,4 @@
-#include "pusher_api_answers.hpp"
+#include "pusher/pusher_api_answers.hpp"
 
 #include <algorithm>
 
@@ -6,8 +6,8 @@
 #include <fmt/ranges.h>
 #include <boost/json.hpp>
 
-#include "comma_list.hpp"
-#include "pusher_names.hpp"
+#include "protocol/comma_list.hpp"
+#include "pusher/pusher_names.hpp"
 
 namespace ringcast::pusher {
 namespace {

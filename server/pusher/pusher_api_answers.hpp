@@ -14,8 +14,8 @@
 #include <variant>
 #include <vector>
 
-#include "pusher_api_auth.hpp"
-#include "pusher_api_events.hpp"
+#include "pusher/pusher_api_auth.hpp"
+#include "pusher/pusher_api_events.hpp"
 
 namespace ringcast::pusher {
 

@@ -1,11 +1,11 @@
-#include "pusher_api_auth.hpp"
+#include "pusher/pusher_api_auth.hpp"
 
 #include <charconv>
 #include <optional>
 
 #include <fmt/format.h>
 
-#include "pusher_crypto.hpp"
+#include "pusher/pusher_crypto.hpp"
 
 namespace ringcast::pusher {
 namespace {

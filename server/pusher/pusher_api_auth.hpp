@@ -13,7 +13,7 @@
 #include <string_view>
 #include <variant>
 
-#include "pusher_app.hpp"
+#include "pusher/pusher_app.hpp"
 
 namespace ringcast::pusher {
 

@@ -1,11 +1,11 @@
-#include "pusher_api_events.hpp"
+#include "pusher/pusher_api_events.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-#include "comma_list.hpp"
-#include "pusher_names.hpp"
-#include "strict_json.hpp"
+#include "protocol/comma_list.hpp"
+#include "protocol/strict_json.hpp"
+#include "pusher/pusher_names.hpp"
 
 namespace ringcast::pusher {
 namespace {

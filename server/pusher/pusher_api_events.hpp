@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "pusher_api_auth.hpp"
+#include "pusher/pusher_api_auth.hpp"
 
 namespace ringcast::pusher {
 

@@ -1,11 +1,11 @@
-#include "pusher_auth.hpp"
+#include "pusher/pusher_auth.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-#include "pusher_crypto.hpp"
-#include "pusher_names.hpp"
-#include "strict_json.hpp"
+#include "protocol/strict_json.hpp"
+#include "pusher/pusher_crypto.hpp"
+#include "pusher/pusher_names.hpp"
 
 namespace ringcast::pusher {
 namespace {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <variant>
 
-#include "pusher_app.hpp"
-#include "pusher_client_frame.hpp"
+#include "pusher/pusher_app.hpp"
+#include "pusher/pusher_client_frame.hpp"
 
 namespace ringcast::pusher {
 

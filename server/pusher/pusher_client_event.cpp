@@ -1,8 +1,8 @@
-#include "pusher_client_event.hpp"
+#include "pusher/pusher_client_event.hpp"
 
 #include <fmt/format.h>
 
-#include "pusher_names.hpp"
+#include "pusher/pusher_names.hpp"
 
 namespace ringcast::pusher {
 

@@ -6,8 +6,8 @@
 
 #include <optional>
 
-#include "pusher_app.hpp"
-#include "pusher_client_frame.hpp"
+#include "pusher/pusher_app.hpp"
+#include "pusher/pusher_client_frame.hpp"
 
 namespace ringcast::pusher {
 

@@ -1,10 +1,10 @@
-#include "pusher_client_frame.hpp"
+#include "pusher/pusher_client_frame.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-#include "pusher_names.hpp"
-#include "strict_json.hpp"
+#include "protocol/strict_json.hpp"
+#include "pusher/pusher_names.hpp"
 
 namespace ringcast::pusher {
 namespace {

@@ -1,4 +1,4 @@
-#include "pusher_crypto.hpp"
+#include "pusher/pusher_crypto.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

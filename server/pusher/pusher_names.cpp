@@ -1,4 +1,4 @@
-#include "pusher_names.hpp"
+#include "pusher/pusher_names.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "pusher_server_frames.hpp"
+#include "pusher/pusher_server_frames.hpp"
 
 #include <boost/json.hpp>
 

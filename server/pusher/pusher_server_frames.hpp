@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pusher_subscription.hpp"
+#include "pusher/pusher_subscription.hpp"
 
 namespace ringcast::pusher {
 

@@ -1,10 +1,10 @@
-#include "pusher_subscription.hpp"
+#include "pusher/pusher_subscription.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-#include "pusher_auth.hpp"
-#include "strict_json.hpp"
+#include "protocol/strict_json.hpp"
+#include "pusher/pusher_auth.hpp"
 
 namespace ringcast::pusher {
 namespace {

@@ -10,9 +10,9 @@
 
 #include <boost/json/value.hpp>
 
-#include "pusher_app.hpp"
-#include "pusher_client_frame.hpp"
-#include "pusher_names.hpp"
+#include "pusher/pusher_app.hpp"
+#include "pusher/pusher_client_frame.hpp"
+#include "pusher/pusher_names.hpp"
 
 namespace ringcast::pusher {
 

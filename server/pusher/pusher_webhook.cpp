@@ -1,8 +1,8 @@
-#include "pusher_webhook.hpp"
+#include "pusher/pusher_webhook.hpp"
 
 #include <boost/json.hpp>
 
-#include "pusher_crypto.hpp"
+#include "pusher/pusher_crypto.hpp"
 
 namespace ringcast::pusher {
 

@@ -11,7 +11,7 @@
 
 #include <boost/json/object.hpp>
 
-#include "pusher_app.hpp"
+#include "pusher/pusher_app.hpp"
 
 namespace ringcast::pusher {
 

@@ -1,10 +1,10 @@
-#include "redis_backplane.hpp"
+#include "redis/redis_backplane.hpp"
 
 #include <boost/asio/post.hpp>
 
-#include "redis_bus.hpp"
-#include "redis_presence.hpp"
-#include "redis_promotions.hpp"
+#include "redis/redis_bus.hpp"
+#include "redis/redis_presence.hpp"
+#include "redis/redis_promotions.hpp"
 
 namespace ringcast {
 

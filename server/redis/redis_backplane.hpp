@@ -12,9 +12,9 @@
 #include <chrono>
 #include <memory>
 
-#include "backplane.hpp"
-#include "redis_url.hpp"
-#include "sequencer.hpp"
+#include "core/backplane.hpp"
+#include "core/sequencer.hpp"
+#include "protocol/redis_url.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "redis_bus.hpp"
+#include "redis/redis_bus.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -7,8 +7,8 @@
 #include <charconv>
 #include <random>
 
-#include "log.hpp"
-#include "redis_stream.hpp"
+#include "core/log.hpp"
+#include "redis/redis_stream.hpp"
 
 namespace ringcast {
 

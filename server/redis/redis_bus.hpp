@@ -30,11 +30,11 @@
 #include <string>
 #include <vector>
 
-#include "admin_request.hpp"
-#include "loop_timers.hpp"
-#include "message.hpp"
-#include "redis_connection.hpp"
-#include "redis_sentinel.hpp"
+#include "core/loop_timers.hpp"
+#include "core/message.hpp"
+#include "protocol/admin_request.hpp"
+#include "redis/redis_connection.hpp"
+#include "redis/redis_sentinel.hpp"
 
 namespace ringcast {
 

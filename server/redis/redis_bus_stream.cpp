@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 
-#include "log.hpp"
-#include "redis_bus.hpp"
-#include "redis_stream.hpp"
+#include "core/log.hpp"
+#include "redis/redis_bus.hpp"
+#include "redis/redis_stream.hpp"
 
 namespace ringcast {
 

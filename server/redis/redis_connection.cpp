@@ -1,4 +1,4 @@
-#include "redis_connection.hpp"
+#include "redis/redis_connection.hpp"
 
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "redis_url.hpp"
+#include "protocol/redis_url.hpp"
 
 struct redisAsyncContext;
 struct redisReply;

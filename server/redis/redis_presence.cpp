@@ -1,11 +1,11 @@
-#include "redis_presence.hpp"
+#include "redis/redis_presence.hpp"
 
 #include <hiredis/hiredis.h>
 
 #include <boost/asio/post.hpp>
 
-#include "redis_bus.hpp"
-#include "session.hpp"
+#include "core/session.hpp"
+#include "redis/redis_bus.hpp"
 
 namespace ringcast {
 namespace {

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "presence.hpp"
-#include "presence_query.hpp"
-#include "session_events.hpp"
+#include "core/presence.hpp"
+#include "core/session_events.hpp"
+#include "protocol/presence_query.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "redis_promotions.hpp"
+#include "redis/redis_promotions.hpp"
 
 #include <algorithm>
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "backplane.hpp"
-#include "redis_reach.hpp"
-#include "redis_schedule.hpp"
-#include "schedule_poll.hpp"
+#include "core/backplane.hpp"
+#include "core/schedule_poll.hpp"
+#include "redis/redis_reach.hpp"
+#include "redis/redis_schedule.hpp"
 
 namespace ringcast {
 

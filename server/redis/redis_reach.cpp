@@ -1,4 +1,4 @@
-#include "redis_reach.hpp"
+#include "redis/redis_reach.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "redis_bus.hpp"
-#include "redis_stream.hpp"
+#include "redis/redis_bus.hpp"
+#include "redis/redis_stream.hpp"
 
 namespace ringcast {
 namespace {

@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "message.hpp"
+#include "core/message.hpp"
 
 namespace ringcast {
 

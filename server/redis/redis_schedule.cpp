@@ -1,14 +1,14 @@
-#include "redis_schedule.hpp"
+#include "redis/redis_schedule.hpp"
 
 #include <hiredis/hiredis.h>
 
 #include <charconv>
 
-#include "admin_request.hpp"
-#include "log.hpp"
-#include "message.hpp"
-#include "redis_bus.hpp"
-#include "redis_stream.hpp"
+#include "core/log.hpp"
+#include "core/message.hpp"
+#include "protocol/admin_request.hpp"
+#include "redis/redis_bus.hpp"
+#include "redis/redis_stream.hpp"
 
 namespace ringcast {
 namespace {

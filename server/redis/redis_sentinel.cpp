@@ -1,11 +1,11 @@
-#include "redis_sentinel.hpp"
+#include "redis/redis_sentinel.hpp"
 
 #include <hiredis/hiredis.h>
 
 #include <boost/asio/post.hpp>
 #include <charconv>
 
-#include "log.hpp"
+#include "core/log.hpp"
 
 namespace ringcast {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "redis_connection.hpp"
-#include "redis_url.hpp"
+#include "protocol/redis_url.hpp"
+#include "redis/redis_connection.hpp"
 
 namespace ringcast {
 

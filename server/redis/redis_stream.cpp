@@ -1,4 +1,4 @@
-#include "redis_stream.hpp"
+#include "redis/redis_stream.hpp"
 
 #include <hiredis/hiredis.h>
 

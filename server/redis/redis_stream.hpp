@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "loop_timers.hpp"
-#include "message.hpp"
+#include "core/loop_timers.hpp"
+#include "core/message.hpp"
 
 struct redisReply;
 

@@ -1,4 +1,4 @@
-#include "heap_trim.hpp"
+#include "tls/heap_trim.hpp"
 
 #include <malloc.h>
 

@@ -1,4 +1,4 @@
-#include "net_stream.hpp"
+#include "tls/net_stream.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>

@@ -17,8 +17,8 @@
 #include <optional>
 #include <string>
 
-#include "heap_trim.hpp"
-#include "tls_context.hpp"
+#include "tls/heap_trim.hpp"
+#include "tls/tls_context.hpp"
 
 namespace ringcast {
 

@@ -1,4 +1,4 @@
-#include "tls_context.hpp"
+#include "tls/tls_context.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "parsed.hpp"
+#include "protocol/parsed.hpp"
 
 struct ssl_ctx_st;
 struct ssl_st;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "session_record.hpp"
+#include "upgrade/session_record.hpp"
 
 namespace ringcast::upgrade {
 

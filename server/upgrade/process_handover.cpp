@@ -1,11 +1,11 @@
-#include "process_handover.hpp"
+#include "upgrade/process_handover.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "handover_version.hpp"
-#include "record_walk.hpp"
+#include "protocol/handover_version.hpp"
+#include "upgrade/record_walk.hpp"
 
 namespace ringcast {
 namespace {

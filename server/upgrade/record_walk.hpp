@@ -17,7 +17,7 @@
 
 #include <boost/pfr.hpp>
 
-#include "state_bytes.hpp"
+#include "upgrade/state_bytes.hpp"
 
 namespace ringcast::upgrade {
 

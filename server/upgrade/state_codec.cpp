@@ -1,13 +1,13 @@
-#include "state_codec.hpp"
+#include "upgrade/state_codec.hpp"
 
 #include <algorithm>
 #include <unordered_set>
 
 #include <zlib.h>
 
-#include "client_params.hpp"
-#include "record_walk.hpp"
-#include "state_bytes.hpp"
+#include "protocol/client_params.hpp"
+#include "upgrade/record_walk.hpp"
+#include "upgrade/state_bytes.hpp"
 
 namespace ringcast::upgrade {
 namespace {

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "handover_state.hpp"
+#include "upgrade/handover_state.hpp"
 
 namespace ringcast::upgrade {
 

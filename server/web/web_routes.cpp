@@ -1,6 +1,6 @@
-#include "web_routes.hpp"
+#include "web/web_routes.hpp"
 
-#include "web_assets.hpp"
+#include "web/web_assets.hpp"
 
 namespace ringcast {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "http_reply.hpp"
+#include "protocol/http_reply.hpp"
 
 namespace ringcast {
 

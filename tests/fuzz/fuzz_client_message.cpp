@@ -12,9 +12,9 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "client_message.hpp"
-#include "client_params.hpp"
 #include "fuzz_check.hpp"
+#include "protocol/client_message.hpp"
+#include "protocol/client_params.hpp"
 
 namespace {
 

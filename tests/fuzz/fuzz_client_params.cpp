@@ -6,8 +6,8 @@
 #include <set>
 #include <string>
 
-#include "client_params.hpp"
 #include "fuzz_check.hpp"
+#include "protocol/client_params.hpp"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
+#include "config/config.hpp"
+#include "config/parse_config.hpp"
 #include "fuzz_check.hpp"
-#include "parse_config.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string_view>
 
-#include "duration.hpp"
 #include "fuzz_check.hpp"
+#include "protocol/duration.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/history.hpp"
 #include "fuzz_check.hpp"
-#include "history.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;

@@ -5,9 +5,9 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
-#include "admin_request.hpp"
-#include "client_params.hpp"
 #include "fuzz_check.hpp"
+#include "protocol/admin_request.hpp"
+#include "protocol/client_params.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "client_params.hpp"
 #include "fuzz_check.hpp"
+#include "protocol/client_params.hpp"
 
 namespace {
 

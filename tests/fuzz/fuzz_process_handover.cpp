@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "handover_version.hpp"
-#include "process_handover.hpp"
+#include "protocol/handover_version.hpp"
+#include "upgrade/process_handover.hpp"
 
 namespace {
 

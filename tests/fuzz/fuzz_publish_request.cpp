@@ -17,11 +17,11 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
-#include "admin_request.hpp"
-#include "client_params.hpp"
-#include "envelope.hpp"
+#include "core/envelope.hpp"
+#include "core/message.hpp"
 #include "fuzz_check.hpp"
-#include "message.hpp"
+#include "protocol/admin_request.hpp"
+#include "protocol/client_params.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <zlib.h>
 
 #include "fuzz_check.hpp"
-#include "state_bytes.hpp"
-#include "state_codec.hpp"
+#include "upgrade/state_bytes.hpp"
+#include "upgrade/state_codec.hpp"
 
 namespace {
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "ws_codec.hpp"
+#include "protocol/ws_codec.hpp"
 
 namespace {
 

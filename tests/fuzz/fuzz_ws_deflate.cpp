@@ -25,8 +25,8 @@
 #include <utility>
 
 #include "fuzz_check.hpp"
-#include "ws_codec.hpp"
-#include "ws_deflate.hpp"
+#include "protocol/ws_codec.hpp"
+#include "protocol/ws_deflate.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // docs/openapi.yaml against the route table the binary answers with (`ringcast --print-routes`,
-// server/net/node_routes.cpp): every route is a path of the document with exactly its methods, and
+// server/api/node_routes.cpp): every route is a path of the document with exactly its methods, and
 // every path of the document is a route or one of the pages (x-ringcast-pages: the table's
 // "otherwise", GET and HEAD of any other path outside /admin/). A route added, removed or given
 // another method without the document fails here.

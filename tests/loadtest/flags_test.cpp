@@ -1,5 +1,5 @@
 #include "flags.hpp"
-#include "version.hpp"
+#include "generated/version.hpp"
 
 #include <gtest/gtest.h>
 

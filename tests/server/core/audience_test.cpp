@@ -1,9 +1,9 @@
 // Who a message reaches (the audience index): alone, on sessions of the table without a hub;
 // then through the hub on a simulated clock: broadcasts, channels, a user, a list of users, and
 // subscribers that detach while they are visited.
+#include "core/session_events.hpp"
 #include "hub_test_support.hpp"
 #include "parts_fixture.hpp"
-#include "session_events.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // The node (core/node.hpp) on three simulated loops (test_loop: each its own thread and simulated
 // clock), over the local backplane: the order of ids on every loop, the sticky quota, seeding and
 // take-down. Nothing here opens a connection.
-#include "node.hpp"
+#include "core/node.hpp"
 
 #include <boost/asio/post.hpp>
 
@@ -17,9 +17,9 @@
 
 #include <gtest/gtest.h>
 
-#include "local_backplane.hpp"
-#include "state_codec.hpp"
-#include "test_loop.hpp"
+#include "../net/test_loop.hpp"
+#include "core/local_backplane.hpp"
+#include "upgrade/state_codec.hpp"
 
 namespace ringcast {
 namespace {

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "audience_index.hpp"
+#include "core/audience_index.hpp"
+#include "core/message_store.hpp"
+#include "core/pacer.hpp"
+#include "core/session_observers.hpp"
+#include "core/session_table.hpp"
 #include "hub_fixture.hpp"
-#include "message_store.hpp"
-#include "pacer.hpp"
-#include "session_observers.hpp"
-#include "session_table.hpp"
 
 namespace ringcast::test {
 

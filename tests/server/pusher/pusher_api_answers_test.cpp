@@ -1,6 +1,6 @@
 // The HTTP API's channel queries and answers (server/pusher/pusher_api_answers), given counts as
 // the hub would hold them.
-#include "pusher_api_answers.hpp"
+#include "pusher/pusher_api_answers.hpp"
 
 #include <string>
 

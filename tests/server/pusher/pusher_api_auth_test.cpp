@@ -2,13 +2,13 @@
 // Pusher's "HTTP API reference" (app 3, key 278d425bdf160c739803, secret 7ad3773142a6692b25b8,
 // timestamp 1353088179), whose body_md5 and signature Python's hashlib and hmac give too.
 // Requests signed by the `pusher` npm SDK itself are checked in pusher_sdk_check_test.
-#include "pusher_api_auth.hpp"
+#include "pusher/pusher_api_auth.hpp"
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "pusher_crypto.hpp"
+#include "pusher/pusher_crypto.hpp"
 
 namespace ringcast::pusher {
 namespace {

@@ -1,7 +1,7 @@
 // The HTTP API's publishing bodies (server/pusher/pusher_api_events): events and batch_events as
 // the SDKs send them, and each refusal with Pusher's status. The SDK's own bodies are read in
 // pusher_sdk_check_test.
-#include "pusher_api_events.hpp"
+#include "pusher/pusher_api_events.hpp"
 
 #include <string>
 

@@ -3,14 +3,14 @@
 // "Authenticating users" documentation (key 278d425bdf160c739803, secret 7ad3773142a6692b25b8,
 // socket 1234.1234), whose signatures Python's hmac gives too. The same checks against signatures
 // made by the `pusher` npm SDK itself run in pusher_sdk_check_test.
-#include "pusher_auth.hpp"
+#include "pusher/pusher_auth.hpp"
 
 #include <string>
 
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
-#include "pusher_subscription.hpp"
+#include "pusher/pusher_subscription.hpp"
 
 namespace ringcast::pusher {
 namespace {

@@ -1,11 +1,11 @@
 // The frames a Pusher client sends (server/pusher/pusher_client_frame), as pusher-js writes them.
-#include "pusher_client_frame.hpp"
+#include "pusher/pusher_client_frame.hpp"
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "pusher_client_event.hpp"
+#include "pusher/pusher_client_event.hpp"
 
 namespace ringcast::pusher {
 namespace {

@@ -1,6 +1,6 @@
 // Pusher's names (server/pusher/pusher_names): channels and their prefixes, event names, user ids,
 // the HTTP API's #server-to-user- channel, socket ids.
-#include "pusher_names.hpp"
+#include "pusher/pusher_names.hpp"
 
 #include <string>
 

@@ -6,11 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include "pusher_api_auth.hpp"
-#include "pusher_auth.hpp"
-#include "pusher_client_frame.hpp"
-#include "pusher_names.hpp"
-#include "pusher_subscription.hpp"
+#include "pusher/pusher_api_auth.hpp"
+#include "pusher/pusher_auth.hpp"
+#include "pusher/pusher_client_frame.hpp"
+#include "pusher/pusher_names.hpp"
+#include "pusher/pusher_subscription.hpp"
 
 namespace ringcast::pusher {
 namespace {

@@ -12,12 +12,12 @@
 #include <gtest/gtest.h>
 #include <boost/json.hpp>
 
-#include "pusher_api_auth.hpp"
-#include "pusher_api_events.hpp"
-#include "pusher_auth.hpp"
-#include "pusher_server_frames.hpp"
-#include "pusher_subscription.hpp"
-#include "pusher_webhook.hpp"
+#include "pusher/pusher_api_auth.hpp"
+#include "pusher/pusher_api_events.hpp"
+#include "pusher/pusher_auth.hpp"
+#include "pusher/pusher_server_frames.hpp"
+#include "pusher/pusher_subscription.hpp"
+#include "pusher/pusher_webhook.hpp"
 
 namespace ringcast::pusher {
 namespace {

@@ -1,7 +1,7 @@
 // The frames the server sends a Pusher client (server/pusher/pusher_server_frames): the exact
 // text, and `data` double encoded as pusher-js's decodeMessage reads it (the frame parsed, then a
 // string `data` parsed again). pusher_sdk_check_test feeds these frames to pusher-js itself.
-#include "pusher_server_frames.hpp"
+#include "pusher/pusher_server_frames.hpp"
 
 #include <string>
 

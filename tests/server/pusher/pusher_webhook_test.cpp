@@ -1,7 +1,7 @@
 // Pusher's webhooks (server/pusher/pusher_webhook): the body of a batch and its signature, here
 // against Python's hmac on the same bytes; the `pusher` SDK's webhook().isValid() checks what
 // sign_webhook makes in pusher_sdk_check_test.
-#include "pusher_webhook.hpp"
+#include "pusher/pusher_webhook.hpp"
 
 #include <gtest/gtest.h>
 #include <boost/json.hpp>

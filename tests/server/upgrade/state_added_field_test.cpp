@@ -1,0 +1,63 @@
+// A field added to a session's record crosses an upgrade with no other line written for it. This
+// executable is a scratch build of the codec (server/upgrade/state_codec.cpp) with three fields
+// added to the record through its test hook (added_session_fields.hpp), and carries a session as
+// the hub does: capture's copy into the state (upgrade::carry, times made relative to the
+// capture), the bytes, and restore's copy back (times absolute again, an upgrade's pause later).
+// A field the codec or the copies missed would come back at its default; a field of a type with
+// no encoding fails the build instead (tests/server/CMakeLists.txt).
+#include <chrono>
+#include <cstdint>
+
+#include <gtest/gtest.h>
+#include <boost/pfr/core.hpp>
+
+#include "upgrade/record_walk.hpp"
+#include "upgrade/state_codec.hpp"
+
+namespace ringcast::upgrade {
+namespace {
+
+using steady = std::chrono::steady_clock;
+enum class kind : std::uint8_t { ws, sse, poll };
+using in_memory = session_record<steady::time_point, kind>;
+
+TEST(StateAddedField, CrossesCaptureTheBytesAndRestore) {
+  static_assert(boost::pfr::tuple_size_v<in_memory> ==
+                    boost::pfr::tuple_size_v<session_record<rel_ns, std::uint8_t>>,
+                "the record in memory and in the state have the same fields");
+  const steady::time_point captured_at{std::chrono::seconds(1000)};
+  const steady::time_point restored_at = captured_at + std::chrono::milliseconds(250);
+
+  in_memory before;
+  before.user_ = "alice";
+  before.sid_ = "tab-1";
+  before.transport_ = kind::sse;
+  before.token_expires_ = captured_at + std::chrono::seconds(60);
+  before.added_count_ = 0x0123'4567'89ab'cdefULL;
+  before.added_at_ = captured_at - std::chrono::milliseconds(7);
+  before.added_names_ = {"one", "two"};
+
+  handover_state state;
+  state.loops.resize(1);
+  session_state& s = state.loops[0].sessions.emplace_back();
+  carry(before, s.record, [&](steady::time_point t) { return (t - captured_at).count(); });
+  const auto read = read_state(write_state(state));
+  ASSERT_TRUE(read.state) << read.error;
+  ASSERT_EQ(read.state->loops.at(0).sessions.size(), 1u);
+
+  in_memory after;
+  carry(read.state->loops[0].sessions[0].record, after,
+        [&](rel_ns t) { return restored_at + steady::duration(t); });
+  EXPECT_EQ(after.added_count_, before.added_count_);
+  EXPECT_EQ(after.added_names_, before.added_names_);
+  EXPECT_EQ(after.added_at_, restored_at - std::chrono::milliseconds(7));
+  EXPECT_EQ(after.transport_, kind::sse);
+  EXPECT_EQ(after.token_expires_, restored_at + std::chrono::seconds(60));
+  // And nothing else was lost: captured again relative to the restore, it is the state it was.
+  session_record<rel_ns, std::uint8_t> again;
+  carry(after, again, [&](steady::time_point t) { return (t - restored_at).count(); });
+  EXPECT_EQ(again, s.record);
+}
+
+}  // namespace
+}  // namespace ringcast::upgrade
