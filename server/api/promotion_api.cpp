@@ -20,12 +20,16 @@ namespace {
 
 using outcome = node_promotions::promotion_outcome;
 
-// The <id> of /admin/messages/<id>: a whole number, nothing else.
-std::optional<std::uint64_t> message_id_of(std::string_view text) {
+// The <id> of /admin/messages/<id>: a whole number, nothing else; anything else is answered
+// 400 here (and nullopt returned).
+std::optional<std::uint64_t> message_id_or_refuse(std::string_view text, const http_request& req,
+                                                  const std::function<void(http_response)>& reply) {
   std::uint64_t id = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return id;
+  if (ec == std::errc{} && end == text.data() + text.size() && !text.empty()) return id;
+  reply(error_response(http_status::bad_request, "bad_request",
+                       "the message id must be a whole number", req));
+  return std::nullopt;
 }
 
 http_response unavailable(const node_health& health, const http_request& req) {
@@ -85,11 +89,8 @@ std::string reach_json(const node_promotions::message_reach& r) {
 void message_reach(node_promotions& promotions, node_health& health,
                    boost::asio::any_io_executor origin, std::string_view id_text,
                    const http_request& req, std::function<void(http_response)> reply) {
-  const auto id = message_id_of(id_text);
-  if (!id) {
-    return reply(error_response(http_status::bad_request, "bad_request",
-                                "the message id must be a whole number", req));
-  }
+  const auto id = message_id_or_refuse(id_text, req, reply);
+  if (!id) return;
   promotions.reach(*id, std::move(origin),
                    [health_ptr = &health, req, reply](outcome o, node_promotions::message_reach r) {
                      if (o == outcome::unavailable) return reply(unavailable(*health_ptr, req));
@@ -104,11 +105,8 @@ void message_reach(node_promotions& promotions, node_health& health,
 void take_down(node_promotions& promotions, node_health& health,
                boost::asio::any_io_executor origin, std::string_view id_text,
                const http_request& req, std::function<void(http_response)> reply) {
-  const auto id = message_id_of(id_text);
-  if (!id) {
-    return reply(error_response(http_status::bad_request, "bad_request",
-                                "the message id must be a whole number", req));
-  }
+  const auto id = message_id_or_refuse(id_text, req, reply);
+  if (!id) return;
   promotions.take_down(*id, std::move(origin), [health_ptr = &health, req, reply](outcome o) {
     if (o == outcome::unavailable) return reply(unavailable(*health_ptr, req));
     if (o != outcome::ok) {

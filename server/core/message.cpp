@@ -99,21 +99,29 @@ void frame_envelope(message& m) {
                             m.json, m.id);
 }
 
-}  // namespace
-
-message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                         std::string_view data_json, std::int64_t expires_ms,
-                         std::chrono::milliseconds spread, bool sticky) {
+// A message with every field but its envelope and the frames made of it.
+std::shared_ptr<message> unframed_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
+                                          std::int64_t expires_ms, std::chrono::milliseconds spread,
+                                          bool sticky) {
   auto m = std::make_shared<message>();
   m->id = id;
   m->ts_ms = ts_ms;
   m->to = to.to;
   m->expires_ms = expires_ms;
-  const std::string label = channel_label(to);
   if (to.to == audience::users) m->users = split_users(to.target);
   m->target = std::move(to.target);
   m->spread = spread;
   m->sticky = sticky;
+  return m;
+}
+
+}  // namespace
+
+message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
+                         std::string_view data_json, std::int64_t expires_ms,
+                         std::chrono::milliseconds spread, bool sticky) {
+  const std::string label = channel_label(to);
+  auto m = unframed_message(id, ts_ms, std::move(to), expires_ms, spread, sticky);
   std::string extra = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
   // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
   if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());
@@ -126,15 +134,7 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
 message_ptr message_from_envelope(std::uint64_t id, std::int64_t ts_ms, addressee to,
                                   std::string json, std::int64_t expires_ms,
                                   std::chrono::milliseconds spread, bool sticky) {
-  auto m = std::make_shared<message>();
-  m->id = id;
-  m->ts_ms = ts_ms;
-  m->to = to.to;
-  m->expires_ms = expires_ms;
-  if (to.to == audience::users) m->users = split_users(to.target);
-  m->target = std::move(to.target);
-  m->spread = spread;
-  m->sticky = sticky;
+  auto m = unframed_message(id, ts_ms, std::move(to), expires_ms, spread, sticky);
   m->json = std::move(json);
   frame_envelope(*m);
   return m;

@@ -98,18 +98,10 @@ bool stream_connection::capture(moved_stream& out, queued_messages& messages) {
   auto items = queue_.items();
   if (written_ > 0 && !items.empty()) {
     frame_buffers parts;
-    const std::size_t n = buffers_of(items.front(), parts);
     std::size_t skip = written_;
-    for (std::size_t i = 0; i < n; ++i) {
-      boost::asio::const_buffer b = parts[i];
-      if (skip >= b.size()) {
-        skip -= b.size();
-        continue;
-      }
-      b += skip;
-      skip = 0;
-      out.partial.append(static_cast<const char*>(b.data()), b.size());
-    }
+    const std::size_t n = unwritten_buffers_of(items.front(), skip, parts);
+    for (std::size_t i = 0; i < n; ++i)
+      out.partial.append(static_cast<const char*>(parts[i].data()), parts[i].size());
     items = items.subspan(1);
   }
   out.queued.reserve(items.size());
@@ -265,26 +257,37 @@ std::size_t stream_connection::buffers_of(const outbound& item, frame_buffers& o
   return 1;
 }
 
+std::size_t stream_connection::unwritten_buffers_of(const outbound& item, std::size_t& skip,
+                                                    frame_buffers& out) const {
+  frame_buffers all;
+  const std::size_t n = buffers_of(item, all);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    boost::asio::const_buffer b = all[i];
+    if (skip >= b.size()) {
+      skip -= b.size();
+      continue;
+    }
+    b += skip;
+    skip = 0;
+    out[kept++] = b;
+  }
+  return kept;
+}
+
 void stream_connection::flush() {
   if (waiting_ || failed_) return;
   while (!queue_.empty()) {
     std::array<boost::asio::const_buffer, max_gather> buffers;
     std::size_t count = 0, bytes = 0, skip = written_;
     for (const outbound& item : queue_.items()) {
-      if (count + std::tuple_size_v < frame_buffers >> max_gather || bytes >= max_gather_bytes)
+      if ((count + std::tuple_size_v<frame_buffers>) > max_gather || bytes >= max_gather_bytes)
         break;
       frame_buffers parts;
-      const std::size_t n = buffers_of(item, parts);
+      const std::size_t n = unwritten_buffers_of(item, skip, parts);
       for (std::size_t i = 0; i < n; ++i) {
-        boost::asio::const_buffer b = parts[i];
-        if (skip >= b.size()) {
-          skip -= b.size();
-          continue;
-        }
-        b += skip;
-        skip = 0;
-        buffers[count++] = b;
-        bytes += b.size();
+        buffers[count++] = parts[i];
+        bytes += parts[i].size();
       }
     }
     boost::system::error_code ec;

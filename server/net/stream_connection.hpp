@@ -93,6 +93,10 @@ class stream_connection : public subscriber,
  private:
   bool capture(moved_stream& out, queued_messages& messages);
   std::size_t buffers_of(const outbound& item, frame_buffers& out) const;
+  // The buffers of `item` past its first `skip` bytes (what a write already took); `skip` is
+  // lowered by the bytes passed over, so it carries across the items of a gathered write.
+  std::size_t unwritten_buffers_of(const outbound& item, std::size_t& skip,
+                                   frame_buffers& out) const;
   void push(outbound item);
   // When the oldest frame waiting for the socket must be written by (max: none is waiting).
   time_point write_due() const;

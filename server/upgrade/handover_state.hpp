@@ -1,7 +1,7 @@
 // What a running node hands to the binary that replaces it on SIGUSR2 (docs/operations.md,
 // "Upgrading"): plain data, no behaviour and no type of a higher layer, so that the codec
 // (state_codec.hpp) can be read, tested and fuzzed alone. core fills it from its hubs and the
-// schedule and builds them again from it (core/hub_handover.cpp, core/schedule_handover.cpp).
+// schedule and builds them again from it (core/loop_handover.cpp, core/schedule_handover.cpp).
 //
 // Times on the steady clock are kept relative to the instant of capture (`rel_ns`: nanoseconds
 // after it, negative for the past), so that a deadline comes due as long after the restore as it

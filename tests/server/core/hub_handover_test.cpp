@@ -1,4 +1,4 @@
-// The handover to a new binary, hub side (core/hub_handover.cpp, core/schedule_handover.cpp), on
+// The handover to a new binary, hub side (core/loop_handover.cpp, core/schedule_handover.cpp), on
 // a simulated clock: a hub's state is captured, written and read back through the codec, and
 // restored into a fresh hub whose clock is an hour ahead. The old hub goes on as if nothing
 // happened; both are then driven alike and must answer alike, at the same times relative to the
