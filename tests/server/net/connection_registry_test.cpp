@@ -80,9 +80,10 @@ TEST(ConnectionRegistryTest, AWalkSurvivesItsStepsEndingAndOpeningConnections) {
     open.push_back(std::make_unique<fake_connection>(r, connection_kind::http, i));
   std::vector<int> met;
   r.for_each<fake_connection>(connection_kind::http, [&](fake_connection& c) {
-    met.push_back(c.id);
-    if (c.id % 2 == 0) open[static_cast<std::size_t>(c.id)].reset();
-    open.push_back(std::make_unique<fake_connection>(r, connection_kind::http, 100 + c.id));
+    const int id = c.id;  // `c` is gone once its owner is reset
+    met.push_back(id);
+    if (id % 2 == 0) open[static_cast<std::size_t>(id)].reset();
+    open.push_back(std::make_unique<fake_connection>(r, connection_kind::http, 100 + id));
   });
   std::sort(met.begin(), met.end());
   EXPECT_EQ(met, (std::vector<int>{0, 1, 2, 3, 4}));
