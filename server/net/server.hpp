@@ -23,6 +23,7 @@
 #include "config/config_reload.hpp"
 #include "core/handover_messages.hpp"
 #include "core/node.hpp"
+#include "core/pusher_channels.hpp"
 #include "core/session_budget.hpp"
 #include "net/connection_context.hpp"
 #include "net/connection_limit.hpp"
@@ -63,6 +64,7 @@ class server final : public shared_by_loops, public node_snapshots {
     return loop_for(user);
   }
   address_limits& client_addresses() override { return addresses_; }
+  pusher_channels& pusher_channels_of_node() override { return pusher_channels_; }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override {
     node_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));
@@ -132,6 +134,7 @@ class server final : public shared_by_loops, public node_snapshots {
   address_limits addresses_;  // before the loops: their connections hold its slots
   session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
+  pusher_channels pusher_channels_{presence_};  // watches presence's occupancy
   std::vector<std::unique_ptr<event_loop>> loops_;
   every_loop<event_loop> every_;  // loops_, for what runs on each (drain, stats)
   std::unique_ptr<node> node_;    // after the loops: it refers to their hubs
