@@ -19,17 +19,18 @@ pusher_channels::~pusher_channels() {
   presence_.watch_occupancy(nullptr);
 }
 
+// Callers build the event only when there are webhooks to send it to.
 void pusher_channels::webhook(const boost::json::object& event) {
-  if (webhooks_) webhooks_->push(boost::json::serialize(event));
+  webhooks_->push(boost::json::serialize(event));
 }
 
 // Under presence's lock, in the order presence counted the changes.
 void pusher_channels::channel_occupied(const std::string& channel) {
-  webhook(pusher::channel_occupied_event(channel));
+  if (webhooks_) webhook(pusher::channel_occupied_event(channel));
 }
 
 void pusher_channels::channel_vacated(const std::string& channel) {
-  webhook(pusher::channel_vacated_event(channel));
+  if (webhooks_) webhook(pusher::channel_vacated_event(channel));
 }
 
 void pusher_channels::join_presence(const std::string& socket_id, const std::string& channel,
@@ -44,7 +45,7 @@ void pusher_channels::join_presence(const std::string& socket_id, const std::str
       if (++entry.connections == 1) {
         entry.user_info = member.user_info;
         if (door_) door_->member_added(channel, member);
-        webhook(pusher::member_added_event(channel, member.user_id));
+        if (webhooks_) webhook(pusher::member_added_event(channel, member.user_id));
       }
     }
     now = members_locked(channel);
@@ -61,7 +62,7 @@ void pusher_channels::leave_locked(const std::string& channel, const std::string
   c->second.erase(m);
   if (c->second.empty()) channels_.erase(c);
   if (door_) door_->member_removed(channel, user_id);
-  webhook(pusher::member_removed_event(channel, user_id));
+  if (webhooks_) webhook(pusher::member_removed_event(channel, user_id));
 }
 
 void pusher_channels::leave_presence(const std::string& socket_id, const std::string& channel) {
@@ -87,11 +88,11 @@ void pusher_channels::leave_all(const std::string& socket_id) {
 void pusher_channels::client_event(std::string_view channel, std::string_view event,
                                    std::optional<std::string_view> data, std::string_view socket_id,
                                    std::optional<std::string_view> user_id) {
-  webhook(pusher::client_event_event(channel, event, data, socket_id, user_id));
+  if (webhooks_) webhook(pusher::client_event_event(channel, event, data, socket_id, user_id));
 }
 
 void pusher_channels::cache_miss(std::string_view channel) {
-  webhook(pusher::cache_miss_event(channel));
+  if (webhooks_) webhook(pusher::cache_miss_event(channel));
 }
 
 std::vector<pusher_member> pusher_channels::members_locked(const std::string& channel) const {

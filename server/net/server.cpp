@@ -50,6 +50,7 @@ server::server(config cfg, node_credentials credentials)
       }()),
       node_(make_node()) {
   if (cfg_.hook_url) start_hooks();
+  if (!cfg_.pusher_webhook_urls.empty()) start_pusher_webhooks();
   if (cfg_.connect_hook) start_connect_hook();
 }
 
@@ -67,6 +68,8 @@ server::~server() {
   listener_.reset();
   node_.reset();
   drain_timer_.reset();
+  pusher_channels_.set_webhooks(nullptr);  // the hubs' last sessions end with the loops
+  pusher_webhooks_.reset();
   loops_.clear();
 }
 
