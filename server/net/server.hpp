@@ -23,7 +23,9 @@
 #include "config/config_reload.hpp"
 #include "core/handover_messages.hpp"
 #include "core/node.hpp"
+#include "core/pusher_channels.hpp"
 #include "core/session_budget.hpp"
+#include "hooks/pusher_webhooks.hpp"
 #include "net/connection_context.hpp"
 #include "net/connection_limit.hpp"
 #include "net/event_loop.hpp"
@@ -63,6 +65,7 @@ class server final : public shared_by_loops, public node_snapshots {
     return loop_for(user);
   }
   address_limits& client_addresses() override { return addresses_; }
+  pusher_channels& pusher_channels_of_node() override { return pusher_channels_; }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override {
     node_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));
@@ -79,8 +82,9 @@ class server final : public shared_by_loops, public node_snapshots {
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void watch_drain_later(std::chrono::steady_clock::time_point deadline);
-  void start_hooks();         // server_hooks.cpp
-  void start_connect_hook();  // server_hooks.cpp
+  void start_hooks();            // server_hooks.cpp
+  void start_connect_hook();     // server_hooks.cpp
+  void start_pusher_webhooks();  // server_hooks.cpp
   // server_reload.cpp: SIGHUP reads the settings again (with --config) and the certificate.
   void reload();
   void apply_live(const config& settings);
@@ -132,6 +136,8 @@ class server final : public shared_by_loops, public node_snapshots {
   address_limits addresses_;  // before the loops: their connections hold its slots
   session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
+  pusher_channels pusher_channels_{presence_};        // watches presence's occupancy
+  std::unique_ptr<pusher_webhooks> pusher_webhooks_;  // with --pusher-webhook-url, on loop 0
   std::vector<std::unique_ptr<event_loop>> loops_;
   every_loop<event_loop> every_;  // loops_, for what runs on each (drain, stats)
   std::unique_ptr<node> node_;    // after the loops: it refers to their hubs
