@@ -30,6 +30,7 @@
 #include "net/connection_limit.hpp"
 #include "net/event_loop.hpp"
 #include "net/node_credentials.hpp"
+#include "net/pusher_door.hpp"
 #include "net/shared_by_loops.hpp"
 #include "upgrade/handover_state.hpp"
 #include "upgrade/process_handover.hpp"
@@ -66,6 +67,7 @@ class server final : public shared_by_loops, public node_snapshots {
   }
   address_limits& client_addresses() override { return addresses_; }
   pusher_channels& pusher_channels_of_node() override { return pusher_channels_; }
+  pusher_door* pusher_door_of_node() override { return pusher_door_.get(); }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override {
     node_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));
@@ -142,6 +144,7 @@ class server final : public shared_by_loops, public node_snapshots {
   every_loop<event_loop> every_;  // loops_, for what runs on each (drain, stats)
   std::unique_ptr<node> node_;    // after the loops: it refers to their hubs
   route_table routes_ = node_routes({*node_, *this, *node_, *node_, *node_});
+  std::unique_ptr<pusher_door> pusher_door_;  // with a Pusher app; outlives the loops' connections
   std::unique_ptr<listener> listener_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;
