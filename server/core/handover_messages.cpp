@@ -16,7 +16,7 @@ static_assert(static_cast<int>(transport::ws) == 0 && static_cast<int>(transport
               static_cast<int>(transport::poll) == 2 && upgrade::max_transport == 2);
 
 // A field added to message_state fails the build here until the two functions below carry it.
-static_assert(boost::pfr::tuple_size_v<upgrade::message_state> == 12);
+static_assert(boost::pfr::tuple_size_v<upgrade::message_state> == 15);
 
 std::vector<upgrade::message_state> capture_messages(const handover_messages& messages) {
   std::vector<upgrade::message_state> out;
@@ -33,7 +33,10 @@ std::vector<upgrade::message_state> capture_messages(const handover_messages& me
                    .recipients = m->recipients.load(std::memory_order_relaxed),
                    .delivered = m->delivered.load(std::memory_order_relaxed),
                    .acked = m->acked.load(std::memory_order_relaxed),
-                   .expired = m->expired.load(std::memory_order_relaxed)});
+                   .expired = m->expired.load(std::memory_order_relaxed),
+                   .pusher_event = m->pusher.event,
+                   .pusher_except_socket = m->pusher.except_socket,
+                   .pusher_user_id = m->pusher.user_id});
   }
   return out;
 }
@@ -43,7 +46,8 @@ handover_messages restore_messages(const std::vector<upgrade::message_state>& me
   for (const auto& s : messages) {
     message_ptr m =
         message_from_envelope(s.id, s.ts_ms, {static_cast<audience>(s.audience), s.target}, s.json,
-                              s.expires_ms, std::chrono::milliseconds(s.spread_ms), s.sticky);
+                              s.expires_ms, std::chrono::milliseconds(s.spread_ms), s.sticky,
+                              {s.pusher_event, s.pusher_except_socket, s.pusher_user_id});
     m->recipients.store(s.recipients, std::memory_order_relaxed);
     m->delivered.store(s.delivered, std::memory_order_relaxed);
     m->acked.store(s.acked, std::memory_order_relaxed);

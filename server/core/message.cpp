@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <boost/json/serialize.hpp>
+#include <boost/json/string_view.hpp>
 
 namespace ringcast {
 
@@ -36,6 +38,10 @@ addressee addressee_of(const publish_request& req) {
   return {};
 }
 
+pusher_shape pusher_shape_of(const publish_request& req) {
+  return {req.event, req.except_socket, req.sender_user_id};
+}
+
 std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_t last_id,
                           bool gap) {
   std::string tail = messages_tail(last_id, gap, false);
@@ -63,20 +69,21 @@ bool message::addressed_to_user(std::string_view user) const {
 
 namespace {
 
-// The envelope's "channel": "*", the channel, "user:<id>", or "users" for a list of users.
-// Identifiers are restricted to [A-Za-z0-9_.:@-], so the label needs no JSON escaping.
+// The envelope's "channel": "*", the channel, "user:<id>", or "users" for a list of users, as a
+// JSON string. Identifiers are [A-Za-z0-9_.:@-], but a channel of the Pusher door may be
+// "#server-to-user-" and any user id, so the channel's name is escaped.
 std::string channel_label(const addressee& to) {
   switch (to.to) {
     case audience::broadcast:
-      return "*";
+      return R"("*")";
     case audience::user:
-      return "user:" + to.target;
+      return "\"user:" + to.target + '"';
     case audience::users:
-      return "users";
+      return R"("users")";
     case audience::channel:
       break;
   }
-  return to.target;
+  return boost::json::serialize(boost::json::string_view{to.target});
 }
 
 std::vector<std::string> split_users(std::string_view list) {
@@ -102,7 +109,7 @@ void frame_envelope(message& m) {
 // A message with every field but its envelope and the frames made of it.
 std::shared_ptr<message> unframed_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                                           std::int64_t expires_ms, std::chrono::milliseconds spread,
-                                          bool sticky) {
+                                          bool sticky, pusher_shape pusher) {
   auto m = std::make_shared<message>();
   m->id = id;
   m->ts_ms = ts_ms;
@@ -112,6 +119,7 @@ std::shared_ptr<message> unframed_message(std::uint64_t id, std::int64_t ts_ms, 
   m->target = std::move(to.target);
   m->spread = spread;
   m->sticky = sticky;
+  m->pusher = std::move(pusher);
   return m;
 }
 
@@ -119,13 +127,14 @@ std::shared_ptr<message> unframed_message(std::uint64_t id, std::int64_t ts_ms, 
 
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms,
-                         std::chrono::milliseconds spread, bool sticky) {
+                         std::chrono::milliseconds spread, bool sticky, pusher_shape pusher) {
   const std::string label = channel_label(to);
-  auto m = unframed_message(id, ts_ms, std::move(to), expires_ms, spread, sticky);
+  auto m =
+      unframed_message(id, ts_ms, std::move(to), expires_ms, spread, sticky, std::move(pusher));
   std::string extra = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
   // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
   if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());
-  m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{}{},"data":{}}})", id,
+  m->json = fmt::format(R"({{"type":"message","id":{},"channel":{},"ts":{}{},"data":{}}})", id,
                         label, ts_ms, extra, data_json);
   frame_envelope(*m);
   return m;
@@ -133,8 +142,10 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
 
 message_ptr message_from_envelope(std::uint64_t id, std::int64_t ts_ms, addressee to,
                                   std::string json, std::int64_t expires_ms,
-                                  std::chrono::milliseconds spread, bool sticky) {
-  auto m = unframed_message(id, ts_ms, std::move(to), expires_ms, spread, sticky);
+                                  std::chrono::milliseconds spread, bool sticky,
+                                  pusher_shape pusher) {
+  auto m =
+      unframed_message(id, ts_ms, std::move(to), expires_ms, spread, sticky, std::move(pusher));
   m->json = std::move(json);
   frame_envelope(*m);
   return m;

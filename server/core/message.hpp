@@ -30,6 +30,16 @@ struct addressee {
 };
 addressee addressee_of(const publish_request& req);
 
+// What the Pusher door needs of a message beyond its envelope (docs/pusher.md): the event name
+// (empty: default_pusher_event), a socket id that must not receive it (empty: none), and the
+// sender's user id of a client event on a presence channel (empty: none).
+struct pusher_shape {
+  std::string event;
+  std::string except_socket;
+  std::string user_id;
+};
+pusher_shape pusher_shape_of(const publish_request& req);
+
 struct message {
   std::uint64_t id = 0;
   std::int64_t ts_ms = 0;  // publish time, Unix milliseconds
@@ -43,6 +53,7 @@ struct message {
   ws::frame_header ws_header;           // of the WebSocket text frame whose payload is `json`
   std::chrono::milliseconds spread{0};  // > 0: paced, each session at its turn (core/pacing.hpp)
   bool sticky = false;  // in force: sent to a client that connects without `since` (core/sticky)
+  pusher_shape pusher;  // how a Pusher client sees it (core/message_pusher.hpp)
 
   // The permessage-deflate frame of `json`, built by ws_deflated_frame() (message_deflate.hpp)
   // the first time a recipient that negotiated it needs it, then shared by all of them.
@@ -63,6 +74,12 @@ struct message {
   // `poll_body` gzipped, by poll_gzip_body(); empty when that would not be shorter.
   mutable std::once_flag poll_gzip_once;
   mutable std::string poll_gzip;
+  // The WebSocket frame of the Pusher event of a channel message (its header's size, then the
+  // event), built by pusher_ws_frame() (message_pusher.hpp) the first time a Pusher connection
+  // needs it, then shared by all of them.
+  mutable std::once_flag pusher_frame_once;
+  mutable std::string pusher_ws_frame;
+  mutable std::uint8_t pusher_header_size = 0;
 
   // Reach (GET /admin/messages/<id>), counted by every loop that holds the message.
   mutable std::atomic<std::uint64_t> recipients{0};  // live sessions at publish
@@ -98,13 +115,14 @@ inline constexpr std::size_t max_poll_reply_bytes = 1024 * 1024;
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms = 0,
                          std::chrono::milliseconds spread = std::chrono::milliseconds{0},
-                         bool sticky = false);
+                         bool sticky = false, pusher_shape pusher = {});
 
 // A message as it was sent before (the handover to a new binary, core/handover.hpp): `json` is
 // its whole envelope, the rest is built from it as make_message builds it.
 message_ptr message_from_envelope(std::uint64_t id, std::int64_t ts_ms, addressee to,
                                   std::string json, std::int64_t expires_ms,
-                                  std::chrono::milliseconds spread, bool sticky);
+                                  std::chrono::milliseconds spread, bool sticky,
+                                  pusher_shape pusher = {});
 
 // {"type":"expired","id":N} for WebSocket and SSE (event: expired, no id: line, so Last-Event-ID
 // does not move); a held long-poll is answered with it in `messages`, with `last_id`.

@@ -444,6 +444,8 @@ export interface components {
             spread?: components["schemas"]["Duration"];
             /** @description In force for clients that connect later, until its ttl passes or it is taken down. */
             sticky?: boolean;
+            /** @description The event name Pusher clients see it as (docs/pusher.md); default `message`. Ringcast clients do not see it. */
+            event?: string;
         };
         Published: {
             id: number;
