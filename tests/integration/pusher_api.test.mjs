@@ -23,7 +23,7 @@ let srv;
 let pusher;
 
 before(async () => {
-  srv = await startServer(['--pusher-app-id', app.appId, '--pusher-key', app.key,
+  srv = await startServer(['--threads', '2', '--pusher-app-id', app.appId, '--pusher-key', app.key,
     '--pusher-secret', app.secret]);
   pusher = sdk();
 });
@@ -114,8 +114,39 @@ test('a channel nobody is on is occupied:false, not an error', async () => {
     { users: [] });
 });
 
+test('the channel queries and info count the subscribers of every loop, both doors\' (a channel is the hub channel)', async () => {
+  const channel = `counted-${uid('c')}`;
+  const clients = [];
+  // Three users: their sessions live on the loops their names hash to (--threads 2).
+  for (let i = 0; i < 3; i++) clients.push(await ringcastClient([channel]));
+  assert.deepEqual(await answer(pusher.get({ path: `/channels/${channel}`, params: { info: 'subscription_count' } }),
+    'PusherChannel'), { occupied: true, subscription_count: 3 });
+  const listed = await answer(pusher.get({ path: '/channels', params: { filter_by_prefix: 'counted-' } }), 'PusherChannels');
+  assert.deepEqual(listed.channels[channel], {});
+  const unlisted = await answer(pusher.get({ path: '/channels', params: { filter_by_prefix: 'other-' } }), 'PusherChannels');
+  assert.equal(channel in unlisted.channels, false);
+  assert.deepEqual(await answer(pusher.trigger([channel, 'nobody-on-it'], 'x', 'y', { info: 'subscription_count' }),
+    'PusherEventAnswer'),
+  { channels: { [channel]: { subscription_count: 3 }, 'nobody-on-it': { subscription_count: 0 } } });
+  assert.deepEqual(await answer(pusher.triggerBatch([
+    { channel, name: 'x', data: 'y', info: 'subscription_count' },
+    { channel: 'nobody-on-it', name: 'x', data: 'y' }]), 'PusherBatchAnswer'),
+  { batch: [{ subscription_count: 3 }, {}] });
+  await clients[0].close();
+  await waitFor(async () => {
+    const json = await (await pusher.get({ path: `/channels/${channel}`, params: { info: 'subscription_count' } })).json();
+    return json.subscription_count === 2;
+  }, 3000, 'a closed client no longer counted');
+  for (const c of clients.slice(1)) await c.close();
+  await waitFor(async () => {
+    const json = await (await pusher.get({ path: `/channels/${channel}` })).json();
+    return json.occupied === false;
+  }, 3000, 'the channel vacated');
+});
+
 test('a request signed with another secret is 401, and the answer never holds the expected signature', async () => {
   const ws = await ringcastClient(['guarded']);
+  const before = (await srv.stats()).messages.published;
   const wrong = sdk({ secret: 'not-the-secret' });
   const body = await refused(wrong.trigger('guarded', 'x', 'forged'), 401, 'wrong secret');
   assert.match(body, /^Invalid signature: auth_signature is not the HMAC-SHA256 with the app secret of "POST\\n\/apps\/shop-1\/events\\nauth_key=ringcast-key-1&auth_timestamp=\d+&auth_version=1.0&body_md5=[0-9a-f]{32}"$/u);
@@ -123,7 +154,9 @@ test('a request signed with another secret is 401, and the answer never holds th
   assert.doesNotMatch(body, /[0-9a-f]{64}/u);
   await refused(wrong.get({ path: '/channels' }), 401, 'wrong secret, GET');
   await refused(wrong.terminateUserConnections('42'), 401, 'wrong secret, terminate');
+  await refused(wrong.triggerBatch([{ channel: 'guarded', name: 'x', data: 'forged' }]), 401, 'wrong secret, batch');
   await ws.none('message', 200);
+  assert.equal((await srv.stats()).messages.published, before, 'a forged request published');
   await ws.close();
 });
 
