@@ -104,6 +104,15 @@ test('triggerBatch publishes every event in the batch\'s order', async () => {
   await ws.close();
 });
 
+test('sendToUser publishes on #server-to-user-{id}, a hub channel no ringcast client can name', async () => {
+  const before = (await srv.stats()).messages.published;
+  assert.deepEqual(await answer(pusher.sendToUser('ann@example.com', 'notice', { n: 1 }), 'PusherEventAnswer'), {});
+  assert.equal((await srv.stats()).messages.published, before + 1);
+  // Through the ringcast door the name is refused ('#' is no identifier character).
+  const refusedConnect = await srv.wsRefused({ user: uid('u'), channels: '#server-to-user-ann' });
+  assert.equal(refusedConnect.status, 400);
+});
+
 test('a channel nobody is on is occupied:false, not an error', async () => {
   assert.deepEqual(await answer(pusher.get({ path: '/channels/nobody-here' }), 'PusherChannel'),
     { occupied: false });
