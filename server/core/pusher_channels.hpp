@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/presence.hpp"
@@ -66,6 +67,41 @@ class pusher_webhook_sink {
   ~pusher_webhook_sink() = default;
 };
 
+// A node's occupancy and members as the cluster must hear them (with --redis:
+// redis/redis_pusher.hpp), and the cluster's answers. Alone there is none: a node's change is
+// the cluster's.
+struct pusher_node_state {
+  std::vector<std::string> occupied;  // channels with an online session here
+  std::vector<std::pair<std::string, pusher_member>> members;  // (channel, member) here
+};
+// What the cluster decided: a channel occupied or vacated, a member added or removed, for the
+// whole cluster (each once, on one node).
+struct pusher_cluster_change {
+  enum class kind { occupied, vacated, member_added, member_removed } what;
+  std::string channel;
+  pusher_member member;  // member_added / member_removed (user_info: added only)
+};
+
+class pusher_cluster {
+ public:
+  virtual ~pusher_cluster() = default;
+  // This node's changes, in order, from any thread under pusher_channels' or presence's lock:
+  // they only queue. A channel's first / last online session here; a user's first / last
+  // connection on a presence channel here.
+  virtual void node_occupancy(const std::string& channel, bool occupied) = 0;
+  virtual void node_member(const std::string& channel, const pusher_member& member,
+                           bool joined) = 0;
+  // The cluster's counts and members (done(nullopt): unreachable), on `origin`. A read asked
+  // after a change of this node includes it.
+  virtual void channel(const std::string& name, boost::asio::any_io_executor origin,
+                       std::function<void(std::optional<pusher::channel_counts>)> done) = 0;
+  virtual void channels(
+      const std::string& prefix, boost::asio::any_io_executor origin,
+      std::function<void(std::optional<std::vector<pusher::channel_counts>>)> done) = 0;
+  virtual void members(const std::string& channel, boost::asio::any_io_executor origin,
+                       std::function<void(std::optional<std::vector<pusher_member>>)> done) = 0;
+};
+
 class pusher_channels final : private channel_occupancy_events {
  public:
   using members_done = std::function<void(std::optional<std::vector<pusher_member>>)>;
@@ -79,6 +115,15 @@ class pusher_channels final : private channel_occupancy_events {
   // Before any client; null: nobody is told. Both outlive this.
   void set_member_events(pusher_member_events* door) { door_ = door; }
   void set_webhooks(pusher_webhook_sink* webhooks) { webhooks_ = webhooks; }
+  // With --redis, before any client: counts, members and their changes are the cluster's.
+  void set_cluster(pusher_cluster* cluster) { cluster_ = cluster; }
+
+  // From the cluster (any thread). Changes this node made: their webhooks. Members added or
+  // removed anywhere (every node hears each once): the door's connections here are told.
+  void cluster_changed(const std::vector<pusher_cluster_change>& changes);
+  void cluster_member(const pusher_cluster_change& change);
+  // This node's occupancy and members, for the cluster to write again after losing them.
+  pusher_node_state node_state() const;
 
   // The door. Connection `socket_id` joined presence channel `channel` as `member`; done(the
   // channel's members, this one included, by user_id) for pusher_internal:subscription_succeeded.
@@ -119,6 +164,8 @@ class pusher_channels final : private channel_occupancy_events {
 
   // Under the lock.
   void leave_locked(const std::string& channel, const std::string& user_id);
+  void member_added_here(const std::string& channel, const pusher_member& member);
+  void member_removed_here(const std::string& channel, const std::string& user_id);
   std::vector<pusher_member> members_locked(const std::string& channel) const;
   std::size_t user_count(const std::string& channel) const;  // takes the lock
   void webhook(const boost::json::object& event);
@@ -126,6 +173,7 @@ class pusher_channels final : private channel_occupancy_events {
   presence_counts& presence_;
   pusher_member_events* door_ = nullptr;
   pusher_webhook_sink* webhooks_ = nullptr;
+  pusher_cluster* cluster_ = nullptr;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, member_table> channels_;  // presence channel -> members
   // socket id -> presence channel -> its user_id there (what leave_all must undo).

@@ -49,7 +49,12 @@ server::server(config cfg, node_credentials credentials)
         return loops;
       }()),
       node_(make_node()) {
+  if (cfg_.pusher()) {
+    if (auto* cluster = node_->shared().share_pusher_channels(pusher_channels_))
+      pusher_channels_.set_cluster(cluster);
+  }
   if (cfg_.hook_url) start_hooks();
+  if (!cfg_.pusher_webhook_urls.empty()) start_pusher_webhooks();
   if (cfg_.connect_hook) start_connect_hook();
 }
 
@@ -65,8 +70,13 @@ std::vector<std::unique_ptr<event_loop>> server::make_loops() {
 // and the backplane live on loop 0: take them down before the loops, the loops before the rest.
 server::~server() {
   listener_.reset();
+  // The hubs' last sessions end with the loops: nobody is told any longer.
+  pusher_channels_.set_cluster(nullptr);
+  pusher_channels_.set_webhooks(nullptr);
+  pusher_channels_.set_member_events(nullptr);
   node_.reset();
   drain_timer_.reset();
+  pusher_webhooks_.reset();
   loops_.clear();
 }
 

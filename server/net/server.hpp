@@ -26,6 +26,7 @@
 #include "core/node.hpp"
 #include "core/pusher_channels.hpp"
 #include "core/session_budget.hpp"
+#include "hooks/pusher_webhooks.hpp"
 #include "net/connection_context.hpp"
 #include "net/connection_limit.hpp"
 #include "net/event_loop.hpp"
@@ -86,8 +87,9 @@ class server final : public shared_by_loops, public node_snapshots {
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void watch_drain_later(std::chrono::steady_clock::time_point deadline);
-  void start_hooks();         // server_hooks.cpp
-  void start_connect_hook();  // server_hooks.cpp
+  void start_hooks();            // server_hooks.cpp
+  void start_connect_hook();     // server_hooks.cpp
+  void start_pusher_webhooks();  // server_hooks.cpp
   // server_reload.cpp: SIGHUP reads the settings again (with --config) and the certificate.
   void reload();
   void apply_live(const config& settings);
@@ -139,7 +141,8 @@ class server final : public shared_by_loops, public node_snapshots {
   address_limits addresses_;  // before the loops: their connections hold its slots
   session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
-  pusher_channels pusher_channels_{presence_};  // watches presence's occupancy
+  pusher_channels pusher_channels_{presence_};        // watches presence's occupancy
+  std::unique_ptr<pusher_webhooks> pusher_webhooks_;  // with --pusher-webhook-url, on loop 0
   std::vector<std::unique_ptr<event_loop>> loops_;
   every_loop<event_loop> every_;  // loops_, for what runs on each (drain, stats)
   std::unique_ptr<node> node_;    // after the loops: it refers to their hubs

@@ -1,0 +1,91 @@
+// Pusher's webhooks (docs/pusher.md, "Webhooks") from the built binary to an HTTP server written
+// here, each checked with the real `pusher` SDK's webhook verification (webhook({headers,
+// rawBody}).isValid()): channel_occupied / channel_vacated as a channel (the hub channel of that
+// name, here through the ringcast door) gains its first session and loses its last, batched,
+// and retried while the receiver answers 500.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import Pusher from 'pusher';
+import { startServer, uid, waitFor } from './harness.mjs';
+
+const app = { appId: '4242', key: 'hook-key', secret: 'hook-secret' };
+const appFlags = ['--pusher-app-id', app.appId, '--pusher-key', app.key, '--pusher-secret', app.secret];
+const sdk = new Pusher({ ...app, host: '127.0.0.1' });
+
+// A receiver recording every POST as { status, headers, rawBody, valid, events }.
+async function startReceiver(answer = () => 200) {
+  const posts = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString();
+      const webhook = sdk.webhook({ headers: req.headers, rawBody });
+      const record = { headers: req.headers, rawBody, valid: webhook.isValid() };
+      record.events = record.valid ? webhook.getEvents() : [];
+      record.time = record.valid ? webhook.getTime() : null;
+      record.status = answer(posts.length);
+      posts.push(record);
+      res.writeHead(record.status);
+      res.end();
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/pusher/webhooks`,
+    posts,
+    accepted: () => posts.filter((p) => p.status === 200).flatMap((p) => p.events),
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+test('channel_occupied and channel_vacated, signed as the pusher SDK checks, with Content-Type application/json', async () => {
+  const receiver = await startReceiver();
+  const srv = await startServer([...appFlags, '--pusher-webhook-url', receiver.url, '--hook-flush', '100ms']);
+  try {
+    const a = await srv.wsHello({ user: uid('a'), sid: 's1', channels: 'sale' });
+    const b = await srv.wsHello({ user: uid('b'), sid: 's2', channels: 'sale' });  // already occupied
+    await a.close();
+    await b.close();
+    await waitFor(() => receiver.accepted().length >= 2, 5000, 'occupied and vacated');
+    assert.deepEqual(receiver.accepted(), [
+      { name: 'channel_occupied', channel: 'sale' },
+      { name: 'channel_vacated', channel: 'sale' },
+    ]);
+    for (const p of receiver.posts) {
+      assert.equal(p.valid, true, p.rawBody);
+      assert.equal(p.headers['content-type'], 'application/json');
+      assert.equal(p.headers['x-pusher-key'], app.key);
+      assert.ok(Math.abs(p.time.getTime() - Date.now()) < 10000);
+    }
+    // A body changed by one byte is refused by the same check.
+    const p = receiver.posts[0];
+    const changed = sdk.webhook({ headers: p.headers, rawBody: p.rawBody.replace('sale', 'sald') });
+    assert.equal(changed.isValid(), false);
+  } finally {
+    await srv.stop();
+    await receiver.close();
+  }
+});
+
+test('a receiver answering 500 gets the same events again, signed again, until it accepts them', async () => {
+  const receiver = await startReceiver((n) => (n < 2 ? 500 : 200));
+  const srv = await startServer([...appFlags, '--pusher-webhook-url', receiver.url, '--hook-flush', '50ms']);
+  try {
+    const c = await srv.wsHello({ user: uid('c'), sid: 's1', channels: 'flash' });
+    await waitFor(() => receiver.accepted().length >= 1, 10000, 'accepted after two refusals');
+    assert.equal(receiver.posts.length, 3);
+    for (const p of receiver.posts) {
+      assert.equal(p.valid, true);
+      assert.deepEqual(p.events, [{ name: 'channel_occupied', channel: 'flash' }]);
+    }
+    await c.close();
+  } finally {
+    await srv.stop();
+    await receiver.close();
+  }
+});
