@@ -38,8 +38,7 @@ test('an event triggered on one node reaches the ringcast clients of both, in th
   await onB.close();
 });
 
-// todo until branch presence's cluster-wide counts land (core/pusher_channels is node-wide so far).
-test('the channel queries of either node count the subscribers of both', { todo: 'cluster-wide counts (presence, --redis)' }, async () => {
+test('the channel queries of either node count the subscribers of both', async () => {
   const [a, b] = nodes;
   const channel = `both-${uid('c')}`;
   const clients = [await a.wsHello({ user: uid('a'), channels: channel }),
@@ -54,5 +53,13 @@ test('the channel queries of either node count the subscribers of both', { todo:
     const listed = await (await sdk(node).get({ path: '/channels', params: { filter_by_prefix: 'both-' } })).json();
     assert.ok(channel in listed.channels, JSON.stringify(listed));
   }
+  const info = await (await sdk(a).trigger(channel, 'x', 'y', { info: 'subscription_count' })).json();
+  assert.deepEqual(info, { channels: { [channel]: { subscription_count: 3 } } });
   for (const c of clients) await c.close();
+  for (const node of nodes) {
+    await waitFor(async () => {
+      const json = await (await sdk(node).get({ path: `/channels/${channel}` })).json();
+      return json.occupied === false;
+    }, 5000, `node ${node.port} sees ${channel} vacated`);
+  }
 });
