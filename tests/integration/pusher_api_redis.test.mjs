@@ -63,3 +63,13 @@ test('the channel queries of either node count the subscribers of both', async (
     }, 5000, `node ${node.port} sees ${channel} vacated`);
   }
 });
+
+// Last: it stops Redis.
+test('with Redis gone, a trigger is 503 saying nothing was published', async () => {
+  await redis.stop();
+  const [a] = nodes;
+  const e = await sdk(a).trigger(['gone-1', 'gone-2'], 'x', 'y').then(
+    (res) => assert.fail(`accepted with ${res.status}`), (err) => err);
+  assert.equal(e.status, 503, e.body);
+  assert.match(e.body, /; 0 of 2 messages were published$/u);
+});
