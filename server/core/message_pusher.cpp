@@ -25,9 +25,9 @@ std::string pusher_data(const message& m) {
 
 void build(const message& m) {
   const std::string_view event =
-      m.pusher.event.empty() ? default_pusher_event : std::string_view(m.pusher.event);
+      m.pusher_event.empty() ? default_pusher_event : std::string_view(m.pusher_event);
   std::optional<std::string_view> user_id;
-  if (!m.pusher.user_id.empty()) user_id = m.pusher.user_id;
+  if (!m.pusher_user_id.empty()) user_id = m.pusher_user_id;
   const std::string text = pusher::channel_event(event, m.target, pusher_data(m), user_id);
   const auto header = ws::text_frame_header(text.size());
   m.pusher_header_size = static_cast<std::uint8_t>(header.size);
@@ -38,7 +38,7 @@ void build(const message& m) {
 }  // namespace
 
 bool pusher_receives(const message& m, std::string_view socket_id) {
-  return m.to == audience::channel && m.pusher.except_socket != socket_id;
+  return m.to == audience::channel && m.pusher_except_socket != socket_id;
 }
 
 std::string_view pusher_event_frame(const message& m) {

@@ -263,8 +263,9 @@ void redis_pusher::beat() {
                    stale_ = true;
                    return;
                  }
-                 // Not listed: reaped while alive (or Redis lost its data): write it all again.
-                 if (count_of(r->element[0]) == 1) stale_ = true;
+                 // Not listed after it was: reaped while alive, or Redis lost its data.
+                 if (count_of(r->element[0]) == 1 && listed_) stale_ = true;
+                 listed_ = true;
                  channels_.cluster_changed(changes_of(text_of(r->element[1])));
                });
   timer_.expires_after(std::max(std::chrono::milliseconds(100), ttl_ / 3));

@@ -68,7 +68,8 @@ class redis_pusher final : public pusher_cluster {
   pusher_channels& channels_;
   std::chrono::milliseconds ttl_;
   boost::asio::steady_timer timer_;
-  bool stale_ = false;  // a change was lost: the next beat writes the whole state again
+  bool stale_ = false;   // a change was lost: the next beat writes the whole state again
+  bool listed_ = false;  // a beat succeeded: a later one that finds the node unlisted is a loss
 };
 
 }  // namespace ringcast

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "upgrade/message_record.hpp"
 #include "upgrade/session_record.hpp"
 
 namespace ringcast::upgrade {
@@ -30,28 +31,10 @@ using rel_ns = std::int64_t;
 // A steady time that never comes (a session without token expiry).
 inline constexpr rel_ns never = std::numeric_limits<rel_ns>::max();
 
-// A published message, once for the node however many loops hold it. Enums are kept as their
-// wire numbers (core/message.hpp's `audience`, core/subscriber.hpp's `transport`).
-struct message_state {
-  static constexpr const char* plural = "messages";
-  std::uint64_t id = 0;
-  std::int64_t ts_ms = 0;
-  std::uint8_t audience = 0;  // broadcast, channel, user, users
-  std::string target;
-  std::int64_t expires_ms = 0;
-  std::int64_t spread_ms = 0;
-  bool sticky = false;
-  std::string json;  // the whole envelope, as every client was sent it
-  // Reach (docs/protocol.md, "Reach").
-  std::uint64_t recipients = 0, delivered = 0, acked = 0;
-  bool expired = false;
-  // The Pusher door's (core/message.hpp, pusher_shape): event name, excluded socket id, sender.
-  std::string pusher_event;
-  std::string pusher_except_socket;
-  std::string pusher_user_id;
-
-  bool operator==(const message_state&) const = default;
-};
+// A published message, once for the node however many loops hold it: its record
+// (message_record.hpp) over the audience's wire number (core/message.hpp's `audience`), its
+// spread in milliseconds and its reach as plain numbers.
+using message_state = message_record<std::uint8_t, std::int64_t, plain>;
 inline constexpr std::uint8_t max_audience = 3;
 
 // A message's ttl timer on one loop.

@@ -73,8 +73,8 @@ void check_node(const handover_state& s) {
 
 void check_messages(const handover_state& s) {
   for (const auto& m : s.messages) {
-    check(m.audience <= max_audience, "a message with an unknown audience");
-    check(m.expires_ms >= 0 && m.spread_ms >= 0, "a message with a negative expiry or spread");
+    check(m.to <= max_audience, "a message with an unknown audience");
+    check(m.expires_ms >= 0 && m.spread >= 0, "a message with a negative expiry or spread");
     check(!m.json.empty(), "a message without its envelope");
     check(m.id != 0 && m.id <= s.last_id, "a message id the sequencer never issued");
   }

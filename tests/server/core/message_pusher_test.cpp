@@ -82,8 +82,8 @@ TEST(MessagePusher, ShapeSurvivesTheHandover) {
   held[7] = on_channel("presence-r", R"("x")",
                        {.event = "client-e", .except_socket = "4.5", .user_id = "u"});
   const auto restored = restore_messages(capture_messages(held)).at(7);
-  EXPECT_EQ(restored->pusher.event, "client-e");
-  EXPECT_EQ(restored->pusher.except_socket, "4.5");
+  EXPECT_EQ(restored->pusher_event, "client-e");
+  EXPECT_EQ(restored->pusher_except_socket, "4.5");
   EXPECT_EQ(pusher_event_frame(*restored), pusher_event_frame(*held[7]));
 }
 

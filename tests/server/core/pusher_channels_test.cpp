@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
 #include "core/pusher_channels.hpp"
@@ -195,6 +196,89 @@ TEST_F(PusherChannelsTest, ClientEventsAndCacheMissesBecomeWebhooks) {
   channels.cache_miss("cache-price");
   EXPECT_EQ(webhooks.lines,
             (std::vector<std::string>{"client_event private-chat", "cache_miss cache-price"}));
+}
+
+// A cluster as pusher_channels sees it (redis/redis_pusher.hpp): records this node's changes and
+// answers reads with what the test sets.
+class fake_cluster final : public pusher_cluster {
+ public:
+  void node_occupancy(const std::string& channel, bool occupied) override {
+    lines.push_back((occupied ? "occupied " : "vacated ") + channel);
+  }
+  void node_member(const std::string& channel, const pusher_member& m, bool joined) override {
+    lines.push_back((joined ? "joined " : "left ") + channel + " " + m.user_id);
+  }
+  void channel(const std::string& name, boost::asio::any_io_executor origin,
+               std::function<void(std::optional<pusher::channel_counts>)> done) override {
+    boost::asio::post(origin, [name, done = std::move(done)] {
+      done(pusher::channel_counts{name, 7, 3});
+    });
+  }
+  void channels(
+      const std::string&, boost::asio::any_io_executor origin,
+      std::function<void(std::optional<std::vector<pusher::channel_counts>>)> done) override {
+    boost::asio::post(origin, [done = std::move(done)] { done(std::nullopt); });  // unreachable
+  }
+  void members(const std::string&, boost::asio::any_io_executor origin,
+               std::function<void(std::optional<std::vector<pusher_member>>)> done) override {
+    boost::asio::post(origin, [this, done = std::move(done)] { done(cluster_members); });
+  }
+  std::vector<std::string> lines;
+  std::vector<pusher_member> cluster_members;
+};
+
+class PusherChannelsClusterTest : public PusherChannelsTest {
+ protected:
+  PusherChannelsClusterTest() { channels.set_cluster(&cluster); }
+  ~PusherChannelsClusterTest() override { channels.set_cluster(nullptr); }
+  fake_cluster cluster;
+};
+
+TEST_F(PusherChannelsClusterTest, ThisNodesFirstAndLastGoToTheClusterWhichDecides) {
+  quiet_subscriber a;
+  auto ra = h->attach(params("u1", "s1", {"presence-room"}), a, now);
+  cluster.cluster_members = {{"10", "null"}, {"99", R"({"on":"other node"})"}};
+  // The member list is the cluster's, asked after this node's join.
+  EXPECT_EQ(join("1.1", "presence-room", {"10", "null"}), cluster.cluster_members);
+  join("1.2", "presence-room", {"10", "null"});  // not this node's first: the cluster is not told
+  channels.leave_presence("1.1", "presence-room");
+  channels.leave_presence("1.2", "presence-room");
+  h->detach(*ra.s, a, now);
+  EXPECT_EQ(cluster.lines,
+            (std::vector<std::string>{"occupied presence-room", "joined presence-room 10",
+                                      "left presence-room 10", "vacated presence-room"}));
+  // Nothing is sent or told until the cluster decides.
+  EXPECT_TRUE(webhooks.lines.empty());
+  EXPECT_TRUE(door.lines.empty());
+  using k = pusher_cluster_change::kind;
+  channels.cluster_changed(
+      {{k::occupied, "presence-room", {}}, {k::member_added, "presence-room", {"10", "null"}}});
+  EXPECT_EQ(webhooks.lines, (std::vector<std::string>{"channel_occupied presence-room",
+                                                      "member_added presence-room 10"}));
+  EXPECT_TRUE(door.lines.empty());  // the door hears members from the cluster's broadcast
+  channels.cluster_member({k::member_added, "presence-room", {"99", "{}"}});
+  EXPECT_EQ(door.lines, (std::vector<std::string>{"added presence-room 99 {}"}));
+}
+
+TEST_F(PusherChannelsClusterTest, ReadsAreTheClustersAndAnUnreachableOneIsNoAnswer) {
+  EXPECT_EQ(counts("x").subscription_count, 7u);
+  std::optional<std::optional<std::vector<pusher::channel_counts>>> got;
+  channels.channels("", io.get_executor(), [&](auto c) { got = std::move(c); });
+  io.restart();
+  io.poll();
+  ASSERT_TRUE(got);
+  EXPECT_FALSE(*got);
+}
+
+TEST_F(PusherChannelsClusterTest, TheNodesStateIsWhatItHolds) {
+  quiet_subscriber a;
+  h->attach(params("u1", "s1", {"presence-room", "sale"}), a, now);
+  join("1.1", "presence-room", {"10", R"({"n":1})"});
+  const auto state = channels.node_state();
+  EXPECT_EQ(state.occupied, (std::vector<std::string>{"presence-room", "sale"}));
+  ASSERT_EQ(state.members.size(), 1u);
+  EXPECT_EQ(state.members[0].first, "presence-room");
+  EXPECT_EQ(state.members[0].second, (pusher_member{"10", R"({"n":1})"}));
 }
 
 }  // namespace

@@ -1,16 +1,19 @@
-// A field added to a session's record crosses an upgrade with no other line written for it. This
-// executable is a scratch build of the codec (server/upgrade/state_codec.cpp) with three fields
-// added to the record through its test hook (added_session_fields.hpp), and carries a session as
-// the hub does: capture's copy into the state (upgrade::carry, times made relative to the
-// capture), the bytes, and restore's copy back (times absolute again, an upgrade's pause later).
-// A field the codec or the copies missed would come back at its default; a field of a type with
-// no encoding fails the build instead (tests/server/CMakeLists.txt).
+// A field added to a record of the handover state crosses an upgrade with no other line written
+// for it. This executable is a scratch build of the codec (server/upgrade/state_codec.cpp) and of
+// the message's capture and restore (core/handover_messages.cpp) with fields added to the records
+// through their test hooks (added_record_fields.hpp). A session is carried as the hub carries it:
+// capture's copy into the state (upgrade::carry, times made relative to the capture), the bytes,
+// and restore's copy back (times absolute again, an upgrade's pause later); a message goes
+// through the node's own capture_messages and restore_messages. A field the codec or the copies
+// missed would come back at its default; a field of a type with no encoding fails the build
+// instead (tests/server/CMakeLists.txt).
 #include <chrono>
 #include <cstdint>
 
 #include <gtest/gtest.h>
 #include <boost/pfr/core.hpp>
 
+#include "core/handover_messages.hpp"
 #include "upgrade/record_walk.hpp"
 #include "upgrade/state_codec.hpp"
 
@@ -57,6 +60,38 @@ TEST(StateAddedField, CrossesCaptureTheBytesAndRestore) {
   session_record<rel_ns, std::uint8_t> again;
   carry(after, again, [&](steady::time_point t) { return (t - restored_at).count(); });
   EXPECT_EQ(again, s.record);
+}
+
+TEST(StateAddedField, AMessageFieldCrossesCaptureTheBytesAndRestore) {
+  auto m = std::make_shared<message>();
+  m->id = 7;
+  m->ts_ms = 1'700'000'000'000;
+  m->to = audience::users;
+  m->target = "alice,bob";
+  m->spread = std::chrono::milliseconds(1500);
+  m->json = R"({"type":"message","id":7})";
+  m->acked.store(3);
+  m->added_label = "added";
+  m->added_wait = std::chrono::milliseconds(250);
+  m->added_count.store(0x0123'4567'89ab'cdefULL);
+  complete_message(*m);
+
+  handover_state state;
+  state.last_id = 7;
+  state.loops.resize(1);
+  state.messages = capture_messages({{m->id, m}});
+  const auto read = read_state(write_state(state));
+  ASSERT_TRUE(read.state) << read.error;
+  const handover_messages restored = restore_messages(read.state->messages);
+  ASSERT_EQ(restored.size(), 1u);
+  const message& after = *restored.at(7);
+  EXPECT_EQ(after.added_label, "added");
+  EXPECT_EQ(after.added_wait, std::chrono::milliseconds(250));
+  EXPECT_EQ(after.added_count.load(), 0x0123'4567'89ab'cdefULL);
+  // And nothing else was lost, and what is made of the record was made again.
+  EXPECT_EQ(capture_messages(restored), state.messages);
+  EXPECT_EQ(after.users, (std::vector<std::string>{"alice", "bob"}));
+  EXPECT_EQ(after.poll_body, m->poll_body);
 }
 
 }  // namespace

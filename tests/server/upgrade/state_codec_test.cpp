@@ -23,10 +23,10 @@ handover_state full_state() {
     message_state m;
     m.id = id;
     m.ts_ms = 1'700'000'000'000 + static_cast<std::int64_t>(id);
-    m.audience = static_cast<std::uint8_t>(id % 4);
+    m.to = static_cast<std::uint8_t>(id % 4);
     m.target = "target-" + std::to_string(id);
     m.expires_ms = id == 8 ? 1'700'000'123'456 : 0;
-    m.spread_ms = id == 13 ? 60'000 : 0;
+    m.spread = id == 13 ? 60'000 : 0;
     m.sticky = id != 13;
     m.json = R"({"type":"message","id":)" + std::to_string(id) + "}";
     m.recipients = id * 3;
@@ -174,8 +174,7 @@ TEST(StateCodec, RefusesValuesOutOfRange) {
     change(s);
     return refusal(write_state(s));
   };
-  EXPECT_EQ(refused([](auto& s) { s.messages[1].audience = 4; }),
-            "a message with an unknown audience");
+  EXPECT_EQ(refused([](auto& s) { s.messages[1].to = 4; }), "a message with an unknown audience");
   EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[0].record.transport_ = 3; }),
             "a session with an unknown transport");
   EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[1].record.sid_ = "a/b"; }),
