@@ -52,12 +52,7 @@ server::server(config cfg, node_credentials credentials)
   if (cfg_.pusher()) {
     if (auto* cluster = node_->shared().share_pusher_channels(pusher_channels_))
       pusher_channels_.set_cluster(cluster);
-    pusher_door_ =
-        std::make_unique<pusher_door>(pusher::app{.id = cfg_.pusher_app_id,
-                                                  .key = cfg_.pusher_key,
-                                                  .secret = cfg_.pusher_secret,
-                                                  .client_events = cfg_.pusher_client_events},
-                                      *node_, pusher_channels_);
+    pusher_door_ = std::make_unique<pusher_door>(*pusher_app_, *node_, pusher_channels_);
     for (auto& loop : loops_)
       pusher_door_->add_loop(*loop);
   }
