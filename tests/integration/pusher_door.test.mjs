@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import PusherJs from 'pusher-js';
+import Echo from 'laravel-echo';
 import Pusher from 'pusher';
 import { startServer, uid, waitFor, WsClient, sleep } from './harness.mjs';
 
@@ -282,6 +283,50 @@ test('signin: signin_success, the SDK\'s sendToUser reaches the user\'s connecti
   a.close();
   b.close();
   other.close();
+});
+
+test('Laravel Echo with pusher-js: a private channel\'s Laravel event, a presence channel\'s here/joining/leaving and a whisper', async () => {
+  // As a Laravel app's resources/js/bootstrap.js configures it, with the SDK as its auth endpoint.
+  const echoFor = (user) => new Echo({
+    broadcaster: 'pusher',
+    key: app.key,
+    Pusher: PusherJs,
+    wsHost: srv.host,
+    wsPort: srv.port,
+    forceTLS: false,
+    enabledTransports: ['ws'],
+    cluster: 'unused',
+    authorizer: (channel) => ({
+      authorize: (socketId, callback) => callback(null, backend.authorizeChannel(socketId, channel.name,
+        channel.name.startsWith('presence-') ? { user_id: user.id, user_info: user.info } : undefined)),
+    }),
+  });
+  const ann = echoFor({ id: 1, info: { name: 'Ann' } });
+  const bob = echoFor({ id: 2, info: { name: 'Bob' } });
+  try {
+    const shipped = new Promise((resolve) => ann.private('orders').listen('OrderShipped', resolve));
+    const subscribed = new Promise((resolve) => ann.connector.pusher.channel('private-orders').bind('pusher:subscription_succeeded', resolve));
+    await subscribed;
+    await backend.trigger('private-orders', 'App\\Events\\OrderShipped', { id: 1, total: '9.99' });
+    assert.deepEqual(await shipped, { id: 1, total: '9.99' });
+
+    const annRoom = ann.join('room');
+    const here = await new Promise((resolve) => annRoom.here(resolve));
+    assert.deepEqual(here, [{ name: 'Ann' }]);
+    const joining = new Promise((resolve) => annRoom.joining(resolve));
+    const whisper = new Promise((resolve) => annRoom.listenForWhisper('typing', resolve));
+    const bobRoom = bob.join('room');
+    assert.deepEqual(await new Promise((resolve) => bobRoom.here(resolve)), [{ name: 'Ann' }, { name: 'Bob' }]);
+    assert.deepEqual(await joining, { name: 'Bob' });
+    bobRoom.whisper('typing', { on: true });
+    assert.deepEqual(await whisper, { on: true });
+    const leaving = new Promise((resolve) => annRoom.leaving(resolve));
+    bob.disconnect();
+    assert.deepEqual(await leaving, { name: 'Bob' });
+  } finally {
+    ann.disconnect();
+    bob.disconnect();
+  }
 });
 
 test('an unknown key is upgraded, told pusher:error 4001 and closed with 4001; no app: /app/ is a 404', async () => {
