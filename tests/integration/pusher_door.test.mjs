@@ -11,6 +11,7 @@ import PusherJs from 'pusher-js';
 import Echo from 'laravel-echo';
 import Pusher from 'pusher';
 import { startServer, uid, waitFor, WsClient, sleep } from './harness.mjs';
+import { pusherClient, eventOn } from './pusher_client.mjs';
 
 const app = { appId: 'door-app', key: 'door-key', secret: 'door-secret' };
 const appFlags = ['--pusher-app-id', app.appId, '--pusher-key', app.key, '--pusher-secret', app.secret];
@@ -23,56 +24,8 @@ before(async () => {
 });
 after(async () => { await srv?.stop(); });
 
-// A pusher-js client of `server` as a shop configures it to move onto ringcast (docs/pusher.md),
-// its auth handlers signing with the SDK as the shop's auth endpoint would; every frame it
-// decodes is kept in `frames`.
-async function client({ server = srv, user = null, key = app.key } = {}) {
-  const sdk = new Pusher({ ...app, host: server.host, port: String(server.port), useTLS: false });
-  const pusher = new PusherJs(key, {
-    wsHost: server.host,
-    wsPort: server.port,
-    forceTLS: false,
-    enabledTransports: ['ws'],
-    cluster: 'unused',
-    channelAuthorization: {
-      customHandler: ({ socketId, channelName }, callback) => {
-        const data = channelName.startsWith('presence-')
-          ? { user_id: user.id, user_info: user.info ?? null } : undefined;
-        callback(null, sdk.authorizeChannel(socketId, channelName, data));
-      },
-    },
-    userAuthentication: {
-      customHandler: ({ socketId }, callback) => callback(null, sdk.authenticateUser(socketId, user)),
-    },
-  });
-  const frames = [];
-  pusher.connection.bind('message', (m) => frames.push(m));
-  await new Promise((resolve, reject) => {
-    pusher.connection.bind('connected', resolve);
-    pusher.connection.bind('failed', () => reject(new Error('pusher-js failed to connect')));
-  });
-  const c = {
-    pusher,
-    frames,
-    socketId: pusher.connection.socket_id,
-    // The first frame (after those already matched) for which pred holds.
-    next(pred, what, timeoutMs = 3000) {
-      return waitFor(() => frames.find(pred), timeoutMs, what);
-    },
-    async subscribe(name) {
-      const channel = pusher.subscribe(name);
-      await new Promise((resolve, reject) => {
-        channel.bind('pusher:subscription_succeeded', resolve);
-        channel.bind('pusher:subscription_error', (e) => reject(Object.assign(new Error(`refused ${name}`), e)));
-      });
-      return channel;
-    },
-    close() { pusher.disconnect(); },
-  };
-  return c;
-}
-
-const eventOn = (channel, event) => (m) => m.channel === channel && m.event === event;
+// A pusher-js client of `server` (this file's by default), see pusher_client.mjs.
+const client = ({ server = srv, ...rest } = {}) => pusherClient(server, app, rest);
 
 test('connect: connection_established with a Pusher socket id and activity_timeout = --heartbeat', async () => {
   const raw = new WsClient(`ws://${srv.host}:${srv.port}/app/${app.key}?protocol=7&client=js&version=8.6.0`);
