@@ -47,11 +47,16 @@ int pusher_code(ending why) {
 
 }  // namespace
 
-// A random high part from the loop's generator and the loop's count of connections.
+// The loop's random high part (drawn once per loop: ids of two loops or nodes differ in it) and
+// its count of connections, so that ids never repeat on a loop. Short on purpose: up to 100,000
+// connections of a loop, the id and the session's names fit in a string's own bytes (no heap).
 std::string pusher_connection::next_socket_id() {
-  thread_local std::mt19937_64 random{std::random_device{}()};
+  thread_local const std::uint64_t high = [] {
+    std::random_device device;
+    return std::uniform_int_distribution<std::uint64_t>(10'000'000, 99'999'999)(device);
+  }();
   thread_local std::uint64_t count = 0;
-  return pusher::make_socket_id(random() % 1'000'000'000, ++count);
+  return pusher::make_socket_id(high, ++count);
 }
 
 std::optional<pusher::frame_refusal> pusher_connection::refusal_of(std::string_view target,
@@ -72,7 +77,7 @@ std::optional<pusher::frame_refusal> pusher_connection::refusal_of(std::string_v
 }
 
 std::string pusher_connection::session_user(std::string_view socket_id) {
-  return "#pusher-" + std::string(socket_id);
+  return "#" + std::string(socket_id);
 }
 
 void pusher_connection::start(connection_context& ctx, connection_parts parts, http_request request,
@@ -101,7 +106,6 @@ pusher_connection::pusher_connection(connection_context& ctx, connection_parts p
                                      std::string socket_id)
     : stream_connection(ctx, std::move(parts), connection_kind::ws),
       socket_id_(std::move(socket_id)),
-      user_(session_user(socket_id_)),
       reader_(pusher::max_client_frame, max_client_frames),
       rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate),
       client_events_(ctx.now(), client_event_rate),
@@ -113,7 +117,7 @@ pusher_connection::pusher_connection(connection_context& ctx, connection_parts p
 // first, so that a channel is vacated after its last member is removed).
 pusher_connection::~pusher_connection() {
   if (!presence_.empty()) door().channels().leave_all(socket_id_);
-  if (!current_session()) context().sessions().kick(user_, context().now());
+  if (!current_session()) context().sessions().kick(session_user(socket_id_), context().now());
 }
 
 void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refused,
@@ -124,7 +128,7 @@ void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refuse
     return;
   }
   client_params params;
-  params.user = user_;
+  params.user = session_user(socket_id_);
   params.sid = socket_id_;
   params.sid_given = true;
   attach(params, false);  // queues frame("hello"): pusher:connection_established

@@ -1,7 +1,7 @@
 // A Pusher Channels client (protocol 7) at /app/{key} (docs/pusher.md): a WebSocket whose session
 // is a hub session like a ringcast WebSocket's (the wheel times it: --heartbeat sends
 // pusher:ping, a client silent for --idle-timeout is closed 4201), keyed so that it cannot meet a
-// ringcast session ("#pusher-<socket id>", '#' being no identifier character) and dropped as soon
+// ringcast session ("#<socket id>", '#' being no identifier character) and dropped as soon
 // as the connection ends (Pusher has no resume).
 //
 // Client frames are read as ws_connection reads them (ws::reader, a small buffer on the stack,
@@ -103,7 +103,6 @@ class pusher_connection final : public stream_connection {
   void close_when_written() override;
 
   std::string socket_id_;
-  std::string user_;       // the session's name (session_user)
   std::string signed_in_;  // pusher:signin's user id; empty before
   // Presence channels it joined, with its member's user_id there (pusher_channels knows the
   // members); one still waiting for its member list hears no member events.
