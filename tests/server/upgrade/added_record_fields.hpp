@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,3 +17,14 @@
   std::string added_label;                 \
   Millis added_wait{};                     \
   mutable Shared<std::uint64_t> added_count{0};
+
+#define RINGCAST_TEST_EXTRA_EXPIRY_FIELDS \
+  Message added_about{};                  \
+  std::vector<std::uint64_t> added_ids;
+
+#define RINGCAST_TEST_EXTRA_PACED_FIELDS \
+  std::uint32_t added_turns = 0;         \
+  Time added_since{};                    \
+  Position added_mark{};
+
+#define RINGCAST_TEST_EXTRA_PROMOTION_FIELDS std::optional<std::string> added_note;

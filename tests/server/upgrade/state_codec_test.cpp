@@ -80,8 +80,8 @@ handover_state full_state() {
   settled.paced = {{13, -90'000'000'000, 0, 1}};  // walked the whole ring
   s.loops = {l, settled};
   s.schedule.generations = {3, 0, 7};
-  s.schedule.waiting = {{0, 1'700'000'600'000, 600'000'000'000, R"({"data":1})"},
-                        {2, 1'700'000'900'000, 900'000'000'000, R"({"data":2})"}};
+  s.schedule.waiting = {{0, 600'000'000'000, {1'700'000'600'000, R"({"data":1})"}},
+                        {2, 900'000'000'000, {1'700'000'900'000, R"({"data":2})"}}};
   return s;
 }
 
@@ -141,7 +141,11 @@ TEST(StateCodec, RefusesAnotherMagicOrFormat) {
   EXPECT_EQ(refusal(wrong_magic), "not a ringcast state (no magic)");
   std::string next_format = bytes;
   next_format[8] = static_cast<char>(state_format + 1);
-  EXPECT_EQ(refusal(next_format), "state format 4, this binary reads 3");
+  EXPECT_EQ(refusal(next_format), "state format 5, this binary reads 4");
+  // The format before this one (its promotions' fields in another order) is refused too.
+  std::string last_format = bytes;
+  last_format[8] = static_cast<char>(state_format - 1);
+  EXPECT_EQ(refusal(last_format), "state format 3, this binary reads 4");
   EXPECT_EQ(refusal(""), "not a ringcast state (no magic)");
 }
 
@@ -191,7 +195,7 @@ TEST(StateCodec, RefusesValuesOutOfRange) {
               s.loops[0].history = {8, 5};
             }),
             "a loop's history is not messages of the state in id order above its floor");
-  EXPECT_EQ(refused([](auto& s) { s.loops[0].paced[0].walked_hi = 1; }),
+  EXPECT_EQ(refused([](auto& s) { s.loops[0].paced[0].walked.hi = 1; }),
             "a paced message walked past the whole ring");
   EXPECT_EQ(refused([](auto& s) { s.messages[2].id = 901; }),
             "a message id the sequencer never issued");
