@@ -21,6 +21,8 @@ template <class... F>
 struct overloaded : F... {
   using F::operator()...;
 };
+template <class... F>
+overloaded(F...) -> overloaded<F...>;
 
 pusher::presence_member as_presence_member(const pusher_member& m) {
   boost::system::error_code ec;
