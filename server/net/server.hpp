@@ -31,6 +31,7 @@
 #include "net/connection_limit.hpp"
 #include "net/event_loop.hpp"
 #include "net/node_credentials.hpp"
+#include "net/pusher_door.hpp"
 #include "net/shared_by_loops.hpp"
 #include "upgrade/handover_state.hpp"
 #include "upgrade/process_handover.hpp"
@@ -67,6 +68,7 @@ class server final : public shared_by_loops, public node_snapshots {
   }
   address_limits& client_addresses() override { return addresses_; }
   pusher_channels& pusher_channels_of_node() override { return pusher_channels_; }
+  pusher_door* pusher_door_of_node() override { return pusher_door_.get(); }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override {
     node_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));
@@ -160,6 +162,7 @@ class server final : public shared_by_loops, public node_snapshots {
                   : std::nullopt;
   route_table routes_ =
       node_routes({*node_, *this, *node_, *node_, *node_, pusher_api_ ? &*pusher_api_ : nullptr});
+  std::unique_ptr<pusher_door> pusher_door_;  // with a Pusher app; outlives the loops' connections
   std::unique_ptr<listener> listener_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;
