@@ -55,6 +55,7 @@ server::server(config cfg, node_credentials credentials)
     pusher_door_ = std::make_unique<pusher_door>(*pusher_app_, *node_, pusher_channels_);
     for (auto& loop : loops_)
       pusher_door_->add_loop(*loop);
+    hear_other_nodes_pusher_terminates();
   }
   if (cfg_.hook_url) start_hooks();
   if (!cfg_.pusher_webhook_urls.empty()) start_pusher_webhooks();
