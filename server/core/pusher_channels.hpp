@@ -45,7 +45,9 @@ struct pusher_member {
 };
 
 // The door's connections hear of members coming and going, to send
-// pusher_internal:member_added / member_removed to the channel's other subscribers on this node.
+// pusher_internal:member_added / member_removed to the channel's other subscribers on this node
+// (not to the member's own connections, as Pusher does: a connection compares the user_id it
+// joined the channel as).
 // Called from any thread, in the order of the changes, under the member table's lock: only record
 // or post, never wait and never call pusher_channels back.
 class pusher_member_events {
