@@ -105,7 +105,9 @@ return {fresh, finish()}
 )lua";
 
 // ARGV[4] this node's state as JSON {"o": [channel...], "m": [[channel, user, info]...]}:
-// what Redis lacks is added, what it has beyond it removed, each with its changes.
+// what Redis lacks is added, what it has beyond it removed, each with its changes, in Pusher's
+// order (members leave before their channel is vacated; a channel is occupied before members
+// are added).
 constexpr const char* rewrite_lua = R"lua(
 local state = cjson.decode(ARGV[4])
 local want_o, want_m = {}, {}
@@ -116,11 +118,11 @@ for _, c in ipairs(redis.call('SMEMBERS', p .. node .. ':mc')) do
     if not want_m[c .. '\0' .. u] then leave(c, u) end
   end
 end
-for _, m in ipairs(state.m) do join(m[1], m[2], m[3]) end
-for _, c in ipairs(state.o) do occupy(c) end
 for _, c in ipairs(redis.call('SMEMBERS', p .. node .. ':occ')) do
   if not want_o[c] then vacate(c) end
 end
+for _, c in ipairs(state.o) do occupy(c) end
+for _, m in ipairs(state.m) do join(m[1], m[2], m[3]) end
 return finish()
 )lua";
 
