@@ -2,7 +2,7 @@
 // here, each checked with the real `pusher` SDK's webhook verification (webhook({headers,
 // rawBody}).isValid()): channel_occupied / channel_vacated as a channel (the hub channel of that
 // name, here through the ringcast door) gains its first session and loses its last, batched,
-// and retried while the receiver answers 500.
+// and retried while the receiver answers 500 (counted in /metrics).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -83,6 +83,16 @@ test('a receiver answering 500 gets the same events again, signed again, until i
       assert.equal(p.valid, true);
       assert.deepEqual(p.events, [{ name: 'channel_occupied', channel: 'flash' }]);
     }
+    // The server counts the 200 when it reads it, a moment after the receiver sent it.
+    let metrics = '';
+    await waitFor(async () => {
+      metrics = (await srv.get('/metrics')).text;
+      return /^ringcast_pusher_webhook_events_sent_total 1$/mu.test(metrics);
+    }, 3000, 'the accepted event counted');
+    assert.match(metrics, /^ringcast_pusher_webhook_retries_total 2$/mu);
+    assert.match(metrics, /^ringcast_pusher_webhook_failures_total 2$/mu);
+    assert.match(metrics, /^ringcast_pusher_webhook_queue 0$/mu);
+    assert.match(metrics, /^ringcast_pusher_webhook_up 1$/mu);
     await c.close();
   } finally {
     await srv.stop();
