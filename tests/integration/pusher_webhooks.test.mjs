@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import Pusher from 'pusher';
-import { startServer, uid, waitFor } from './harness.mjs';
+import { sleep, startServer, uid, waitFor } from './harness.mjs';
 
 const app = { appId: '4242', key: 'hook-key', secret: 'hook-secret' };
 const appFlags = ['--pusher-app-id', app.appId, '--pusher-key', app.key, '--pusher-secret', app.secret];
@@ -98,4 +98,21 @@ test('a receiver answering 500 gets the same events again, signed again, until i
     await srv.stop();
     await receiver.close();
   }
+});
+
+test('a draining node sends the webhooks that wait, the vacated ones of its last sessions included, before it exits', async () => {
+  const receiver = await startReceiver();
+  // A flush interval far beyond the drain: only the drain can send these.
+  const srv = await startServer([...appFlags, '--pusher-webhook-url', receiver.url, '--hook-flush', '30s',
+    '--drain', '1s']);
+  const room = uid('room');
+  await srv.wsHello({ user: uid('d'), sid: 's1', channels: room });
+  await sleep(100);
+  assert.equal(receiver.posts.length, 0);
+  await srv.stop({ closeClients: false });
+  assert.deepEqual(receiver.accepted(), [
+    { name: 'channel_occupied', channel: room },
+    { name: 'channel_vacated', channel: room },
+  ]);
+  await receiver.close();
 });
