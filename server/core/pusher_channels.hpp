@@ -102,6 +102,9 @@ class pusher_cluster {
       std::function<void(std::optional<std::vector<pusher::channel_counts>>)> done) = 0;
   virtual void members(const std::string& channel, boost::asio::any_io_executor origin,
                        std::function<void(std::optional<std::vector<pusher_member>>)> done) = 0;
+  // Every change of this node told so far has been answered (a draining node waits for it, so
+  // that the webhooks its last changes make are sent before it exits). Any thread.
+  virtual bool settled() const = 0;
 };
 
 class pusher_channels final : private channel_occupancy_events {
@@ -126,6 +129,8 @@ class pusher_channels final : private channel_occupancy_events {
   void cluster_member(const pusher_cluster_change& change);
   // This node's occupancy and members, for the cluster to write again after losing them.
   pusher_node_state node_state() const;
+  // Nothing of this node's is on its way to the cluster (alone: always).
+  bool settled() const { return !cluster_ || cluster_->settled(); }
 
   // The door. Connection `socket_id` joined presence channel `channel` as `member`; done(the
   // channel's members, this one included, by user_id) for pusher_internal:subscription_succeeded.

@@ -241,10 +241,14 @@ void redis_pusher::change(std::vector<std::string> args) {
       bus_.node_id(), std::to_string(3 * ttl_.count()),     control_channel};
   full.insert(full.end(), std::make_move_iterator(args.begin()),
               std::make_move_iterator(args.end()));
-  bus_.command(full, [this](const redisReply* r) { on_changes(r); });
+  bus_.command(full, [this](const redisReply* r) {
+    on_changes(r);
+    in_flight_.fetch_sub(1, std::memory_order_release);
+  });
 }
 
 void redis_pusher::node_occupancy(const std::string& channel, bool occupied) {
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
   asio::post(ctx_, [this, args = std::vector<std::string>{occupied ? "o" : "v", channel}] {
     change(args);
   });
@@ -252,6 +256,7 @@ void redis_pusher::node_occupancy(const std::string& channel, bool occupied) {
 
 void redis_pusher::node_member(const std::string& channel, const pusher_member& member,
                                bool joined) {
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
   std::vector<std::string> args{joined ? "a" : "r", channel, member.user_id, member.user_info};
   asio::post(ctx_, [this, args = std::move(args)] { change(args); });
 }

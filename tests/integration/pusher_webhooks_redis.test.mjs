@@ -82,3 +82,30 @@ test('two nodes: occupied and vacated once for the cluster; a dead node\'s chann
     await redis.stop();
   }
 });
+
+test('two nodes: a node that drains sends the vacated webhook of a channel it held alone before it exits, and not of one the other holds', async () => {
+  const redis = await startRedis();
+  const receiver = await startReceiver();
+  // A session TTL far beyond the test: only the draining node itself can send these.
+  const flags = ['--redis', redis.url, '--threads', '2', '--session-ttl', '60s', ...appFlags,
+    '--pusher-webhook-url', receiver.url, '--hook-flush', '30s', '--drain', '2s'];
+  const a = await startServer(flags);
+  const b = await startServer(flags);
+  try {
+    const lone = uid('lone'), shared = uid('shared');
+    await a.wsHello({ user: uid('u'), sid: 's1', channels: shared });
+    await b.wsHello({ user: uid('u'), sid: 's2', channels: `${lone},${shared}` });
+    await sleep(200);
+    await b.stop({ closeClients: false });
+    assert.deepEqual(receiver.events(lone), [
+      { name: 'channel_occupied', channel: lone },
+      { name: 'channel_vacated', channel: lone },
+    ]);
+    assert.deepEqual(receiver.events(shared).filter((e) => e.name === 'channel_vacated'), []);
+    assert.ok(receiver.posts.every((p) => p.valid));
+  } finally {
+    for (const n of [a, b]) if (!n.stopped) await n.stop();
+    await receiver.close();
+    await redis.stop();
+  }
+});

@@ -223,8 +223,10 @@ class fake_cluster final : public pusher_cluster {
                std::function<void(std::optional<std::vector<pusher_member>>)> done) override {
     boost::asio::post(origin, [this, done = std::move(done)] { done(cluster_members); });
   }
+  bool settled() const override { return answered; }
   std::vector<std::string> lines;
   std::vector<pusher_member> cluster_members;
+  bool answered = true;
 };
 
 class PusherChannelsClusterTest : public PusherChannelsTest {
@@ -268,6 +270,14 @@ TEST_F(PusherChannelsClusterTest, ReadsAreTheClustersAndAnUnreachableOneIsNoAnsw
   io.poll();
   ASSERT_TRUE(got);
   EXPECT_FALSE(*got);
+}
+
+TEST_F(PusherChannelsClusterTest, SettledIsTheClustersAndAlwaysAlone) {
+  EXPECT_TRUE(channels.settled());
+  cluster.answered = false;  // a change on its way to Redis: a draining node waits
+  EXPECT_FALSE(channels.settled());
+  channels.set_cluster(nullptr);
+  EXPECT_TRUE(channels.settled());
 }
 
 TEST_F(PusherChannelsClusterTest, TheNodesStateIsWhatItHolds) {
