@@ -52,6 +52,9 @@ server::server(config cfg, node_credentials credentials)
   if (cfg_.pusher()) {
     if (auto* cluster = node_->shared().share_pusher_channels(pusher_channels_))
       pusher_channels_.set_cluster(cluster);
+    pusher_door_ = std::make_unique<pusher_door>(*pusher_app_, *node_, pusher_channels_);
+    for (auto& loop : loops_)
+      pusher_door_->add_loop(*loop);
   }
   if (cfg_.hook_url) start_hooks();
   if (!cfg_.pusher_webhook_urls.empty()) start_pusher_webhooks();

@@ -41,7 +41,7 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   highest_id_ = params.since.value_or(0);
   push({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
   for (auto& m : attached.backlog)
-    queue_message(std::move(m));
+    if (wants(*m)) queue_message(std::move(m));
   // Without `since` the backlog is the promotions in force (and rewind), older than hello's
   // last_id: the client resumes from last_id, not from them (docs/protocol.md, "Rewind").
   if (!params.since && !attached.backlog.empty()) {
@@ -155,7 +155,7 @@ bool stream_connection::falling_behind() {
 }
 
 void stream_connection::deliver(const message_ptr& m) {
-  if (closing_ || falling_behind()) return;
+  if (closing_ || !wants(*m) || falling_behind()) return;
   queue_message(m);
   flush();
 }
@@ -194,10 +194,7 @@ void stream_connection::drop_unstarted() {
 void stream_connection::end(const ending_notice& notice) {
   session_ = nullptr;  // the hub has detached us
   drop_unstarted();
-  const std::string_view event = is_reconnect(notice.why) ? "reconnect" : "close";
-  // A reconnect always names its delay (also 0), so an SSE client's retry: follows it.
-  const auto retry = is_reconnect(notice.why) ? std::optional(notice.retry_ms) : std::nullopt;
-  push({nullptr, frame(event, notice.json, retry)});
+  push({nullptr, ending_frame(notice)});
   if (auto tail = closing_frame(notice.why); !tail.empty()) push({nullptr, tail});
   closing_ = true;
   grace_until_ =
@@ -205,6 +202,13 @@ void stream_connection::end(const ending_notice& notice) {
                                                      : std::chrono::milliseconds(ending_grace));
   arm_deadline();
   flush();
+}
+
+std::string stream_connection::ending_frame(const ending_notice& notice) const {
+  const std::string_view event = is_reconnect(notice.why) ? "reconnect" : "close";
+  // A reconnect always names its delay (also 0), so an SSE client's retry: follows it.
+  const auto retry = is_reconnect(notice.why) ? std::optional(notice.retry_ms) : std::nullopt;
+  return frame(event, notice.json, retry);
 }
 
 void stream_connection::finish(std::string last_frame) {

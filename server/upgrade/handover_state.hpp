@@ -22,9 +22,10 @@ namespace ringcast::upgrade {
 
 // The format this binary writes and reads. A change of meaning or layout of any field bumps it;
 // a binary refuses state of any other format (`--version` prints it).
-inline constexpr std::uint32_t state_format = 2;
+inline constexpr std::uint32_t state_format = 3;
 // 1  the first
 // 2  a session's fields in the order of session_record.hpp, `live` and its timer after them
+// 3  a message's Pusher event name, excluded socket id and sender after `expired`
 
 using rel_ns = std::int64_t;
 // A steady time that never comes (a session without token expiry).
