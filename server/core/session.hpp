@@ -55,6 +55,12 @@ class session final : public timed, private upgrade::session_record<timed::time_
   // The transport of its current (or last) connection, and the channels it listens to.
   transport kind() const { return transport_; }
   const std::vector<std::string>& channels() const { return channels_; }
+  // What its current connection was admitted with (a client token's grant and `exp`, the connect
+  // hook's): none / the latest time when nothing limits it.
+  const std::optional<std::vector<std::string>>& allowed_channels() const {
+    return allowed_channels_;
+  }
+  time_point token_expires() const { return token_expires_; }
   bool online() const { return online_; }  // see session_events.hpp
 
  private:

@@ -15,6 +15,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "core/handover_messages.hpp"
@@ -98,11 +99,19 @@ class stream_connection : public subscriber,
   std::size_t unwritten_buffers_of(const outbound& item, std::size_t& skip,
                                    frame_buffers& out) const;
   void push(outbound item);
+  // Writes what the socket takes of `items` now (when nothing waits), queues the rest.
+  void send(std::span<outbound> items);
+  // One gathered write of `items`, `skip` bytes into the first; the bytes the socket took.
+  std::size_t write_gathered(std::span<const outbound> items, std::size_t skip,
+                             boost::system::error_code& ec);
+  // How many of `items` the first `bytes` of them cover whole; `bytes` is left with the rest.
+  std::size_t whole_items(std::span<const outbound> items, std::size_t& bytes) const;
   // When the oldest frame waiting for the socket must be written by (max: none is waiting).
   time_point write_due() const;
   // Arms this connection's one timer for the earlier of the ending grace and the write deadline.
   void arm_deadline();
-  void queue_message(message_ptr m);
+  // The queue item of a published message (numbered or not, see numbers_frames()).
+  outbound numbered(message_ptr m);
   void drop_unstarted();
   void flush();
   void wait_until_writable();
@@ -121,9 +130,6 @@ class stream_connection : public subscriber,
   std::size_t written_ = 0;                     // bytes of the queue's first item already written
   std::uint64_t highest_id_ = 0;                // of the messages queued, or the client's `since`
   time_point grace_until_ = time_point::max();  // ending: the final notice is written by then
-  // As admitted (a client token's grant and `exp`, the connect hook's), for an upgrade in place.
-  std::optional<std::vector<std::string>> grant_;
-  std::optional<time_point> expires_;
 };
 
 }  // namespace ringcast
