@@ -21,14 +21,14 @@ constexpr std::size_t max_gather_bytes = 256 * 1024;
 
 stream_connection::stream_connection(connection_context& ctx, connection_parts parts,
                                      connection_kind kind)
-    : loop_timer(ctx.timers()),
-      registered_connection(ctx.connections(), kind, connection_state::busy),
+    : registered_connection(ctx.connections(), kind, connection_state::busy),
       ctx_(ctx),
       slot_(std::move(parts.slot)),
       address_(std::move(parts.address)),
       stream_(std::move(parts.stream)) {}
 
 stream_connection::~stream_connection() {
+  ctx_.timers().disarm(*this);
   if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
 }
 
@@ -154,7 +154,7 @@ stream_connection::time_point stream_connection::write_due() const {
 
 void stream_connection::arm_deadline() {
   const time_point due = std::min(grace_until_, write_due());
-  if (due != time_point::max()) arm_at(due);
+  if (due != time_point::max()) ctx_.timers().arm(*this, due);
 }
 
 void stream_connection::peer_gone() {

@@ -26,9 +26,13 @@
 
 namespace ringcast {
 
-// registered_connection comes last, so that the flags that open the members fill its tail.
+// registered_connection comes last, so that the flags that open the members fill its tail, and
+// failed_ closes them, so that a transport's own flags fill this class's tail. Its one timer is
+// a bare `timed` node armed on ctx_.timers() (a loop_timer would hold that reference twice): the
+// layout keeps an idle WebSocket in a smaller heap block (docs/performance.md, "What an idle
+// connection holds").
 class stream_connection : public subscriber,
-                          public loop_timer,
+                          public timed,
                           public std::enable_shared_from_this<stream_connection>,
                           public registered_connection {
  public:
@@ -120,7 +124,6 @@ class stream_connection : public subscriber,
 
   bool closing_ = false;  // the final frames are queued: nothing else will be
   bool waiting_ = false;  // for the socket to take more
-  bool failed_ = false;
   connection_context& ctx_;
   connection_limit::slot slot_;
   address_limits::slot address_;
@@ -130,6 +133,7 @@ class stream_connection : public subscriber,
   std::size_t written_ = 0;                     // bytes of the queue's first item already written
   std::uint64_t highest_id_ = 0;                // of the messages queued, or the client's `since`
   time_point grace_until_ = time_point::max();  // ending: the final notice is written by then
+  bool failed_ = false;
 };
 
 }  // namespace ringcast

@@ -75,13 +75,14 @@ class ws_connection final : public stream_connection {
   // Drops the input state if nothing in it is needed now.
   void release_idle_input();
 
-  std::unique_ptr<client_input> input_;
-  // --compress-min-bytes as at the upgrade; with deflate_, all the state compression keeps per
-  // connection (no zlib stream).
-  std::uint32_t compress_min_ = 0;
+  // Flags first: they fill stream_connection's tail.
   bool reader_done_ = false;  // the client's close arrived, or it broke the protocol
   bool shut_down_ = false;    // our side of the TCP connection is closed
   bool deflate_ = false;      // permessage-deflate negotiated
+  // --compress-min-bytes as at the upgrade; with deflate_, all the state compression keeps per
+  // connection (no zlib stream).
+  std::uint32_t compress_min_ = 0;
+  std::unique_ptr<client_input> input_;
 };
 
 }  // namespace ringcast
