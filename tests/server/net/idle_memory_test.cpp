@@ -17,22 +17,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "../glibc_heap.hpp"
 #include "test_loop.hpp"
 
 namespace ringcast {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Whether mallinfo2 sees this process's allocations (not when a sanitizer's allocator serves
-// them): a 64 KiB block must show in the bytes in use.
-bool glibc_counts_the_heap() {
-  const std::size_t before = mallinfo2().uordblks;
-  void* volatile block = std::malloc(64 * 1024);
-  const bool counted = mallinfo2().uordblks >= before + 64 * 1024;
-  std::free(block);
-  return counted;
-}
 
 std::int64_t heap_in_use() {
   return static_cast<std::int64_t>(mallinfo2().uordblks);
@@ -106,7 +97,7 @@ std::pair<std::uint8_t, std::string> next_frame(int fd) {
 // its frame reader and rate bucket, its copy of the grant, and 16 bytes each of its connection's
 // and its session's heap blocks.
 TEST(IdleMemory, AnIdleWebSocketHoldsNoQueueNoFrameReaderAndNoRateBucket) {
-  if (!glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
+  if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
   config cfg;
   cfg.tick = 10ms;
   test::test_loop loop(cfg);
@@ -131,13 +122,18 @@ TEST(IdleMemory, AnIdleWebSocketHoldsNoQueueNoFrameReaderAndNoRateBucket) {
     ::close(fd);
 }
 
-// What reading a client takes is dropped only between messages: a message begun before a
-// heartbeat (when that state is given back if it can be) is read whole after it.
-TEST(IdleMemory, AMessageSplitAroundAHeartbeatIsReadWhole) {
+config heartbeat_every_second() {
   config cfg;
   cfg.tick = 10ms;
   cfg.heartbeat = 1s;
   cfg.idle_timeout = 10s;
+  return cfg;
+}
+
+// What reading a client takes is dropped only between messages: a message begun before a
+// heartbeat (when that state is given back if it can be) is read whole after it.
+TEST(IdleMemory, AMessageSplitAroundAHeartbeatIsReadWhole) {
+  config cfg = heartbeat_every_second();
   test::test_loop loop(cfg);
   const int fd = open_websocket(loop.port(), 1);
   ASSERT_GE(fd, 0);
@@ -153,10 +149,7 @@ TEST(IdleMemory, AMessageSplitAroundAHeartbeatIsReadWhole) {
 // The rate bucket is given back only when full (a new one starts full): one drained by a burst
 // is kept through a heartbeat, and the frame after it is over the rate.
 TEST(IdleMemory, ABucketDrainedBeforeAHeartbeatStillLimitsAfterIt) {
-  config cfg;
-  cfg.tick = 10ms;
-  cfg.heartbeat = 1s;
-  cfg.idle_timeout = 10s;
+  config cfg = heartbeat_every_second();
   cfg.client_message_rate = 1;  // bursts of 2
   test::test_loop loop(cfg);
   const int fd = open_websocket(loop.port(), 1);
