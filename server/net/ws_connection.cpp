@@ -1,7 +1,7 @@
 #include "net/ws_connection.hpp"
 
 #include <boost/asio/post.hpp>
-#include <boost/beast/websocket/stream.hpp>
+#include <boost/beast/http/field.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -10,6 +10,7 @@
 
 #include "core/message_deflate.hpp"
 #include "core/repeated_warning.hpp"
+#include "net/ws_upgrade.hpp"
 #include "protocol/client_message.hpp"
 #include "protocol/ws_deflate.hpp"
 
@@ -17,7 +18,6 @@ namespace ringcast {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
-namespace websocket = beast::websocket;
 
 namespace {
 
@@ -26,15 +26,12 @@ constexpr int reads_per_turn = 16;
 
 }  // namespace
 
-// Beast answers the upgrade (refusing a bad one with 400 or 426) within the handshake timeout;
-// then the stream is taken back from it, with the bytes the client sent after its request.
+// The upgrade was checked at admission (ws_upgrade.hpp): the 101 is queued, and goes out with the
+// hello in one write; the bytes the client sent after its request are its first frames.
 void ws_connection::start(connection_context& ctx, connection_parts parts, admission admitted,
                           bool known_elsewhere) {
-  auto upgrade = std::make_shared<websocket::stream<net_stream>>(std::move(parts.stream));
-  upgrade->set_option(websocket::stream_base::timeout{ctx.settings().handshake_timeout,
-                                                      websocket::stream_base::none(), false});
   auto& request = admitted.request;
-  // permessage-deflate is ours, not Beast's: Beast sees no extension and answers none but this.
+  // permessage-deflate is ours: the first offer it can honour is answered (ws_deflate.hpp).
   std::optional<std::string> deflate;
   if (ctx.settings().compression) {
     std::string offers;
@@ -45,24 +42,11 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
     }
     if (!offers.empty()) deflate = ws::negotiate_deflate(offers);
   }
-  upgrade->set_option(websocket::stream_base::decorator([deflate](websocket::response_type& res) {
-    res.set(beast::http::field::server, "ringcast");
-    if (deflate) res.set(beast::http::field::sec_websocket_extensions, *deflate);
-  }));
-  upgrade->async_accept(request, [&ctx, upgrade, buffer = std::move(parts.buffer),
-                                  slot = std::move(parts.slot), address = std::move(parts.address),
-                                  peer = parts.peer, params = std::move(admitted.params),
-                                  known_elsewhere,
-                                  deflate = deflate.has_value()](beast::error_code ec) mutable {
-    if (ec) return;  // the upgrade failed or timed out; nothing was attached
-    const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
-    auto c = std::make_shared<ws_connection>(
-        ctx,
-        connection_parts{
-            std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address), peer},
-        deflate);
-    c->begin(params, known_elsewhere, early);
-  });
+  const std::string early(static_cast<const char*>(parts.buffer.data().data()),
+                          parts.buffer.data().size());
+  auto c = std::make_shared<ws_connection>(ctx, std::move(parts), deflate.has_value());
+  c->queue_head(ws_upgrade_response(request, deflate));
+  c->begin(admitted.params, known_elsewhere, early);
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
