@@ -6,7 +6,6 @@
 
 #include "api/client_token_http.hpp"
 #include "api/route_table.hpp"
-#include "net/ws_upgrade.hpp"
 #include "protocol/duration.hpp"
 
 namespace ringcast {
@@ -51,9 +50,6 @@ std::variant<admission, http_response> admit(http_request req, transport which,
   if (which == transport::ws && !boost::beast::websocket::is_upgrade(req)) {
     return error_response(http_status::upgrade_required, "bad_request",
                           "/ws expects a WebSocket upgrade", req);
-  }
-  if (which == transport::ws) {
-    if (auto refusal = ws_upgrade_refusal(req)) return std::move(*refusal);
   }
   return admission{which, std::move(*params.value), std::move(req), std::move(cors)};
 }

@@ -1,6 +1,6 @@
 // A connect to /ws, /sse or /poll, checked once, on the loop that read it: method, query, client
-// token, Last-Event-ID and the WebSocket upgrade (ws_upgrade.hpp; its Origin, and a drain, are
-// answered before: origin_check.hpp). What comes out travels with the connection to its session's
+// token, Last-Event-ID and the WebSocket upgrade (its Origin, and a drain, are answered before:
+// origin_check.hpp). What comes out travels with the connection to its session's
 // loop, where nothing is parsed or verified again.
 #pragma once
 

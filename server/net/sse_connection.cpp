@@ -38,7 +38,7 @@ void sse_connection::start(connection_context& ctx, connection_parts parts,
              gzip::accepted(accept->value());
   std::string head = response_head(admitted, ctx.settings().hsts_max_age, c->gzip_);
   if (c->gzip_) head += gzip::header();
-  c->queue_head(std::move(head));  // written with the hello
+  c->send_framed(std::move(head));
   c->attach(admitted.params, known_elsewhere);
   c->watch_for_close();
 }

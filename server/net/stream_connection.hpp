@@ -56,9 +56,6 @@ class stream_connection : public subscriber,
   virtual bool capture_transport(moved_stream& out) const = 0;
   // Queues a frame of this connection's own, already framed for the transport.
   void send_framed(std::string framed);
-  // Queues the transport's response head, written with what follows it (attach()'s hello) in one
-  // write.
-  void queue_head(std::string head) { push({nullptr, std::move(head)}); }
   // The client is leaving (or broke the protocol): the session starts its TTL, nothing more is
   // sent but `last_frame` (if any), then the connection closes.
   void finish(std::string last_frame);

@@ -1,7 +1,7 @@
 #include "net/ws_connection.hpp"
 
 #include <boost/asio/post.hpp>
-#include <boost/beast/http/field.hpp>
+#include <boost/beast/websocket/stream.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -10,7 +10,6 @@
 
 #include "core/message_deflate.hpp"
 #include "core/repeated_warning.hpp"
-#include "net/ws_upgrade.hpp"
 #include "protocol/client_message.hpp"
 #include "protocol/ws_deflate.hpp"
 
@@ -18,6 +17,7 @@ namespace ringcast {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
+namespace websocket = beast::websocket;
 
 namespace {
 
@@ -26,12 +26,15 @@ constexpr int reads_per_turn = 16;
 
 }  // namespace
 
-// The upgrade was checked at admission (ws_upgrade.hpp): the 101 is queued, and goes out with the
-// hello in one write; the bytes the client sent after its request are its first frames.
+// Beast answers the upgrade (refusing a bad one with 400 or 426) within the handshake timeout;
+// then the stream is taken back from it, with the bytes the client sent after its request.
 void ws_connection::start(connection_context& ctx, connection_parts parts, admission admitted,
                           bool known_elsewhere) {
+  auto upgrade = std::make_shared<websocket::stream<net_stream>>(std::move(parts.stream));
+  upgrade->set_option(websocket::stream_base::timeout{ctx.settings().handshake_timeout,
+                                                      websocket::stream_base::none(), false});
   auto& request = admitted.request;
-  // permessage-deflate is ours: the first offer it can honour is answered (ws_deflate.hpp).
+  // permessage-deflate is ours, not Beast's: Beast sees no extension and answers none but this.
   std::optional<std::string> deflate;
   if (ctx.settings().compression) {
     std::string offers;
@@ -42,11 +45,24 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
     }
     if (!offers.empty()) deflate = ws::negotiate_deflate(offers);
   }
-  const std::string early(static_cast<const char*>(parts.buffer.data().data()),
-                          parts.buffer.data().size());
-  auto c = std::make_shared<ws_connection>(ctx, std::move(parts), deflate.has_value());
-  c->queue_head(ws_upgrade_response(request, deflate));
-  c->begin(admitted.params, known_elsewhere, early);
+  upgrade->set_option(websocket::stream_base::decorator([deflate](websocket::response_type& res) {
+    res.set(beast::http::field::server, "ringcast");
+    if (deflate) res.set(beast::http::field::sec_websocket_extensions, *deflate);
+  }));
+  upgrade->async_accept(request, [&ctx, upgrade, buffer = std::move(parts.buffer),
+                                  slot = std::move(parts.slot), address = std::move(parts.address),
+                                  peer = parts.peer, params = std::move(admitted.params),
+                                  known_elsewhere,
+                                  deflate = deflate.has_value()](beast::error_code ec) mutable {
+    if (ec) return;  // the upgrade failed or timed out; nothing was attached
+    const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
+    auto c = std::make_shared<ws_connection>(
+        ctx,
+        connection_parts{
+            std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address), peer},
+        deflate);
+    c->begin(params, known_elsewhere, early);
+  });
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)

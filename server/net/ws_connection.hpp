@@ -1,14 +1,13 @@
 // A WebSocket client (docs/protocol.md, "WebSocket"): hello, resumed and live messages out; ping,
 // ack, subscribe and unsubscribe in.
 //
-// The upgrade is answered by ws_upgrade.hpp, its 101 written with the hello; the connection is a
-// bare net_stream throughout. Client frames are read with ws::reader (RFC 6455, checked against
-// Beast by tests/fuzz/fuzz_ws_codec.cpp) from a small buffer on the stack, only when the socket is
-// readable, so an idle connection holds no pending composed operation and no frame buffer. A
-// published message goes out as its shared header and payload; messages over 4 KiB or 32 frames
-// from a client close the connection with 1009. With permessage-deflate negotiated, a message goes
-// as its shared compressed frame instead, and a compressed client message is inflated (still at
-// most 4 KiB).
+// Beast answers the upgrade; after it the connection is a bare net_stream. Client frames are read
+// with ws::reader (RFC 6455, checked against Beast by tests/fuzz/fuzz_ws_codec.cpp) from a small
+// buffer on the stack, only when the socket is readable, so an idle connection holds no pending
+// composed operation and no frame buffer. A published message goes out as its shared header and
+// payload; messages over 4 KiB or 32 frames from a client close the connection with 1009. With
+// permessage-deflate negotiated, a message goes as its shared compressed frame instead, and a
+// compressed client message is inflated (still at most 4 KiB).
 #pragma once
 
 #include <memory>
