@@ -33,6 +33,7 @@ void client::stop() {
 std::string client::path(std::string_view endpoint) const {
   auto p = fmt::format("{}?user=load-{}&sid=s{}", endpoint, id_.index, id_.index);
   if (const auto since = state_.since()) p += fmt::format("&since={}", *since);
+  if (!ctx_.opts.channel.empty()) p += fmt::format("&channels={}", ctx_.opts.channel);
   return p;
 }
 

@@ -66,12 +66,14 @@ class client {
   virtual void open() = 0;  // begin a new connection, resuming from state().since()
   virtual void drop() = 0;  // abandon the current connection; its handlers become no-ops
 
-  // "/ws?user=load-7&sid=s7&since=42" (since only once something was seen).
+  // "/ws?user=load-7&sid=s7&since=42" (since only once something was seen; channels=NAME with
+  // --channel).
   std::string path(std::string_view endpoint) const;
   void connection_started();
   void established();
   reaction envelope(std::string_view text);
-  // --server-kind nchan: the subscription is up (no hello comes), then raw published bodies.
+  // --server-kind nchan or pusher: the subscription is up (no hello comes), then raw published
+  // bodies (pusher: each event's data string).
   void nchan_connected();
   void raw_message(std::string_view text);
   void react(const reaction& r);

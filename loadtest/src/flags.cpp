@@ -73,7 +73,8 @@ double parse_number(std::string_view text, std::string_view what, double lo, dou
 server_kind parse_server_kind(std::string_view text) {
   if (text == "ringcast") return server_kind::ringcast;
   if (text == "nchan") return server_kind::nchan;
-  throw flag_error(fmt::format("--server-kind: '{}' is not ringcast or nchan", text));
+  if (text == "pusher") return server_kind::pusher;
+  throw flag_error(fmt::format("--server-kind: '{}' is not ringcast, nchan or pusher", text));
 }
 
 // The server's duration syntax (server/protocol/duration.hpp), so both tools read "90s" alike.
@@ -190,8 +191,12 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
       ("procs", value("K"), "worker processes (default 1)")                                  //
       ("admin-token", value("TOKEN"), "admin token (else RINGCAST_ADMIN_TOKEN)")             //
       ("server-pid", value("PID,..."), "server PID(s), to sample their summed RSS and CPU")  //
-      ("server-kind", value("KIND"), "ringcast (default) or nchan")                          //
-      ("channel", value("NAME"), "nchan: channel of /sub/ and /pub/ (default broadcast)")    //
+      ("server-kind", value("KIND"),
+       "ringcast (default), nchan, or pusher (ringcast's Pusher door)")  //
+      ("channel", value("NAME"),
+       "the channel every client joins and every publish addresses (nchan, pusher: default "
+       "broadcast; ringcast: default none, publishes are broadcasts)")  //
+      ("pusher-key", value("KEY"), "pusher: the app key (/app/KEY)")    //
       ("tls",
        "connect with TLS (wss://, https://); the certificate is not verified without --tls-ca")  //
       ("tls-ca", value("FILE"),
@@ -275,14 +280,27 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
     if (!ok) throw flag_error(fmt::format("--channel: '{}' is not 1-64 of [A-Za-z0-9_-]", *v));
     o.channel = *v;
   }
-  if (o.kind == server_kind::nchan) {
-    // Nchan's subscribers here are plain WebSockets with no resume: a dropped connection
-    // misses what was published meanwhile, so churn would only measure that.
+  if (auto v = text("pusher-key")) o.pusher_key = *v;
+  if (o.kind == server_kind::pusher && o.pusher_key.empty()) {
+    throw flag_error("--server-kind pusher: needs --pusher-key");
+  }
+  if (o.kind != server_kind::pusher && !o.pusher_key.empty()) {
+    throw flag_error("--pusher-key: only with --server-kind pusher");
+  }
+  if (o.kind != server_kind::ringcast) {
+    // Nchan's subscribers, and Pusher's, are plain WebSockets with no resume: a dropped
+    // connection misses what was published meanwhile, so churn would only measure that.
+    const auto kind = o.kind == server_kind::nchan ? "nchan" : "pusher";
     if (o.mix.weight[1] != 0 || o.mix.weight[2] != 0) {
-      throw flag_error("--server-kind nchan: only --mix ws is supported");
+      throw flag_error(fmt::format("--server-kind {}: only --mix ws is supported", kind));
     }
-    if (o.churn_pct > 0) throw flag_error("--server-kind nchan: --churn needs resume; use 0");
-    if (o.spread.count() > 0) throw flag_error("--server-kind nchan: --spread is ringcast's");
+    if (o.churn_pct > 0) {
+      throw flag_error(fmt::format("--server-kind {}: --churn needs resume; use 0", kind));
+    }
+    if (o.spread.count() > 0) {
+      throw flag_error(fmt::format("--server-kind {}: --spread is ringcast's", kind));
+    }
+    if (o.channel.empty()) o.channel = "broadcast";
   }
   o.tls = vm.count("tls") > 0;
   if (auto v = text("tls-ca")) {

@@ -19,7 +19,10 @@ std::string_view name_of(transport t);
 // Which server the tool drives. ringcast: its protocol (envelopes, ids, resume, admin API).
 // nchan: nginx + Nchan, WebSocket subscribers on /sub/<channel> that receive the published body
 // as is, publishes by POST /pub/<channel>; for the comparison in bench/compare/.
-enum class server_kind { ringcast, nchan };
+// pusher: ringcast's Pusher door (docs/pusher.md): WebSocket clients on /app/<--pusher-key> that
+// subscribe to --channel and receive its events; publishes through ringcast's admin API to that
+// channel. Pusher's frames carry no id, so, as with nchan, message seq is booked as id seq + 1.
+enum class server_kind { ringcast, nchan, pusher };
 server_kind parse_server_kind(std::string_view text);
 
 // Weights per transport, e.g. ws=70,sse=20,poll=10 (weights need not sum to 100).
@@ -52,10 +55,13 @@ struct options {
   unsigned procs = 1;
   std::string admin_token;
   server_kind kind = server_kind::ringcast;
-  std::string channel = "broadcast";  // nchan: the one channel every client subscribes to
-  std::vector<int> server_pids;       // sampled and summed (nginx: master and workers)
-  bool tls = false;                   // every connection: wss://, https://
-  bool ws_deflate = false;            // ws clients offer permessage-deflate (RFC 7692)
+  // nchan, pusher: the one channel every client subscribes to. ringcast: empty unless --channel
+  // is given, then every client joins it (channels=) and every publish addresses it.
+  std::string channel;
+  std::string pusher_key;        // pusher: the app key of /app/<key>
+  std::vector<int> server_pids;  // sampled and summed (nginx: master and workers)
+  bool tls = false;              // every connection: wss://, https://
+  bool ws_deflate = false;       // ws clients offer permessage-deflate (RFC 7692)
   // --payload: members (`"k":v,...`, no braces) every publish carries after "t" and "seq".
   std::string payload_members;
   std::string tls_ca;  // PEM to verify the server against; empty: not verified

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
       if (problem->fatal) return 2;
     }
   }
-  if (opts->kind == server_kind::ringcast && opts->publish_rate > 0 && opts->admin_token.empty()) {
+  if (opts->kind != server_kind::nchan && opts->publish_rate > 0 && opts->admin_token.empty()) {
     std::cerr << "ringcast-load: warning: no --admin-token and no RINGCAST_ADMIN_TOKEN: the server "
                  "will refuse every publish (401); give it the token the server was started with\n";
   }

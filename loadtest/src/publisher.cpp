@@ -55,6 +55,8 @@ void publisher::send() {
   busy_ = true;
   const auto& t = opts_.targets.front();
   const bool nchan = opts_.kind == server_kind::nchan;
+  // Pusher frames carry no id: the clients book message seq under id seq + 1, as with nchan.
+  const bool booked_by_seq = opts_.kind != server_kind::ringcast;
   const auto& extra = opts_.payload_members;
   const auto stamp = fmt::format(R"({{"t":{},"seq":{}{}{}}})", realtime_us(), seq_,
                                  extra.empty() ? "" : ",", extra);
@@ -64,40 +66,48 @@ void publisher::send() {
   req_.set(http::field::content_type, "application/json");
   req_.keep_alive(true);
   // Nchan relays the body as is; ringcast wraps the "data" in its envelope.
-  req_.body() = nchan ? stamp
-                : opts_.spread.count() == 0
-                    ? fmt::format(R"({{"data":{}}})", stamp)
-                    : fmt::format(R"({{"data":{},"spread":"{}ms"}})", stamp, opts_.spread.count());
+  if (nchan) {
+    req_.body() = stamp;
+  } else {
+    req_.body() = fmt::format(R"({{"data":{})", stamp);
+    if (!opts_.channel.empty()) req_.body() += fmt::format(R"(,"channel":"{}")", opts_.channel);
+    if (opts_.spread.count() > 0)
+      req_.body() += fmt::format(R"(,"spread":"{}ms")", opts_.spread.count());
+    req_.body() += "}";
+  }
   req_.prepare_payload();
   ++seq_;
-  const auto write = [this, nchan] {
+  const auto write = [this, nchan, booked_by_seq] {
     reply_deadline_.arm(*stream_, request_timeout);
-    http::async_write(*stream_, req_, [this, nchan](error_code ec, std::size_t) {
+    http::async_write(*stream_, req_, [this, nchan, booked_by_seq](error_code ec, std::size_t) {
       if (ec) return fail("publish_write");
       res_ = {};
-      http::async_read(*stream_, buffer_, res_, [this, nchan](error_code rec, std::size_t) {
-        if (rec) return fail("publish_read");
-        if (nchan) {
-          // 201 Created (first message of the channel) or 202 Accepted; the reply is channel
-          // info, not an id: the clients book message seq under id seq + 1, and so does this.
-          if (res_.result_int() < 200 || res_.result_int() > 299)
-            return fail(fmt::format("publish_http_{}", res_.result_int()));
-          ids_.push_back(seq_);  // seq_ was incremented: the id of the message just sent
-        } else {
-          if (res_.result_int() != 200)
-            return fail(fmt::format("publish_http_{}", res_.result_int()));
-          error_code jec;
-          const auto reply = boost::json::parse(res_.body(), jec);
-          const auto* id =
-              !jec && reply.is_object() ? reply.as_object().if_contains("id") : nullptr;
-          if (!id || !id->is_number()) return fail("publish_bad_reply");
-          ids_.push_back(id->to_number<std::uint64_t>());
-        }
-        reply_deadline_.cancel();
-        if (!res_.keep_alive()) stream_.reset();
-        busy_ = false;
-        tick();
-      });
+      http::async_read(
+          *stream_, buffer_, res_, [this, nchan, booked_by_seq](error_code rec, std::size_t) {
+            if (rec) return fail("publish_read");
+            if (nchan) {
+              // 201 Created (first message of the channel) or 202 Accepted; the reply is channel
+              // info, not an id.
+              if (res_.result_int() < 200 || res_.result_int() > 299)
+                return fail(fmt::format("publish_http_{}", res_.result_int()));
+            } else if (res_.result_int() != 200) {
+              return fail(fmt::format("publish_http_{}", res_.result_int()));
+            }
+            if (booked_by_seq) {
+              ids_.push_back(seq_);  // seq_ was incremented: the id of the message just sent
+            } else {
+              error_code jec;
+              const auto reply = boost::json::parse(res_.body(), jec);
+              const auto* id =
+                  !jec && reply.is_object() ? reply.as_object().if_contains("id") : nullptr;
+              if (!id || !id->is_number()) return fail("publish_bad_reply");
+              ids_.push_back(id->to_number<std::uint64_t>());
+            }
+            reply_deadline_.cancel();
+            if (!res_.keep_alive()) stream_.reset();
+            busy_ = false;
+            tick();
+          });
     });
   };
   if (stream_) return write();

@@ -17,7 +17,9 @@ namespace ringcast::load {
 // connection, one request in flight, at --publish-rate. When the server is slower than the rate
 // it sends back to back rather than piling requests up; the report shows how far it fell short.
 // With --spread, each publish also carries "spread" (docs/protocol.md, "Paced publish").
-// With --server-kind nchan: POST /pub/<channel> with the bare {"t":..,"seq":n}, booked as id n+1.
+// With --channel, each publish addresses that channel. With --server-kind nchan: POST
+// /pub/<channel> with the bare {"t":..,"seq":n}, booked as id n+1; with --server-kind pusher the
+// admin publish to the channel, booked the same way (Pusher's frames carry no id).
 class publisher {
  public:
   publisher(boost::asio::io_context& io, const options& opts);

@@ -3,6 +3,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/json.hpp>
+#include <deque>
 
 #include "socket_bytes.hpp"
 
@@ -20,6 +22,7 @@ struct ws_client::connection {
   asio::steady_timer ping_timer;
   bool abandoned = false;
   bool writing = false;
+  std::deque<std::string> unwritten;  // frames waiting for the one in flight (pusher)
   // The socket's bytes received when the hello was read (nchan: at the handshake); from then on
   // what it receives is the server's egress for the messages read.
   std::optional<std::uint64_t> counted_from;
@@ -62,18 +65,22 @@ void ws_client::open() {
         }
         const auto host =
             id_.server.address().to_string() + ":" + std::to_string(id_.server.port());
-        const bool nchan = ctx_.opts.kind == server_kind::nchan;
-        const auto target = nchan ? "/sub/" + ctx_.opts.channel : path("/ws");
-        c->ws.async_handshake(host, target, [this, c, nchan](error_code hec) {
+        const auto kind = ctx_.opts.kind;
+        const auto target =
+            kind == server_kind::nchan ? "/sub/" + ctx_.opts.channel
+            : kind == server_kind::pusher
+                ? "/app/" + ctx_.opts.pusher_key + "?protocol=7&client=ringcast-load&version=1"
+                : path("/ws");
+        c->ws.async_handshake(host, target, [this, c, kind](error_code hec) {
           if (c->abandoned) return;
           if (hec) return failed("ws_handshake");
-          if (nchan) {
+          if (kind == server_kind::nchan) {
             nchan_connected();
             c->start_counting();
           }
           read(c);
           // Nchan takes no client frames on a subscriber: its clients stay silent.
-          if (!id_.idle && !nchan) schedule_ping(c);
+          if (!id_.idle && kind != server_kind::nchan) schedule_ping(c);
         });
       });
 }
@@ -90,6 +97,12 @@ void ws_client::read(std::shared_ptr<connection> c) {
       c->buffer.consume(c->buffer.size());
       return read(c);
     }
+    if (ctx_.opts.kind == server_kind::pusher) {
+      const bool go_on = pusher_frame(c, text);
+      c->buffer.consume(c->buffer.size());
+      if (go_on) read(c);
+      return;
+    }
     // The hello ends the connect: it is what a browser waits for before it shows anything.
     const auto r = envelope(text);
     c->buffer.consume(c->buffer.size());
@@ -100,20 +113,64 @@ void ws_client::read(std::shared_ptr<connection> c) {
   });
 }
 
+// Pusher's frames (docs/pusher.md): connection_established -> subscribe to --channel;
+// subscription_succeeded -> counted as connected; the server's pusher:ping is answered; an event
+// on the channel carries the published body as its data string. False when the connection ends.
+bool ws_client::pusher_frame(const std::shared_ptr<connection>& c, std::string_view text) {
+  boost::system::error_code ec;
+  const auto value = boost::json::parse(text, ec);
+  const auto* frame = !ec ? value.if_object() : nullptr;
+  const auto* event = frame ? frame->if_contains("event") : nullptr;
+  if (!event || !event->is_string()) {
+    failed("pusher_bad_frame");
+    return false;
+  }
+  const std::string_view name = event->get_string();
+  if (name == "pusher:connection_established") {
+    send(c, boost::json::serialize(boost::json::object{
+                {"event", "pusher:subscribe"},
+                {"data", boost::json::object{{"channel", ctx_.opts.channel}}}}));
+  } else if (name == "pusher_internal:subscription_succeeded") {
+    nchan_connected();
+    c->start_counting();
+  } else if (name == "pusher:ping") {
+    send(c, R"({"event":"pusher:pong","data":{}})");
+  } else if (name == "pusher:error" || name == "pusher:subscription_error") {
+    failed(std::string(name.substr(name.find(':') + 1)));
+    return false;
+  } else if (const auto* data = frame->if_contains("data"); data && data->is_string()) {
+    raw_message(data->get_string());
+  }
+  return true;
+}
+
+// Writes one text frame, after those already waiting: Beast takes one write at a time.
+void ws_client::send(const std::shared_ptr<connection>& c, std::string text) {
+  c->unwritten.push_back(std::move(text));
+  if (!c->writing) write_next(c);
+}
+
+void ws_client::write_next(const std::shared_ptr<connection>& c) {
+  if (c->unwritten.empty()) return;
+  c->writing = true;
+  c->ws.text(true);
+  c->ws.async_write(asio::buffer(c->unwritten.front()), [this, c](error_code wec, std::size_t) {
+    c->writing = false;
+    if (c->abandoned) return;
+    if (wec) return failed("ws_write");
+    c->unwritten.pop_front();
+    write_next(c);
+  });
+}
+
 void ws_client::schedule_ping(std::shared_ptr<connection> c) {
   c->ping_timer.expires_after(ctx_.opts.ping_interval);
   c->ping_timer.async_wait([this, c](error_code ec) {
     if (ec || c->abandoned) return;
-    // A ping still being written means the socket is backed up; skip rather than queue.
-    if (!c->writing) {
-      static const std::string ping = R"({"type":"ping"})";
-      c->writing = true;
-      c->ws.text(true);
-      c->ws.async_write(asio::buffer(ping), [this, c](error_code wec, std::size_t) {
-        c->writing = false;
-        if (c->abandoned) return;
-        if (wec) failed("ws_write");
-      });
+    // A ping still waiting to be written means the socket is backed up; skip rather than queue.
+    if (c->unwritten.empty()) {
+      send(c, ctx_.opts.kind == server_kind::pusher ? R"({"event":"pusher:ping","data":{}})"
+                                                    : R"({"type":"ping"})");
     }
     schedule_ping(c);
   });

@@ -2,9 +2,8 @@
 
 #include <limits>
 
-#include <boost/pfr/core.hpp>
-
 #include "core/subscriber.hpp"
+#include "upgrade/record_walk.hpp"
 
 namespace ringcast {
 
@@ -15,39 +14,20 @@ static_assert(static_cast<int>(audience::broadcast) == 0 &&
 static_assert(static_cast<int>(transport::ws) == 0 && static_cast<int>(transport::sse) == 1 &&
               static_cast<int>(transport::poll) == 2 && upgrade::max_transport == 2);
 
-// A field added to message_state fails the build here until the two functions below carry it.
-static_assert(boost::pfr::tuple_size_v<upgrade::message_state> == 12);
-
 std::vector<upgrade::message_state> capture_messages(const handover_messages& messages) {
-  std::vector<upgrade::message_state> out;
-  out.reserve(messages.size());
-  for (const auto& [id, m] : messages) {
-    out.push_back({.id = m->id,
-                   .ts_ms = m->ts_ms,
-                   .audience = static_cast<std::uint8_t>(m->to),
-                   .target = m->target,
-                   .expires_ms = m->expires_ms,
-                   .spread_ms = m->spread.count(),
-                   .sticky = m->sticky,
-                   .json = m->json,
-                   .recipients = m->recipients.load(std::memory_order_relaxed),
-                   .delivered = m->delivered.load(std::memory_order_relaxed),
-                   .acked = m->acked.load(std::memory_order_relaxed),
-                   .expired = m->expired.load(std::memory_order_relaxed)});
-  }
+  std::vector<upgrade::message_state> out(messages.size());
+  auto state = out.begin();
+  for (const auto& [id, m] : messages)
+    upgrade::carry(static_cast<const message::record&>(*m), *state++);
   return out;
 }
 
 handover_messages restore_messages(const std::vector<upgrade::message_state>& messages) {
   handover_messages out;
   for (const auto& s : messages) {
-    message_ptr m =
-        message_from_envelope(s.id, s.ts_ms, {static_cast<audience>(s.audience), s.target}, s.json,
-                              s.expires_ms, std::chrono::milliseconds(s.spread_ms), s.sticky);
-    m->recipients.store(s.recipients, std::memory_order_relaxed);
-    m->delivered.store(s.delivered, std::memory_order_relaxed);
-    m->acked.store(s.acked, std::memory_order_relaxed);
-    m->expired.store(s.expired, std::memory_order_relaxed);
+    auto m = std::make_shared<message>();
+    upgrade::carry(s, static_cast<message::record&>(*m));
+    complete_message(*m);
     out.emplace_hint(out.end(), s.id, std::move(m));
   }
   return out;

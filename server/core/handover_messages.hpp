@@ -11,6 +11,7 @@
 
 #include "core/message.hpp"
 #include "core/outbound_queue.hpp"
+#include "core/pacing.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
 #include "upgrade/handover_state.hpp"
 #include "upgrade/process_handover.hpp"
@@ -51,5 +52,33 @@ std::optional<std::vector<outbound>> queue_of(moved_stream& s,
 // hold is the furthest it can).
 upgrade::rel_ns relative_to(timing_wheel::time_point t, timing_wheel::time_point now);
 timing_wheel::time_point absolute_from(upgrade::rel_ns t, timing_wheel::time_point now);
+
+// What a record in memory holds as the state holds it otherwise, for upgrade::carry (capture:
+// to_state; restore: from_state), by type and never by field: a steady time relative to the
+// capture, a message by its id (kept once for the node in `kept`), a position on the pacing ring
+// by its two halves.
+struct to_state {
+  timing_wheel::time_point now;
+  handover_messages& kept;
+
+  upgrade::rel_ns operator()(timing_wheel::time_point t) const { return relative_to(t, now); }
+  std::uint64_t operator()(const message_ptr& m) const {
+    kept.emplace(m->id, m);
+    return m->id;
+  }
+  upgrade::ring_position operator()(pacing::u128 p) const {
+    return {static_cast<std::uint64_t>(p), static_cast<std::uint8_t>(p >> 64)};
+  }
+};
+struct from_state {
+  timing_wheel::time_point now;
+  const handover_messages& messages;  // the codec checked that every id named is one of them
+
+  timing_wheel::time_point operator()(upgrade::rel_ns t) const { return absolute_from(t, now); }
+  message_ptr operator()(std::uint64_t id) const { return messages.at(id); }
+  pacing::u128 operator()(const upgrade::ring_position& p) const {
+    return (pacing::u128{p.hi} << 64) | p.lo;
+  }
+};
 
 }  // namespace ringcast

@@ -1,8 +1,10 @@
 // The hub's part of the handover to a new binary (docs/operations.md, "Upgrading"): what one loop
-// holds, as plain state (upgrade/handover_state.hpp) and back. Steady times are kept relative to
-// the capture, so that the restored hub's timers come due as far after the restore as they were
-// ahead at the capture: none fires early, none twice (a timer that was due fires once, at the
-// restored loop's next tick).
+// holds, as plain state (upgrade/handover_state.hpp) and back. Sessions, ttls and paced messages
+// hold their records (upgrade/*_record.hpp), carried whole (upgrade::carry, through to_state and
+// from_state); the lists around them are this file's. Steady times are kept relative to the
+// capture, so that the restored hub's timers come due as far after the restore as they were ahead
+// at the capture: none fires early, none twice (a timer that was due fires once, at the restored
+// loop's next tick).
 #include <algorithm>
 
 #include "core/hub.hpp"
@@ -10,47 +12,38 @@
 
 namespace ringcast {
 
-// A field added to one of these states fails the build here until capture and restore carry it
-// (a session's own fields are in its record, which they carry whole).
+// A field added to one of these fails the build here until capture and restore carry it (the
+// records in them they carry whole).
 static_assert(boost::pfr::tuple_size_v<upgrade::session_state> == 3 &&
-              boost::pfr::tuple_size_v<upgrade::loop_state> == 7 &&
-              boost::pfr::tuple_size_v<upgrade::expiry_state> == 2 &&
-              boost::pfr::tuple_size_v<upgrade::paced_state> == 4);
+              boost::pfr::tuple_size_v<upgrade::loop_state> == 7);
 
 upgrade::loop_state hub::capture(time_point now, handover_messages& messages) const {
-  auto rel = [now](time_point t) { return relative_to(t, now); };
-  auto keep = [&](const message_ptr& m) {
-    messages.emplace(m->id, m);
-    return m->id;
-  };
+  const to_state to{now, messages};
   upgrade::loop_state out;
   const auto span = store_.history_.after(0);
   out.history_floor = store_.history_.floor_id();
   for (auto it = span.begin; it != span.end; ++it)
-    out.history.push_back(keep(*it));
+    out.history.push_back(to(*it));
   for (const auto& m : store_.sticky_.in_force())
-    out.sticky.push_back(keep(m));
+    out.sticky.push_back(to(m));
   for (const auto& [id, e] : store_.expiring_)
-    out.expiring.push_back({keep(e->m_), rel(timers_.wheel().due_time(*e))});
+    upgrade::carry(static_cast<const message_store::expiry::record&>(*e),
+                   out.expiring.emplace_back(), to);
   std::sort(out.expiring.begin(), out.expiring.end(),
-            [](const auto& a, const auto& b) { return a.id < b.id; });
-  out.paced_walked_to = rel(pacer_.log_.walked_to());
-  for (const auto& p : pacer_.log_.messages()) {
-    out.paced.push_back({.id = keep(p.msg),
-                         .start = rel(p.start),
-                         .walked_lo = static_cast<std::uint64_t>(p.walked),
-                         .walked_hi = static_cast<std::uint8_t>(p.walked >> 64)});
-  }
+            [](const auto& a, const auto& b) { return a.msg < b.msg; });
+  out.paced_walked_to = to(pacer_.log_.walked_to());
+  for (const auto& p : pacer_.log_.messages())
+    upgrade::carry(static_cast<const pacing::paced_message::record&>(p), out.paced.emplace_back(),
+                   to);
   // A user's idle sessions first, oldest idle first, then its live ones: restored in this order
   // into the idle list, a live session whose connection is not adopted is the newest idle.
   for (const auto& [user, lists] : table_.by_user_) {
     for (const auto* list : {&lists.idle, &lists.live}) {
       for (const session& s : *list) {
-        upgrade::session_state st;
-        upgrade::carry(static_cast<const session::record&>(s), st.record, rel);
+        upgrade::session_state& st = out.sessions.emplace_back();
+        upgrade::carry(static_cast<const session::record&>(s), st.record, to);
         st.live = s.conn_ != nullptr;
-        st.timer_due = rel(s.armed() ? timers_.wheel().due_time(s) : table_.next_deadline(s));
-        out.sessions.push_back(std::move(st));
+        st.timer_due = to(s.armed() ? timers_.wheel().due_time(s) : table_.next_deadline(s));
       }
     }
   }
@@ -59,30 +52,28 @@ upgrade::loop_state hub::capture(time_point now, handover_messages& messages) co
 
 void hub::restore(const upgrade::loop_state& state, const handover_messages& messages,
                   time_point now) {
-  auto at = [now](upgrade::rel_ns t) { return absolute_from(t, now); };
-  // The codec checked that every id named here is a message of the state.
-  auto msg = [&](std::uint64_t id) { return messages.at(id); };
+  const from_state from{now, messages};
 
   std::vector<message_ptr> retained;
   retained.reserve(state.history.size());
   for (const auto id : state.history)
-    retained.push_back(msg(id));
+    retained.push_back(from(id));
   store_.history_.restore(state.history_floor, retained);
   for (const auto id : state.sticky)
-    store_.sticky_.add(msg(id));
-  for (const auto& e : state.expiring)
-    store_.expire_at(msg(e.id), at(e.due));
+    store_.sticky_.add(from(id));
+  for (const auto& e : state.expiring) {
+    message_store::expiry::record r;
+    upgrade::carry(e, r, from);
+    store_.expire_at(std::move(r));
+  }
 
   std::deque<pacing::paced_message> paced;
-  for (const auto& p : state.paced) {
-    const message_ptr m = msg(p.id);
-    paced.push_back({.msg = m,
-                     .start = at(p.start),
-                     .spread = std::chrono::duration_cast<pacing::duration>(m->spread),
-                     .turn = pacing::turn_of(m->id),
-                     .walked = (pacing::u128{p.walked_hi} << 64) | p.walked_lo});
+  for (const auto& st : state.paced) {
+    pacing::paced_message& p = paced.emplace_back();
+    upgrade::carry(st, static_cast<pacing::paced_message::record&>(p), from);
+    p.complete();
   }
-  pacer_.log_.restore(std::move(paced), at(state.paced_walked_to));
+  pacer_.log_.restore(std::move(paced), from(state.paced_walked_to));
   // The first tick after the restore walks: early is harmless (a walk hands over only the turns
   // that came), and the old loop's timer was never more than a tick ahead.
   if (pacer_.log_.any_in_flight()) pacer_.timer_.arm_at(now);
@@ -94,7 +85,7 @@ void hub::restore(const upgrade::loop_state& state, const handover_messages& mes
     slot->second =
         std::make_unique<session>(table_, st.record.user_, st.record.sid_, pacing::place_of(key));
     session& s = *slot->second;
-    upgrade::carry(st.record, static_cast<session::record&>(s), at);
+    upgrade::carry(st.record, static_cast<session::record&>(s), from);
     for (const auto& c : s.channels_)
       audience_.by_channel_[c].insert(&s);
     // A live one whose connection does not come loses it at end_adoption, before the wheel
@@ -106,7 +97,7 @@ void hub::restore(const upgrade::loop_state& state, const handover_messages& mes
     table_.by_user_[s.user()].idle.push_back(s);
     table_.join_idle(s);
     table_.budget_->take();
-    timers_.arm(s, at(st.timer_due));
+    timers_.arm(s, from(st.timer_due));
   }
   // Longest idle first; a live one waiting for its connection leaves it (adopt) or becomes the
   // newest idle (end_adoption) before any connect can displace it.

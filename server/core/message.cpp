@@ -90,8 +90,10 @@ std::vector<std::string> split_users(std::string_view list) {
   return users;
 }
 
-// The forms of the envelope each transport sends, from `m.json`.
-void frame_envelope(message& m) {
+}  // namespace
+
+void complete_message(message& m) {
+  if (m.to == audience::users) m.users = split_users(m.target);
   m.sse_prefix = fmt::format("id: {}\nevent: message\ndata: ", m.id);
   m.ws_header = ws::text_frame_header(m.json.size());
   // Every held poll answered with this message gets these same bytes.
@@ -99,44 +101,23 @@ void frame_envelope(message& m) {
                             m.json, m.id);
 }
 
-// A message with every field but its envelope and the frames made of it.
-std::shared_ptr<message> unframed_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                                          std::int64_t expires_ms, std::chrono::milliseconds spread,
-                                          bool sticky) {
-  auto m = std::make_shared<message>();
-  m->id = id;
-  m->ts_ms = ts_ms;
-  m->to = to.to;
-  m->expires_ms = expires_ms;
-  if (to.to == audience::users) m->users = split_users(to.target);
-  m->target = std::move(to.target);
-  m->spread = spread;
-  m->sticky = sticky;
-  return m;
-}
-
-}  // namespace
-
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms,
                          std::chrono::milliseconds spread, bool sticky) {
-  const std::string label = channel_label(to);
-  auto m = unframed_message(id, ts_ms, std::move(to), expires_ms, spread, sticky);
+  auto m = std::make_shared<message>();
   std::string extra = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
   // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
   if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());
   m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{}{},"data":{}}})", id,
-                        label, ts_ms, extra, data_json);
-  frame_envelope(*m);
-  return m;
-}
-
-message_ptr message_from_envelope(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                                  std::string json, std::int64_t expires_ms,
-                                  std::chrono::milliseconds spread, bool sticky) {
-  auto m = unframed_message(id, ts_ms, std::move(to), expires_ms, spread, sticky);
-  m->json = std::move(json);
-  frame_envelope(*m);
+                        channel_label(to), ts_ms, extra, data_json);
+  m->id = id;
+  m->ts_ms = ts_ms;
+  m->to = to.to;
+  m->target = std::move(to.target);
+  m->expires_ms = expires_ms;
+  m->spread = spread;
+  m->sticky = sticky;
+  complete_message(*m);
   return m;
 }
 

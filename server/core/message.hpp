@@ -14,6 +14,7 @@
 #include "protocol/admin_request.hpp"
 #include "protocol/gzip_stream.hpp"
 #include "protocol/ws_codec.hpp"
+#include "upgrade/message_record.hpp"
 
 namespace ringcast {
 
@@ -30,19 +31,16 @@ struct addressee {
 };
 addressee addressee_of(const publish_request& req);
 
-struct message {
-  std::uint64_t id = 0;
-  std::int64_t ts_ms = 0;  // publish time, Unix milliseconds
-  audience to = audience::broadcast;
-  std::string target;              // channel name or user id; empty for a broadcast
+// Its fields that an upgrade carries over are its record (upgrade/message_record.hpp): one place
+// declares them for the message, the handover state, capture, restore and the codec. The rest is
+// made from them (complete_message).
+struct message : upgrade::message_record<audience, std::chrono::milliseconds, std::atomic> {
+  using record = upgrade::message_record<audience, std::chrono::milliseconds, std::atomic>;
+
   std::vector<std::string> users;  // audience::users: the ids of `target`, sorted
-  std::int64_t expires_ms = 0;     // Unix ms after which it is expired ("ttl"); 0: never
-  std::string json;                // the whole {"type":"message",...} envelope
   std::string sse_prefix;  // "id: <id>\nevent: message\ndata: " (the event: prefix + json + "\n\n")
   std::string poll_body;   // a long-poll reply carrying just this message
-  ws::frame_header ws_header;           // of the WebSocket text frame whose payload is `json`
-  std::chrono::milliseconds spread{0};  // > 0: paced, each session at its turn (core/pacing.hpp)
-  bool sticky = false;  // in force: sent to a client that connects without `since` (core/sticky)
+  ws::frame_header ws_header;  // of the WebSocket text frame whose payload is `json`
 
   // The permessage-deflate frame of `json`, built by ws_deflated_frame() (message_deflate.hpp)
   // the first time a recipient that negotiated it needs it, then shared by all of them.
@@ -63,12 +61,6 @@ struct message {
   // `poll_body` gzipped, by poll_gzip_body(); empty when that would not be shorter.
   mutable std::once_flag poll_gzip_once;
   mutable std::string poll_gzip;
-
-  // Reach (GET /admin/messages/<id>), counted by every loop that holds the message.
-  mutable std::atomic<std::uint64_t> recipients{0};  // live sessions at publish
-  mutable std::atomic<std::uint64_t> delivered{0};   // queued to a client (live or on resume)
-  mutable std::atomic<std::uint64_t> acked{0};       // a client's ack named this id
-  mutable std::atomic<bool> expired{false};          // its ttl passed (set by the first loop)
 
   bool addressed_to_user(std::string_view user) const;  // audience::users only
   bool is_expired() const { return expired.load(std::memory_order_relaxed); }
@@ -100,11 +92,9 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::chrono::milliseconds spread = std::chrono::milliseconds{0},
                          bool sticky = false);
 
-// A message as it was sent before (the handover to a new binary, core/handover.hpp): `json` is
-// its whole envelope, the rest is built from it as make_message builds it.
-message_ptr message_from_envelope(std::uint64_t id, std::int64_t ts_ms, addressee to,
-                                  std::string json, std::int64_t expires_ms,
-                                  std::chrono::milliseconds spread, bool sticky);
+// A message whose record is set (as it was sent before: the handover to a new binary,
+// core/handover_messages.cpp): the rest is made from it as make_message makes it.
+void complete_message(message& m);
 
 // {"type":"expired","id":N} for WebSocket and SSE (event: expired, no id: line, so Last-Event-ID
 // does not move); a held long-poll is answered with it in `messages`, with `last_id`.

@@ -23,14 +23,14 @@ void message_store::keep(const message_ptr& m, time_point now) {
   if (m->sticky && !m->is_expired()) sticky_.add(m);
   // The ttl runs on this loop's wheel from when the message reached the loop: ts_ms and
   // expires_ms are wall-clock times, the wheel's are steady.
-  if (m->expires_ms != 0) expire_at(m, now + std::chrono::milliseconds(m->expires_ms - m->ts_ms));
+  if (m->expires_ms != 0) expire_at({m, now + std::chrono::milliseconds(m->expires_ms - m->ts_ms)});
 }
 
-void message_store::expire_at(const message_ptr& m, time_point due) {
-  auto [it, fresh] = expiring_.try_emplace(m->id, nullptr);
+void message_store::expire_at(expiry::record r) {
+  auto [it, fresh] = expiring_.try_emplace(r.msg->id, nullptr);
   if (!fresh) return;
-  it->second = std::make_unique<expiry>(*this, m);
-  it->second->arm_at(due);
+  it->second = std::make_unique<expiry>(*this, std::move(r));
+  it->second->arm_at(it->second->due);
 }
 
 void message_store::seed_history(const std::vector<message_ptr>& retained, time_point now,
@@ -40,7 +40,7 @@ void message_store::seed_history(const std::vector<message_ptr>& retained, time_
     if (m->expires_ms != 0 && m->expires_ms <= now_ms)
       m->expired.store(true, std::memory_order_relaxed);  // nobody here received it: no notice
     else if (m->expires_ms != 0)
-      expire_at(m, now + std::chrono::milliseconds(m->expires_ms - now_ms));
+      expire_at({m, now + std::chrono::milliseconds(m->expires_ms - now_ms)});
     if (m->sticky && !m->is_expired()) sticky_.add(m);
   }
 }
@@ -50,7 +50,7 @@ void message_store::seed_in_force(const std::vector<message_ptr>& in_force, time
   for (const auto& m : in_force) {
     if (!m->sticky || (m->expires_ms != 0 && m->expires_ms <= now_ms) || find(m->id)) continue;
     sticky_.add(m);
-    if (m->expires_ms != 0) expire_at(m, now + std::chrono::milliseconds(m->expires_ms - now_ms));
+    if (m->expires_ms != 0) expire_at({m, now + std::chrono::milliseconds(m->expires_ms - now_ms)});
   }
 }
 
@@ -59,7 +59,7 @@ void message_store::expiry::on_timer(time_point now) {
 }
 
 void message_store::expire(expiry& e, time_point now) {
-  const message_ptr m = e.m_;
+  const message_ptr m = e.msg;
   expiring_.erase(m->id);  // destroys e (disarmed: it has just fired)
   // Every loop holding the message fires its own timer; the first one counts it.
   if (!m->expired.exchange(true, std::memory_order_relaxed)) ++stats_.messages_expired;

@@ -19,6 +19,7 @@
 #include "core/session.hpp"
 #include "core/sticky.hpp"
 #include "protocol/client_params.hpp"
+#include "upgrade/expiry_record.hpp"
 
 namespace ringcast {
 
@@ -70,20 +71,19 @@ class message_store {
  private:
   friend class hub;  // capture and restore (core/loop_handover.cpp)
 
-  // A message's ttl on this loop's wheel.
-  class expiry final : public loop_timer {
+  // A message's ttl on this loop's wheel: its record (upgrade/expiry_record.hpp), armed at `due`.
+  class expiry final : public loop_timer, public upgrade::expiry_record<message_ptr, time_point> {
    public:
-    expiry(message_store& owner, message_ptr m)
-        : loop_timer(owner.timers_), owner_(owner), m_(std::move(m)) {}
+    using record = upgrade::expiry_record<message_ptr, time_point>;
+    expiry(message_store& owner, record r)
+        : loop_timer(owner.timers_), record(std::move(r)), owner_(owner) {}
     void on_timer(time_point now) override;
 
    private:
-    friend class hub;
-    friend class message_store;
     message_store& owner_;
-    message_ptr m_;
   };
-  void expire_at(const message_ptr& m, time_point due);
+  // A timer for the message's ttl, unless it has one already.
+  void expire_at(expiry::record r);
   void expire(expiry& e, time_point now);
   // `m` is marked expired: it leaves the sticky set, and the sessions that have it are told.
   void expire_now(const message_ptr& m, time_point now);

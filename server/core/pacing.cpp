@@ -47,10 +47,9 @@ u128 frontier(duration elapsed, duration spread) {
 
 void paced_log::add(message_ptr m, time_point now) {
   paced_message p;
-  p.turn = turn_of(m->id);
-  p.spread = std::chrono::duration_cast<duration>(m->spread);
-  p.start = now;
   p.msg = std::move(m);
+  p.start = now;
+  p.complete();
   messages_.push_back(std::move(p));
 }
 

@@ -18,6 +18,7 @@
 
 #include "core/message.hpp"
 #include "ringcast/wheel/timing_wheel.hpp"
+#include "upgrade/paced_record.hpp"
 
 namespace ringcast::pacing {
 
@@ -40,14 +41,18 @@ inline duration offset_of(std::uint64_t place, std::uint64_t message_id, duratio
 // offset_at(x) <= elapsed. whole_ring once the window has passed.
 u128 frontier(duration elapsed, duration spread);
 
-// One paced message on one loop: the message, when its window opened here, and how far its
-// cursor has walked the ring (positions below `walked` have had their turn).
-struct paced_message {
-  message_ptr msg;
-  time_point start;
-  duration spread;
-  std::uint64_t turn;
-  u128 walked = 0;
+// One paced message on one loop: its record (upgrade/paced_record.hpp: the message, when its
+// window opened here, how far its cursor has walked the ring), and what is made of its message.
+struct paced_message : upgrade::paced_record<message_ptr, time_point, u128> {
+  using record = upgrade::paced_record<message_ptr, time_point, u128>;
+  duration spread{};
+  std::uint64_t turn = 0;
+
+  // Its spread and turn, from `msg` (a message added to the log, or restored).
+  void complete() {
+    spread = std::chrono::duration_cast<duration>(msg->spread);
+    turn = turn_of(msg->id);
+  }
 
   bool settled() const { return walked == whole_ring; }
   time_point due_for(std::uint64_t place) const { return start + offset_at(place + turn, spread); }

@@ -20,6 +20,7 @@
 
 #include "core/loop_timers.hpp"
 #include "upgrade/handover_state.hpp"
+#include "upgrade/promotion_record.hpp"
 
 namespace ringcast {
 
@@ -61,12 +62,12 @@ class schedule {
   void restore(const upgrade::schedule_state& state, time_point now);
 
  private:
-  struct entry final : timed {
+  // A slot: its promotion's record (upgrade/promotion_record.hpp; request_json empty: the slot
+  // is free), its node in the wheel (its tag is the slot) and its generation.
+  struct entry final : timed, upgrade::promotion_record {
     void on_timer(time_point now) override;
     schedule* owner_ = nullptr;
-    std::int64_t at_ms = 0;
     std::uint32_t generation = 0;  // bumped when the slot is freed
-    std::string request_json;      // empty: the slot is free
   };
   static std::string id_of(std::uint32_t slot, std::uint32_t generation);
   entry* find(std::string_view id);

@@ -1,14 +1,18 @@
-// The schedule's part of the handover to a new binary (docs/operations.md, "Upgrading").
+// The schedule's part of the handover to a new binary (docs/operations.md, "Upgrading"): each
+// waiting promotion's record (upgrade/promotion_record.hpp) carried whole, beside its slot and
+// its time on the wheel.
 #include <boost/pfr/core.hpp>
 
 #include "core/handover_messages.hpp"
 #include "core/schedule.hpp"
+#include "upgrade/record_walk.hpp"
 
 namespace ringcast {
 
-// A field added to these states fails the build here until capture and restore carry it.
+// A field added to these fails the build here until capture and restore carry it (a promotion's
+// own fields are in its record, which they carry whole).
 static_assert(boost::pfr::tuple_size_v<upgrade::schedule_state> == 2 &&
-              boost::pfr::tuple_size_v<upgrade::promotion_state> == 4);
+              boost::pfr::tuple_size_v<upgrade::promotion_state> == 3);
 
 upgrade::schedule_state schedule::capture(time_point now) const {
   upgrade::schedule_state out;
@@ -16,9 +20,11 @@ upgrade::schedule_state schedule::capture(time_point now) const {
   for (std::uint32_t slot = 0; slot < slots_used_; ++slot) {
     const entry& e = at(slot);
     out.generations.push_back(e.generation);
-    if (e.armed())
-      out.waiting.push_back(
-          {slot, e.at_ms, relative_to(timers_.wheel().due_time(e), now), e.request_json});
+    if (!e.armed()) continue;
+    upgrade::promotion_state& p = out.waiting.emplace_back();
+    p.slot = slot;
+    p.due = relative_to(timers_.wheel().due_time(e), now);
+    upgrade::carry(static_cast<const upgrade::promotion_record&>(e), p.record);
   }
   return out;
 }
@@ -36,8 +42,7 @@ void schedule::restore(const upgrade::schedule_state& state, time_point now) {
   }
   for (const auto& p : state.waiting) {  // the codec checked: slots in range, each once
     entry& e = at(p.slot);
-    e.at_ms = p.at_ms;
-    e.request_json = p.request_json;
+    upgrade::carry(p.record, static_cast<upgrade::promotion_record&>(e));
     ++size_;
     timers_.arm(e, absolute_from(p.due, now));
   }

@@ -7,12 +7,13 @@
 //      only its partly written frame as bytes
 //   4  the node's state in its format 2 (a session's record first); each record written whole in
 //      declaration order (a queued frame's text and a table message's bytes even when empty)
+//   5  the node's state in its format 3 (a scheduled promotion's record after its slot and timer)
 #pragma once
 
 #include <cstdint>
 
 namespace ringcast {
 
-inline constexpr std::uint32_t handover_format = 4;
+inline constexpr std::uint32_t handover_format = 5;
 
 }  // namespace ringcast

@@ -15,60 +15,37 @@
 #include <string>
 #include <vector>
 
+#include "upgrade/expiry_record.hpp"
+#include "upgrade/message_record.hpp"
+#include "upgrade/paced_record.hpp"
+#include "upgrade/promotion_record.hpp"
 #include "upgrade/session_record.hpp"
 
 namespace ringcast::upgrade {
 
 // The format this binary writes and reads. A change of meaning or layout of any field bumps it;
 // a binary refuses state of any other format (`--version` prints it).
-inline constexpr std::uint32_t state_format = 2;
+inline constexpr std::uint32_t state_format = 3;
 // 1  the first
 // 2  a session's fields in the order of session_record.hpp, `live` and its timer after them
+// 3  a scheduled promotion's slot and its timer before its record (promotion_record.hpp)
 
 using rel_ns = std::int64_t;
 // A steady time that never comes (a session without token expiry).
 inline constexpr rel_ns never = std::numeric_limits<rel_ns>::max();
 
-// A published message, once for the node however many loops hold it. Enums are kept as their
-// wire numbers (core/message.hpp's `audience`, core/subscriber.hpp's `transport`).
-struct message_state {
-  static constexpr const char* plural = "messages";
-  std::uint64_t id = 0;
-  std::int64_t ts_ms = 0;
-  std::uint8_t audience = 0;  // broadcast, channel, user, users
-  std::string target;
-  std::int64_t expires_ms = 0;
-  std::int64_t spread_ms = 0;
-  bool sticky = false;
-  std::string json;  // the whole envelope, as every client was sent it
-  // Reach (docs/protocol.md, "Reach").
-  std::uint64_t recipients = 0, delivered = 0, acked = 0;
-  bool expired = false;
-
-  bool operator==(const message_state&) const = default;
-};
+// A published message, once for the node however many loops hold it: its record
+// (message_record.hpp) over the audience's wire number (core/message.hpp's `audience`), its
+// spread in milliseconds and its reach as plain numbers.
+using message_state = message_record<std::uint8_t, std::int64_t, plain>;
 inline constexpr std::uint8_t max_audience = 3;
 
-// A message's ttl timer on one loop.
-struct expiry_state {
-  static constexpr const char* plural = "message expiries";
-  std::uint64_t id = 0;
-  rel_ns due = 0;
+// A message's ttl on one loop: its record (expiry_record.hpp) over the message's id.
+using expiry_state = expiry_record<std::uint64_t, rel_ns>;
 
-  bool operator==(const expiry_state&) const = default;
-};
-
-// A paced message on one loop (core/pacing.hpp): its window's start and how far it has walked
-// the ring (a position below 2^64, or 2^64 itself once settled: `walked_hi` is 0 or 1).
-struct paced_state {
-  static constexpr const char* plural = "paced messages";
-  std::uint64_t id = 0;
-  rel_ns start = 0;
-  std::uint64_t walked_lo = 0;
-  std::uint8_t walked_hi = 0;
-
-  bool operator==(const paced_state&) const = default;
-};
+// A paced message on one loop (core/pacing.hpp): its record (paced_record.hpp) over the message's
+// id and its walk's two halves.
+using paced_state = paced_record<std::uint64_t, rel_ns, ring_position>;
 
 // A session (user, sid), connected or waiting out its TTL: its record (session_record.hpp), and
 // what capture reads off the hub around it.
@@ -101,9 +78,8 @@ struct loop_state {
 struct promotion_state {
   static constexpr const char* plural = "scheduled promotions";
   std::uint32_t slot = 0;  // its generation is generations[slot]
-  std::int64_t at_ms = 0;
-  rel_ns due = 0;
-  std::string request_json;
+  rel_ns due = 0;          // its node in the loop's wheel
+  promotion_record record;
 
   bool operator==(const promotion_state&) const = default;
 };

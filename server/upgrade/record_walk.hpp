@@ -6,6 +6,8 @@
 // record whose refusals name its fields); a field of a type with no encoding fails the build.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <iterator>
 #include <optional>
@@ -137,25 +139,61 @@ void get_field(byte_reader& r, T& v) {
   }
 }
 
-// Copies a record field by field into another of the same shape whose field types may differ
-// (a session in memory and its state): the same type is copied, an enum and its number are cast,
-// anything else goes through `convert` (steady times to and from times relative to the capture).
+template <class T>
+inline constexpr bool is_atomic = false;
+template <class T>
+inline constexpr bool is_atomic<std::atomic<T>> = true;
+template <class T>
+inline constexpr bool is_duration = false;
+template <class Rep, class Period>
+inline constexpr bool is_duration<std::chrono::duration<Rep, Period>> = true;
+
+// One field of a record in memory to its state or back: the same type is copied; an atomic (a
+// count shared between loops) is read or written relaxed; an enum and its number are cast, and a
+// duration and its count; anything else goes through `convert` (steady times to and from times
+// relative to the capture, a message and its id).
+template <class From, class To, class Convert>
+void carry_field(const From& f, To& t, const Convert& convert) {
+  if constexpr (is_atomic<From>) {
+    carry_field(f.load(std::memory_order_relaxed), t, convert);
+  } else if constexpr (is_atomic<To>) {
+    typename To::value_type v{};
+    carry_field(f, v, convert);
+    t.store(v, std::memory_order_relaxed);
+  } else if constexpr (std::is_same_v<From, To>) {
+    t = f;
+  } else if constexpr (std::is_enum_v<From> || std::is_enum_v<To>) {
+    t = static_cast<To>(f);
+  } else if constexpr (is_duration<From> && std::is_integral_v<To>) {
+    t = f.count();
+  } else if constexpr (std::is_integral_v<From> && is_duration<To>) {
+    t = To(f);
+  } else {
+    t = convert(f);
+  }
+}
+
+// Copies a record field by field into another of the same shape whose field types may differ (a
+// session or a message in memory and its state), each field as carry_field says.
 template <class From, class To, class Convert>
 void carry(const From& from, To& to, const Convert& convert) {
   static_assert(boost::pfr::tuple_size_v<From> == boost::pfr::tuple_size_v<To>,
                 "a record and its state have the same fields");
-  for_each_index<From>([&](auto i) {
-    const auto& f = boost::pfr::get<i>(from);
-    auto& t = boost::pfr::get<i>(to);
-    using F = std::remove_cvref_t<decltype(f)>;
-    using T = std::remove_cvref_t<decltype(t)>;
-    if constexpr (std::is_same_v<F, T>)
-      t = f;
-    else if constexpr (std::is_enum_v<F> || std::is_enum_v<T>)
-      t = static_cast<T>(f);
-    else
-      t = convert(f);
-  });
+  for_each_index<From>(
+      [&](auto i) { carry_field(boost::pfr::get<i>(from), boost::pfr::get<i>(to), convert); });
+}
+
+// ... for a record that needs no conversion of its own.
+struct no_conversion {
+  template <class T>
+  int operator()(const T&) const {
+    static_assert(unencodable<T>, "a field that carry cannot convert without a conversion");
+    return 0;
+  }
+};
+template <class From, class To>
+void carry(const From& from, To& to) {
+  carry(from, to, no_conversion{});
 }
 
 }  // namespace ringcast::upgrade

@@ -73,8 +73,8 @@ void check_node(const handover_state& s) {
 
 void check_messages(const handover_state& s) {
   for (const auto& m : s.messages) {
-    check(m.audience <= max_audience, "a message with an unknown audience");
-    check(m.expires_ms >= 0 && m.spread_ms >= 0, "a message with a negative expiry or spread");
+    check(m.to <= max_audience, "a message with an unknown audience");
+    check(m.expires_ms >= 0 && m.spread >= 0, "a message with a negative expiry or spread");
     check(!m.json.empty(), "a message without its envelope");
     check(m.id != 0 && m.id <= s.last_id, "a message id the sequencer never issued");
   }
@@ -104,7 +104,7 @@ void check_loops(const handover_state& s) {
     return std::all_of(v.begin(), v.end(), [&](const auto& e) { return known.contains(id_of(e)); });
   };
   auto same = [](std::uint64_t id) { return id; };
-  auto by_id = [](const auto& e) { return e.id; };
+  auto by_id = [](const auto& e) { return e.msg; };
 
   check(!s.loops.empty(), "a state without any loop");
   for (const auto& l : s.loops) {
@@ -116,7 +116,7 @@ void check_loops(const handover_state& s) {
     check(strictly_increasing(l.expiring, by_id) && all_known(l.expiring, by_id),
           "a loop's expiries are not of messages of the state, by id");
     for (const auto& p : l.paced)
-      check(p.walked_hi == 0 || (p.walked_hi == 1 && p.walked_lo == 0),
+      check(p.walked.hi == 0 || (p.walked.hi == 1 && p.walked.lo == 0),
             "a paced message walked past the whole ring");
     check(strictly_increasing(l.paced, by_id) && all_known(l.paced, by_id),
           "a loop's paced log is not messages of the state in id order");
@@ -133,7 +133,7 @@ void check_schedule(const handover_state& s) {
   const auto& sched = s.schedule;
   for (const auto& p : sched.waiting) {
     check(p.slot < sched.generations.size(), "a scheduled promotion in a slot never handed out");
-    check(!p.request_json.empty(), "a scheduled promotion without its request");
+    check(!p.record.request_json.empty(), "a scheduled promotion without its request");
   }
   check(strictly_increasing(sched.waiting, [](const auto& p) { return p.slot; }),
         "scheduled promotions out of slot order");

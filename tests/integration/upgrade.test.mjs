@@ -10,9 +10,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { BIN, SANITIZER, rawConnect, request, sleep, startServer, uid, waitFor } from './harness.mjs';
 
+// The directories of the copies and scripts below, removed when this file's tests end: a copy of
+// the binary is ~100 MB, and a run makes dozens.
+const madeDirs = [];
+process.on('exit', () => {
+  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+function madeDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  madeDirs.push(dir);
+  return dir;
+}
+
 // "Another build" of the binary: a copy under another path (the upgrade execs that path).
 function copyOfBinary() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  const dir = madeDir();
   const copy = path.join(dir, 'ringcast-next');
   fs.copyFileSync(BIN, copy);
   fs.chmodSync(copy, 0o755);
@@ -20,7 +32,7 @@ function copyOfBinary() {
 }
 
 function script(name, body) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  const dir = madeDir();
   const file = path.join(dir, name);
   fs.writeFileSync(file, `#!/bin/sh\n${body}\n`);
   fs.chmodSync(file, 0o755);
@@ -104,7 +116,7 @@ test('SIGUSR2 when the exec itself fails (the script\'s interpreter vanished aft
   const next = copyOfBinary();
   // Passes both checks, then removes its interpreter: the exec that follows fails with ENOENT (the
   // file itself is exec'd through the descriptor it was checked through, so removing it would not).
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  const dir = madeDir();
   const shell = path.join(dir, 'sh');
   fs.symlinkSync('/bin/sh', shell);
   const vanishing = path.join(dir, 'vanishing');
@@ -143,7 +155,7 @@ test('SIGUSR2 when the exec itself fails (the script\'s interpreter vanished aft
 // the checked one does, and the upgrade completes.
 test('SIGUSR2 with the file at the path swapped after its check: the checked binary runs, the swapped one never', async () => {
   const next = copyOfBinary();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-upgrade-'));
+  const dir = madeDir();
   const marker = path.join(dir, 'swapped-one-ran');
   const swapped = path.join(dir, 'swapped');
   fs.writeFileSync(swapped, `#!/bin/sh\ntouch "${marker}"\nexit 3\n`);
@@ -178,7 +190,7 @@ for (const [what, makeBinary, reason, extra = []] of [
   // it is never exec'd.
   ['a new binary that reads another state format', () => script('other-format',
     `if [ "$1" = --version ]; then echo "ringcast 9.9.9"; echo "state format 99"; exit 0; fi\nexec "${BIN}" "$@"`),
-  /upgrade refused, serving on: .*does not read state format 4/u],
+  /upgrade refused, serving on: .*does not read state format 5/u],
   ['a new binary that refuses the settings', () => script('strict',
     `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
   /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],
@@ -620,7 +632,7 @@ test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2
   ]);
   let h = 0xcbf29ce484222325n;
   for (const c of payload) h = ((h ^ BigInt(c)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringcast-state-'));
+  const dir = madeDir();
   const file = path.join(dir, 'state');
   fs.writeFileSync(file, Buffer.concat([Buffer.from('RCHO'), u32(format), u64(payload.length), u64(h), payload]));
   const fd = fs.openSync(file, 'r');

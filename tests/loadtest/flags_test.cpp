@@ -101,8 +101,21 @@ TEST(Flags, NchanKindChannelAndSeveralPids) {
   EXPECT_EQ(o->kind, server_kind::nchan);
   EXPECT_EQ(o->channel, "room_1-b");
   EXPECT_EQ(o->server_pids, (std::vector<int>{100, 101, 102}));
-  EXPECT_EQ(parse({})->channel, "broadcast");
+  EXPECT_EQ(parse({"--server-kind", "nchan"})->channel, "broadcast");
+  // ringcast publishes broadcasts unless a channel is named.
+  EXPECT_EQ(parse({})->channel, "");
+  EXPECT_EQ(parse({"--channel", "sale"})->channel, "sale");
   EXPECT_TRUE(parse({})->server_pids.empty());
+}
+
+TEST(Flags, PusherKindNeedsItsKeyAndJoinsAChannel) {
+  const auto o = parse({"--server-kind", "pusher", "--pusher-key", "app-key"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->kind, server_kind::pusher);
+  EXPECT_EQ(o->pusher_key, "app-key");
+  EXPECT_EQ(o->channel, "broadcast");
+  EXPECT_EQ(parse({"--server-kind", "pusher", "--pusher-key", "k", "--channel", "sale"})->channel,
+            "sale");
 }
 
 TEST(Flags, TokenFromEnvironmentUnlessGiven) {
@@ -202,6 +215,10 @@ TEST(Flags, BadValuesAreRefused) {
       {"--server-kind", "nchan", "--mix", "ws=9,sse=1"},
       {"--server-kind", "nchan", "--churn", "1"},
       {"--server-kind", "nchan", "--spread", "5s"},
+      {"--server-kind", "pusher"},
+      {"--pusher-key", "k"},
+      {"--server-kind", "pusher", "--pusher-key", "k", "--mix", "ws=1,poll=1"},
+      {"--server-kind", "pusher", "--pusher-key", "k", "--churn", "1"},
       {"--spread", "-1s"},
       {"--spread", "soon"},
       {"--channel", ""},

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <future>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 
 #include "../net/test_loop.hpp"
 #include "core/local_backplane.hpp"
+#include "core/session_budget.hpp"
 #include "upgrade/state_codec.hpp"
 
 namespace ringcast {
@@ -32,6 +34,18 @@ config node_config() {
   return cfg;
 }
 
+// A connection as the node's loops see it: writes down how it was ended (on its loop's thread; the
+// test reads it after a run() on that loop).
+class ended_connection final : public subscriber {
+ public:
+  transport kind() const override { return transport::ws; }
+  void deliver(const message_ptr&) override {}
+  void heartbeat() override {}
+  void end(const ending_notice& notice) override { endings.push_back(notice.why); }
+
+  std::vector<ending> endings;
+};
+
 class NodeTest : public ::testing::Test {
  protected:
   static constexpr std::uint64_t floor_id = 1'000'000;
@@ -43,13 +57,15 @@ class NodeTest : public ::testing::Test {
     the_node = node_on(loops, counts);
   }
   // A node alone (the local backplane) on `on`.
+  // `budget`: --max-sessions over every loop (null: each hub alone).
   static std::unique_ptr<node> node_on(std::vector<std::unique_ptr<test::test_loop>>& on,
-                                       presence_counts& presence) {
+                                       presence_counts& presence,
+                                       session_budget* budget = nullptr) {
     node::parts parts{.loops = {},
                       .floor_id = floor_id,
                       .max_sticky = max_sticky,
                       .presence = presence,
-                      .sessions = nullptr};
+                      .sessions = budget};
     for (auto& l : on)
       parts.loops.push_back({&l->io(), &l->sessions(), &l->timers()});
     return std::make_unique<node>(std::move(parts),
@@ -102,8 +118,22 @@ class NodeTest : public ::testing::Test {
     return out;
   }
 
+  // A session (user, sid) on loop `on`, live with `conn`, made on that loop's thread.
+  static session* attach_on(test::test_loop& on, const std::string& user, const std::string& sid,
+                            subscriber& conn) {
+    client_params p;
+    p.user = user;
+    p.sid = sid;
+    return on.run([&] { return on.sessions().attach(p, conn, on.now()).s; });
+  }
+  static std::size_t sessions_on(test::test_loop& on) {
+    return on.run([&on] { return on.sessions().session_count(); });
+  }
+
   config cfg = node_config();
   presence_counts counts;
+  // Connections outlive the loops, whose hubs end them when they stop.
+  std::deque<ended_connection> connections;
   std::vector<std::unique_ptr<test::test_loop>> loops;
   std::unique_ptr<node> the_node;
 };
@@ -255,6 +285,76 @@ TEST_F(NodeTest, HandsItsSequencerAndHubsToANewProcess) {
   auto smaller = node_on(two, fresh_counts);
   handover_messages none;
   EXPECT_FALSE(smaller->restore(bytes, none));
+}
+
+// A kick reaches every loop: each ends the user's connections with close/kicked and drops its
+// sessions, and the answer sums them; another user's session stays.
+TEST_F(NodeTest, KickEndsTheUsersConnectionsOnEveryLoopAndSumsThem) {
+  ended_connection& alice_0 = connections.emplace_back();
+  ended_connection& alice_2 = connections.emplace_back();
+  ended_connection& bob_1 = connections.emplace_back();
+  attach_on(*loops[0], "alice", "1", alice_0);
+  attach_on(*loops[2], "alice", "2", alice_2);
+  attach_on(*loops[1], "bob", "1", bob_1);
+  std::promise<std::size_t> answered;
+  the_node->kick("alice", loops[1]->io().get_executor(),
+                 [&](std::size_t n) { answered.set_value(n); });
+  EXPECT_EQ(answered.get_future().get(), 2u);
+  EXPECT_EQ(sessions_on(*loops[0]), 0u);
+  EXPECT_EQ(sessions_on(*loops[1]), 1u);
+  EXPECT_EQ(sessions_on(*loops[2]), 0u);
+  EXPECT_EQ(alice_0.endings, std::vector<ending>{ending::close_kicked});
+  EXPECT_EQ(alice_2.endings, std::vector<ending>{ending::close_kicked});
+  EXPECT_TRUE(bob_1.endings.empty());
+}
+
+// Another node took session "bob/1" (the backplane's evict): the user's home loop ends its
+// connection with close/replaced and drops it; the user's other session and a key that names no
+// session are left alone.
+TEST_F(NodeTest, EvictDropsTheSessionOnTheUsersHomeLoop) {
+  test::test_loop& home = *loops[the_node->home_index("bob")];
+  ended_connection& first = connections.emplace_back();
+  ended_connection& second = connections.emplace_back();
+  attach_on(home, "bob", "1", first);
+  attach_on(home, "bob", "2", second);
+  the_node->evict("bob/1");
+  the_node->evict("bob/9");
+  the_node->evict("no-session-key");
+  EXPECT_EQ(sessions_on(home), 1u);  // behind the evicts posted to it
+  EXPECT_EQ(first.endings, std::vector<ending>{ending::close_replaced});
+  EXPECT_TRUE(second.endings.empty());
+  EXPECT_EQ(home.run([&home] { return home.stats().replaced; }), 1u);
+}
+
+// --max-sessions over the node: a loop whose sessions are all live has another loop drop its
+// longest-idle session (the loops after it, in turn) when the node is full; with no idle session
+// anywhere, the newcomer is refused.
+TEST_F(NodeTest, AFullNodeDisplacesAnIdleSessionOfAnotherLoop) {
+  session_budget budget(2);
+  presence_counts fresh_counts;
+  ended_connection carol, dave, erin;  // they outlive the loops
+  std::vector<std::unique_ptr<test::test_loop>> on;
+  for (int i = 0; i < 3; ++i)
+    on.push_back(std::make_unique<test::test_loop>(cfg));
+  auto n = node_on(on, fresh_counts, &budget);
+  session* idle = attach_on(*on[0], "carol", "1", carol);
+  on[0]->run([&] { on[0]->sessions().detach(*idle, carol, on[0]->now()); });
+  attach_on(*on[1], "dave", "1", dave);
+  ASSERT_EQ(budget.held(), 2u);
+
+  // Loop 1 asks loop 2 (nothing idle), which asks loop 0.
+  EXPECT_EQ(on[1]->run([&] { return on[1]->sessions().make_room("erin", "1"); }), hub::room::ok);
+  attach_on(*on[1], "erin", "1", erin);
+  on[2]->run([] {});
+  EXPECT_EQ(sessions_on(*on[0]), 0u);
+  EXPECT_EQ(on[0]->run([&] { return on[0]->stats().displaced; }), 1u);
+  EXPECT_EQ(sessions_on(*on[1]), 2u);
+  EXPECT_EQ(budget.held(), 2u);
+
+  // Every session of the node is live now: nothing to displace.
+  EXPECT_EQ(on[2]->run([&] { return on[2]->sessions().make_room("frank", "1"); }),
+            hub::room::over_total);
+  n.reset();
 }
 
 }  // namespace

@@ -23,10 +23,10 @@ handover_state full_state() {
     message_state m;
     m.id = id;
     m.ts_ms = 1'700'000'000'000 + static_cast<std::int64_t>(id);
-    m.audience = static_cast<std::uint8_t>(id % 4);
+    m.to = static_cast<std::uint8_t>(id % 4);
     m.target = "target-" + std::to_string(id);
     m.expires_ms = id == 8 ? 1'700'000'123'456 : 0;
-    m.spread_ms = id == 13 ? 60'000 : 0;
+    m.spread = id == 13 ? 60'000 : 0;
     m.sticky = id != 13;
     m.json = R"({"type":"message","id":)" + std::to_string(id) + "}";
     m.recipients = id * 3;
@@ -77,8 +77,8 @@ handover_state full_state() {
   settled.paced = {{13, -90'000'000'000, 0, 1}};  // walked the whole ring
   s.loops = {l, settled};
   s.schedule.generations = {3, 0, 7};
-  s.schedule.waiting = {{0, 1'700'000'600'000, 600'000'000'000, R"({"data":1})"},
-                        {2, 1'700'000'900'000, 900'000'000'000, R"({"data":2})"}};
+  s.schedule.waiting = {{0, 600'000'000'000, {1'700'000'600'000, R"({"data":1})"}},
+                        {2, 900'000'000'000, {1'700'000'900'000, R"({"data":2})"}}};
   return s;
 }
 
@@ -138,7 +138,11 @@ TEST(StateCodec, RefusesAnotherMagicOrFormat) {
   EXPECT_EQ(refusal(wrong_magic), "not a ringcast state (no magic)");
   std::string next_format = bytes;
   next_format[8] = static_cast<char>(state_format + 1);
-  EXPECT_EQ(refusal(next_format), "state format 3, this binary reads 2");
+  EXPECT_EQ(refusal(next_format), "state format 4, this binary reads 3");
+  // The format before this one (its promotions' fields in another order) is refused too.
+  std::string last_format = bytes;
+  last_format[8] = static_cast<char>(state_format - 1);
+  EXPECT_EQ(refusal(last_format), "state format 2, this binary reads 3");
   EXPECT_EQ(refusal(""), "not a ringcast state (no magic)");
 }
 
@@ -171,8 +175,7 @@ TEST(StateCodec, RefusesValuesOutOfRange) {
     change(s);
     return refusal(write_state(s));
   };
-  EXPECT_EQ(refused([](auto& s) { s.messages[1].audience = 4; }),
-            "a message with an unknown audience");
+  EXPECT_EQ(refused([](auto& s) { s.messages[1].to = 4; }), "a message with an unknown audience");
   EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[0].record.transport_ = 3; }),
             "a session with an unknown transport");
   EXPECT_EQ(refused([](auto& s) { s.loops[0].sessions[1].record.sid_ = "a/b"; }),
@@ -189,7 +192,7 @@ TEST(StateCodec, RefusesValuesOutOfRange) {
               s.loops[0].history = {8, 5};
             }),
             "a loop's history is not messages of the state in id order above its floor");
-  EXPECT_EQ(refused([](auto& s) { s.loops[0].paced[0].walked_hi = 1; }),
+  EXPECT_EQ(refused([](auto& s) { s.loops[0].paced[0].walked.hi = 1; }),
             "a paced message walked past the whole ring");
   EXPECT_EQ(refused([](auto& s) { s.messages[2].id = 901; }),
             "a message id the sequencer never issued");
