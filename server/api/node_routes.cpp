@@ -45,6 +45,7 @@ route_table node_routes(const node_apis& node) {
   add_message_routes(routes, node.messages, node.promotions, node.health);
   add_promotion_routes(routes, node.promotions, node.health);
   add_presence_routes(routes, node.presence, node.health);
+  if (node.pusher) add_pusher_api_routes(routes, *node.pusher);
   add_page_routes(routes);
   return routes;
 }

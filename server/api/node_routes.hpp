@@ -4,6 +4,7 @@
 #pragma once
 
 #include "api/node_snapshots.hpp"
+#include "api/pusher_api.hpp"
 #include "api/route_table.hpp"
 #include "core/node_health.hpp"
 #include "core/node_messages.hpp"
@@ -26,6 +27,8 @@ struct node_apis {
   node_messages& messages;
   node_promotions& promotions;
   node_presence& presence;
+  // The Pusher HTTP API at /apps/ (api/pusher_api.hpp); null: the door is closed, no such route.
+  const pusher_api_parts* pusher = nullptr;
 };
 
 route_table node_routes(const node_apis& node);

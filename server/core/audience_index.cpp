@@ -22,12 +22,12 @@ bool audience_index::addressed_to(const session& s, const message& m) {
 }
 
 bool audience_index::subscribe(session& s, const std::vector<std::string>& channels,
-                               std::uint64_t newest_id) {
+                               std::uint64_t newest_id, std::size_t limit) {
   std::vector<std::string> wanted = s.channels_;
   for (const auto& c : channels) {
     if (std::find(wanted.begin(), wanted.end(), c) == wanted.end()) wanted.push_back(c);
   }
-  if (wanted.size() > max_channels_per_client) return false;
+  if (wanted.size() > limit) return false;
   set_channels(s, std::move(wanted), newest_id);
   return true;
 }

@@ -13,6 +13,7 @@
 #include "core/message.hpp"
 #include "core/session.hpp"
 #include "core/user_sessions.hpp"
+#include "protocol/client_params.hpp"
 
 namespace ringcast {
 
@@ -30,9 +31,21 @@ class audience_index {
   template <class Visit>
   void for_each_live_addressee(const message& m, Visit&& visit);
 
-  // Adds or removes channels; false if the session would exceed the channel limit. Channels new
-  // to `s` reach it from messages after `newest_id`.
-  bool subscribe(session& s, const std::vector<std::string>& channels, std::uint64_t newest_id);
+  // Calls visit(session&) for every session with a live connection listening to `channel`.
+  // `visit` must not change who listens (collect first to end connections).
+  template <class Visit>
+  void for_each_live_listener(const std::string& channel, Visit&& visit) const {
+    if (auto it = by_channel_.find(channel); it != by_channel_.end()) {
+      for (session* s : it->second)
+        if (s->conn_) visit(*s);
+    }
+  }
+
+  // Adds or removes channels; false if the session would exceed `limit` channels (ringcast's
+  // per-session limit; the Pusher door has its own). Channels new to `s` reach it from messages
+  // after `newest_id`.
+  bool subscribe(session& s, const std::vector<std::string>& channels, std::uint64_t newest_id,
+                 std::size_t limit = max_channels_per_client);
   // False if one of these is outside the channels the connection was granted (client_params.hpp).
   static bool may_subscribe(const session& s, const std::vector<std::string>& channels);
   void unsubscribe(session& s, const std::vector<std::string>& channels, std::uint64_t newest_id);

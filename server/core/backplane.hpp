@@ -18,6 +18,7 @@
 
 #include "core/message.hpp"
 #include "core/presence.hpp"
+#include "core/pusher_channels.hpp"
 #include "core/session.hpp"
 #include "core/session_events.hpp"
 #include "protocol/admin_request.hpp"
@@ -120,6 +121,10 @@ class backplane : public session_events {
   // nullopt: unreachable.
   virtual void presence(const presence_query& q,
                         std::function<void(std::optional<presence_figures>)> done) = 0;
+
+  // Before start(): the Pusher door's channels shared with the other nodes (they outlive the
+  // backplane's use of them); alone there is nothing to share (null).
+  virtual pusher_cluster* share_pusher_channels(pusher_channels& /*channels*/) { return nullptr; }
 
   // Upgrade in place (docs/operations.md, "Upgrading"; core/node_handover.cpp). Alone, the
   // backplane keeps the schedule, which moves with the process; shared through Redis it stays

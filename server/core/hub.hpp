@@ -99,9 +99,16 @@ class hub {
   // joined before `m`, a broadcast), after the session or the connection that got it started,
   // at or below the highest id it was sent, and for a paced `m`, once its turn came.
   bool was_sent(const session& s, const message& m) const;
-  // Adds or removes channels; false if the session would exceed the channel limit.
-  bool subscribe(session& s, const std::vector<std::string>& channels) {
-    return audience_.subscribe(s, channels, store_.newest_id());
+  // Adds or removes channels; false if the session would exceed `limit` channels.
+  bool subscribe(session& s, const std::vector<std::string>& channels,
+                 std::size_t limit = max_channels_per_client) {
+    return audience_.subscribe(s, channels, store_.newest_id(), limit);
+  }
+  // Calls visit(subscriber&) for the live connection of every session listening to `channel`
+  // (the Pusher door's member events and terminations); `visit` must not end any of them.
+  template <class Visit>
+  void for_each_listener(const std::string& channel, Visit&& visit) const {
+    audience_.for_each_live_listener(channel, [&](session& s) { visit(*s.conn_); });
   }
   // False if one of these is outside the channels the connection was granted (client_params.hpp).
   bool may_subscribe(const session& s, const std::vector<std::string>& channels) const {

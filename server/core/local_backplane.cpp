@@ -20,7 +20,7 @@ void local_backplane::publish(const publish_request& req, boost::asio::any_io_ex
         const std::int64_t now_ms = timers_.unix_ms();  // with the id: times go in id order too
         const std::int64_t expires_ms = req.ttl ? now_ms + req.ttl->count() : 0;
         return make_message(id, now_ms, addressee_of(req), req.data_json, expires_ms, req.spread,
-                            req.sticky);
+                            req.sticky, pusher_shape_of(req));
       },
       [&](const message_ptr& m) {
         node_.deliver(m, std::move(origin), [id = m->id, done = std::move(done)](std::size_t n) {

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <boost/json/serialize.hpp>
+#include <boost/json/string_view.hpp>
 
 namespace ringcast {
 
@@ -36,6 +38,10 @@ addressee addressee_of(const publish_request& req) {
   return {};
 }
 
+pusher_shape pusher_shape_of(const publish_request& req) {
+  return {req.event, req.except_socket, req.sender_user_id};
+}
+
 std::string messages_json(const std::vector<message_ptr>& messages, std::uint64_t last_id,
                           bool gap) {
   std::string tail = messages_tail(last_id, gap, false);
@@ -63,20 +69,21 @@ bool message::addressed_to_user(std::string_view user) const {
 
 namespace {
 
-// The envelope's "channel": "*", the channel, "user:<id>", or "users" for a list of users.
-// Identifiers are restricted to [A-Za-z0-9_.:@-], so the label needs no JSON escaping.
+// The envelope's "channel": "*", the channel, "user:<id>", or "users" for a list of users, as a
+// JSON string. Identifiers are [A-Za-z0-9_.:@-], but a channel of the Pusher door may be
+// "#server-to-user-" and any user id, so the channel's name is escaped.
 std::string channel_label(const addressee& to) {
   switch (to.to) {
     case audience::broadcast:
-      return "*";
+      return R"("*")";
     case audience::user:
-      return "user:" + to.target;
+      return "\"user:" + to.target + '"';
     case audience::users:
-      return "users";
+      return R"("users")";
     case audience::channel:
       break;
   }
-  return to.target;
+  return boost::json::serialize(boost::json::string_view{to.target});
 }
 
 std::vector<std::string> split_users(std::string_view list) {
@@ -103,12 +110,12 @@ void complete_message(message& m) {
 
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms,
-                         std::chrono::milliseconds spread, bool sticky) {
+                         std::chrono::milliseconds spread, bool sticky, pusher_shape pusher) {
   auto m = std::make_shared<message>();
   std::string extra = expires_ms ? fmt::format(R"(,"expires":{})", expires_ms) : "";
   // A paced message says so: it may arrive after messages with higher ids (docs/protocol.md).
   if (spread.count() > 0) extra += fmt::format(R"(,"spread_ms":{})", spread.count());
-  m->json = fmt::format(R"({{"type":"message","id":{},"channel":"{}","ts":{}{},"data":{}}})", id,
+  m->json = fmt::format(R"({{"type":"message","id":{},"channel":{},"ts":{}{},"data":{}}})", id,
                         channel_label(to), ts_ms, extra, data_json);
   m->id = id;
   m->ts_ms = ts_ms;
@@ -117,6 +124,9 @@ message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
   m->expires_ms = expires_ms;
   m->spread = spread;
   m->sticky = sticky;
+  m->pusher_event = std::move(pusher.event);
+  m->pusher_except_socket = std::move(pusher.except_socket);
+  m->pusher_user_id = std::move(pusher.user_id);
   complete_message(*m);
   return m;
 }

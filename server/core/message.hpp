@@ -31,6 +31,15 @@ struct addressee {
 };
 addressee addressee_of(const publish_request& req);
 
+// What the Pusher door needs of a message beyond its envelope (docs/pusher.md), as a publish
+// gives it: its record's pusher_event, pusher_except_socket and pusher_user_id.
+struct pusher_shape {
+  std::string event;
+  std::string except_socket;
+  std::string user_id;
+};
+pusher_shape pusher_shape_of(const publish_request& req);
+
 // Its fields that an upgrade carries over are its record (upgrade/message_record.hpp): one place
 // declares them for the message, the handover state, capture, restore and the codec. The rest is
 // made from them (complete_message).
@@ -61,6 +70,12 @@ struct message : upgrade::message_record<audience, std::chrono::milliseconds, st
   // `poll_body` gzipped, by poll_gzip_body(); empty when that would not be shorter.
   mutable std::once_flag poll_gzip_once;
   mutable std::string poll_gzip;
+  // The WebSocket frame of the Pusher event of a channel message (its header's size, then the
+  // event), built by pusher_ws_frame() (message_pusher.hpp) the first time a Pusher connection
+  // needs it, then shared by all of them.
+  mutable std::once_flag pusher_frame_once;
+  mutable std::string pusher_ws_frame;
+  mutable std::uint8_t pusher_header_size = 0;
 
   bool addressed_to_user(std::string_view user) const;  // audience::users only
   bool is_expired() const { return expired.load(std::memory_order_relaxed); }
@@ -90,7 +105,7 @@ inline constexpr std::size_t max_poll_reply_bytes = 1024 * 1024;
 message_ptr make_message(std::uint64_t id, std::int64_t ts_ms, addressee to,
                          std::string_view data_json, std::int64_t expires_ms = 0,
                          std::chrono::milliseconds spread = std::chrono::milliseconds{0},
-                         bool sticky = false);
+                         bool sticky = false, pusher_shape pusher = {});
 
 // A message whose record is set (as it was sent before: the handover to a new binary,
 // core/handover_messages.cpp): the rest is made from it as make_message makes it.

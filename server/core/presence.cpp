@@ -81,11 +81,24 @@ std::vector<std::pair<std::string, channel_presence>> presence_counts::top_chann
   return all;
 }
 
+std::vector<std::pair<std::string, channel_presence>> presence_counts::channels_with_prefix(
+    std::string_view prefix) const {
+  std::vector<std::pair<std::string, channel_presence>> out;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, c] : channels_)
+      if (name.starts_with(prefix))
+        out.emplace_back(name, channel_presence{c.users.size(), c.sessions});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
 void presence_counts::join(const std::string& user, const std::vector<std::string>& channels) {
   for (const auto& name : channels) {
     auto& c = channels_[name];
     ++c.users[user];
-    ++c.sessions;
+    if (++c.sessions == 1 && occupancy_) occupancy_->channel_occupied(name);
   }
 }
 
@@ -95,7 +108,10 @@ void presence_counts::leave(const std::string& user, const std::vector<std::stri
     if (it == channels_.end()) continue;
     auto& c = it->second;
     if (const auto u = c.users.find(user); u != c.users.end() && --u->second == 0) c.users.erase(u);
-    if (--c.sessions == 0) channels_.erase(it);
+    if (--c.sessions == 0) {
+      channels_.erase(it);
+      if (occupancy_) occupancy_->channel_vacated(name);
+    }
   }
 }
 

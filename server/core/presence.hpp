@@ -30,8 +30,26 @@ struct presence_figures {
   std::vector<std::pair<std::string, channel_presence>> top;  // ?top=
 };
 
+// Told when a channel gets its first online session on this node and when it loses its last
+// (the Pusher door's channel_occupied / channel_vacated, core/pusher_channels.hpp). Called under
+// presence's lock, in the order the changes were counted: it must only record, never wait.
+class channel_occupancy_events {
+ public:
+  virtual void channel_occupied(const std::string& channel) = 0;
+  virtual void channel_vacated(const std::string& channel) = 0;
+
+ protected:
+  ~channel_occupancy_events() = default;
+};
+
 class presence_counts final : public session_events {
  public:
+  // Before any hub reports (null: nobody is told).
+  void watch_occupancy(channel_occupancy_events* watcher) { occupancy_ = watcher; }
+  // The channels whose name starts with `prefix` and that have an online session here, with
+  // their counts, by name (the Pusher HTTP API's GET channels; walks the channels, not sessions).
+  std::vector<std::pair<std::string, channel_presence>> channels_with_prefix(
+      std::string_view prefix) const;
   channel_presence channel(std::string_view name) const;
   std::size_t user_sessions(std::string_view user) const;  // online sessions of the user
   // The `n` channels with most online sessions, most first (ties by name): the admin page's list.
@@ -70,6 +88,7 @@ class presence_counts final : public session_events {
   std::uint64_t changes_ = 0;
   std::unordered_map<std::string, channel_count> channels_;
   std::unordered_map<std::string, std::size_t> users_;  // user -> online sessions
+  channel_occupancy_events* occupancy_ = nullptr;
 };
 
 }  // namespace ringcast

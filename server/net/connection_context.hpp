@@ -26,6 +26,7 @@
 namespace ringcast {
 
 class connect_gate;
+class pusher_door;
 class route_table;
 class tls_context;
 class token_verifier;
@@ -55,6 +56,8 @@ class connection_context : public request_context {
   virtual address_limits& client_addresses() = 0;
   // What is open on this loop (connection_registry.hpp): every connection registers there.
   virtual connection_registry& connections() = 0;
+  // The Pusher door's node-wide parts (net/pusher_door.hpp); null when no app is configured.
+  virtual pusher_door* pusher() = 0;
 
  protected:
   ~connection_context() = default;

@@ -2,7 +2,7 @@
 // as descriptors are opened (64, 128, ... 32,768), and in a process of several threads every
 // doubling waits for an RCU grace period (expand_fdtable → synchronize_rcu) inside the accept()
 // that needs the new slot: 10–15 ms on a loaded 2-core machine, during which the accepting loop
-// serves nothing and every connect that arrives waits (docs/performance.md, section 15). nginx's
+// serves nothing and every connect that arrives waits (docs/performance.md, section 16). nginx's
 // workers are single-threaded processes, which the kernel spares that wait.
 #pragma once
 

@@ -45,6 +45,7 @@ class event_loop final : public connection_context {
   connect_gate* connect_hook() override { return gate_.get(); }
   address_limits& client_addresses() override { return node_.client_addresses(); }
   connection_registry& connections() override { return connections_; }
+  pusher_door* pusher() override { return node_.pusher_door_of_node(); }
 
   unsigned index() const { return index_; }
   // The live settings of a SIGHUP (config_reload.hpp), for connections from now on: call on the

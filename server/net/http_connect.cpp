@@ -7,6 +7,7 @@
 #include "net/client_start.hpp"
 #include "net/connect_check.hpp"
 #include "net/http_connection.hpp"
+#include "net/pusher_connection.hpp"
 #include "protocol/client_address.hpp"
 
 namespace ringcast {
@@ -70,6 +71,31 @@ void http_connection::connect(http_request req, transport which) {
                      [self = shared_from_this()](std::variant<admission, http_response> v) {
                        self->proceed(std::move(v));
                      });
+}
+
+// The Pusher door: its address's connect rate and a place among the sessions, then the upgrade on
+// this loop (a Pusher session has no resume, so it needs no home loop and no claim). A key or
+// protocol the door refuses is told so after the upgrade, as Pusher does.
+void http_connection::connect_pusher(http_request req) {
+  if (!within_connect_rate(req)) return;  // refused, and answered
+  pusher_door& door = *ctx_.pusher();
+  auto refused = pusher_connection::refusal_of(req.target(), door);
+  std::string socket_id = pusher_connection::next_socket_id();
+  if (!refused) {
+    const auto room =
+        ctx_.sessions().make_room(pusher_connection::session_user(socket_id), socket_id);
+    if (room != hub::room::ok) {
+      auto res = error_response(http_status::service_unavailable, "overloaded",
+                                "too many sessions (--max-sessions)", req);
+      res.set(http::field::retry_after,
+              std::to_string(ctx_.settings().connect_retry_after.count()));
+      return reply(std::move(res));
+    }
+  }
+  closing_ = true;  // the stream now belongs to the Pusher connection
+  pusher_connection::start(
+      ctx_, {std::move(stream_), std::move(buffer_), std::move(*slot_), std::move(address_), peer_},
+      std::move(req), std::move(refused), std::move(socket_id));
 }
 
 void http_connection::proceed(std::variant<admission, http_response> outcome) {

@@ -252,8 +252,12 @@ void http_connection::on_read(beast::error_code ec) {
 
 void http_connection::handle(http_request req) {
   if (!slot_) req.keep_alive(false);  // over --max-connections: closed after its answer
-  const auto route = ctx_.routes().find(path_of(req.target()));
-  const auto client = route.found ? route.found->client() : std::nullopt;
+  const auto path = path_of(req.target());
+  const auto route = ctx_.routes().find(path);
+  auto client = route.found ? route.found->client() : std::nullopt;
+  // The Pusher door's /app/{key} (docs/pusher.md): a WebSocket like /ws, only with an app.
+  const bool pusher_door = !client && ctx_.pusher() && path.starts_with("/app/");
+  if (pusher_door) client = transport::ws;
   // A connect's Origin comes first: a page that may not connect is told so, whatever else.
   if (client) {
     auto checked = check_origin(req, *client, ctx_, peer_, stream_.secure());
@@ -278,6 +282,7 @@ void http_connection::handle(http_request req) {
     return;
   }
   if (cors_ && is_preflight(req)) return reply(preflight_response(req, *cors_));
+  if (pusher_door) return connect_pusher(std::move(req));
   if (client) return connect(std::move(req), *client);
   ctx_.routes().answer(
       route, {req, route.rest, ctx_,

@@ -96,6 +96,8 @@ class http_connection final : public loop_timer,
   // CORS preflight answered, or its route's.
   void handle(http_request req);
   void connect(http_request req, transport which);
+  // A connect to the Pusher door's /app/{key} (http_connect.cpp).
+  void connect_pusher(http_request req);
   // The client's address (client_address.hpp): the peer, or the client a trusted proxy names.
   boost::asio::ip::address client_of(const http_request& req) const;
   // From a --trusted-proxy: the connection counted under the client its request head names

@@ -1,5 +1,6 @@
 #include "net/node_credentials.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -31,7 +32,11 @@ parsed<node_credentials> build_credentials(const config& cfg) {
     if (!tls) return parsed<node_credentials>::fail("--tls-cert/--tls-key: " + tls.error);
     r.tls = std::make_shared<const tls_context>(std::move(*tls.value));
   }
-  if ((cfg.hook_url && cfg.hook_url->tls) || (cfg.connect_hook && cfg.connect_hook->tls)) {
+  const bool pusher_https =
+      std::any_of(cfg.pusher_webhook_urls.begin(), cfg.pusher_webhook_urls.end(),
+                  [](const http_url& u) { return u.tls; });
+  if ((cfg.hook_url && cfg.hook_url->tls) || (cfg.connect_hook && cfg.connect_hook->tls) ||
+      pusher_https) {
     auto tls = tls_context::for_client(cfg.hook_ca_file);
     if (!tls) return parsed<node_credentials>::fail("--hook-ca: " + tls.error);
     r.hook_tls = std::make_shared<const tls_context>(std::move(*tls.value));

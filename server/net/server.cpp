@@ -49,7 +49,16 @@ server::server(config cfg, node_credentials credentials)
         return loops;
       }()),
       node_(make_node()) {
+  if (cfg_.pusher()) {
+    if (auto* cluster = node_->shared().share_pusher_channels(pusher_channels_))
+      pusher_channels_.set_cluster(cluster);
+    pusher_door_ = std::make_unique<pusher_door>(*pusher_app_, *node_, pusher_channels_);
+    for (auto& loop : loops_)
+      pusher_door_->add_loop(*loop);
+    hear_other_nodes_pusher_terminates();
+  }
   if (cfg_.hook_url) start_hooks();
+  if (!cfg_.pusher_webhook_urls.empty()) start_pusher_webhooks();
   if (cfg_.connect_hook) start_connect_hook();
 }
 
@@ -65,8 +74,13 @@ std::vector<std::unique_ptr<event_loop>> server::make_loops() {
 // and the backplane live on loop 0: take them down before the loops, the loops before the rest.
 server::~server() {
   listener_.reset();
+  // The hubs' last sessions end with the loops: nobody is told any longer.
+  pusher_channels_.set_cluster(nullptr);
+  pusher_channels_.set_webhooks(nullptr);
+  pusher_channels_.set_member_events(nullptr);
   node_.reset();
   drain_timer_.reset();
+  pusher_webhooks_.reset();
   loops_.clear();
 }
 
@@ -96,7 +110,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.upgrade_reconnects = upgrade_.reconnected;
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started_);
   every_.map_reduce<loop_snapshot>(
-      [](event_loop& loop) {
+      [this](event_loop& loop) {
         loop.catch_up();
         const hub& h = loop.sessions();
         const timing_wheel& w = loop.timers().wheel();
@@ -115,10 +129,13 @@ void server::snapshot(boost::asio::any_io_executor origin,
         s.level1.assign(l1.begin(), l1.end());
         if (loop.hooks()) s.hooks = loop.hooks()->counters();
         if (loop.connect_hook()) s.connect_hook = loop.connect_hook()->counters();
+        if (pusher_webhooks_ && &loop == loops_[0].get())
+          s.hooks_of_pusher = pusher_webhooks_->counters();
         return s;
       },
       std::move(origin),
       [base, done = std::move(done)](std::vector<loop_snapshot> loops) mutable {
+        base.pusher_webhooks = loops[0].hooks_of_pusher;
         base.loops = std::move(loops);
         done(std::move(base));
       });

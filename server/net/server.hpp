@@ -19,15 +19,19 @@
 #include <vector>
 
 #include "api/node_routes.hpp"
+#include "api/pusher_api_hub.hpp"
 #include "config/config.hpp"
 #include "config/config_reload.hpp"
 #include "core/handover_messages.hpp"
 #include "core/node.hpp"
+#include "core/pusher_channels.hpp"
 #include "core/session_budget.hpp"
+#include "hooks/pusher_webhooks.hpp"
 #include "net/connection_context.hpp"
 #include "net/connection_limit.hpp"
 #include "net/event_loop.hpp"
 #include "net/node_credentials.hpp"
+#include "net/pusher_door.hpp"
 #include "net/shared_by_loops.hpp"
 #include "upgrade/handover_state.hpp"
 #include "upgrade/process_handover.hpp"
@@ -63,6 +67,8 @@ class server final : public shared_by_loops, public node_snapshots {
     return loop_for(user);
   }
   address_limits& client_addresses() override { return addresses_; }
+  pusher_channels& pusher_channels_of_node() override { return pusher_channels_; }
+  pusher_door* pusher_door_of_node() override { return pusher_door_.get(); }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override {
     node_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));
@@ -76,11 +82,19 @@ class server final : public shared_by_loops, public node_snapshots {
   event_loop& home() { return *loops_[0]; }  // where the backplane and the listener live
   std::vector<std::unique_ptr<event_loop>> make_loops();
   std::unique_ptr<node> make_node();  // server_backplane.cpp
+  // POST /apps/{id}/users/{user}/terminate_connections: every Pusher connection signed in as
+  // `user` ends, on every loop and node; done(how many on this node). server_pusher_api.cpp.
+  void terminate_pusher_user(std::string user, boost::asio::any_io_executor origin,
+                             std::function<void(std::size_t)> done);
+  // With the door open, before the node starts: a terminate another node announces ends the
+  // user's connections here too.
+  void hear_other_nodes_pusher_terminates();
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void watch_drain_later(std::chrono::steady_clock::time_point deadline);
-  void start_hooks();         // server_hooks.cpp
-  void start_connect_hook();  // server_hooks.cpp
+  void start_hooks();            // server_hooks.cpp
+  void start_connect_hook();     // server_hooks.cpp
+  void start_pusher_webhooks();  // server_hooks.cpp
   // server_reload.cpp: SIGHUP reads the settings again (with --config) and the certificate.
   void reload();
   void apply_live(const config& settings);
@@ -132,10 +146,26 @@ class server final : public shared_by_loops, public node_snapshots {
   address_limits addresses_;  // before the loops: their connections hold its slots
   session_budget sessions_;   // --max-sessions, over every loop
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
+  pusher_channels pusher_channels_{presence_};        // watches presence's occupancy
+  std::unique_ptr<pusher_webhooks> pusher_webhooks_;  // with --pusher-webhook-url, on loop 0
   std::vector<std::unique_ptr<event_loop>> loops_;
   every_loop<event_loop> every_;  // loops_, for what runs on each (drain, stats)
   std::unique_ptr<node> node_;    // after the loops: it refers to their hubs
-  route_table routes_ = node_routes({*node_, *this, *node_, *node_, *node_});
+  // The Pusher HTTP API (api/pusher_api.hpp), when the door is open: the app, and the node's side
+  // of it (the hub's counts and members, the ending of a signed-in user's connections).
+  std::optional<pusher::app> pusher_app_ = pusher_app_of(cfg_);
+  pusher_api_hub pusher_api_hub_{
+      pusher_channels_, [this](std::string user, boost::asio::any_io_executor origin,
+                               std::function<void(std::size_t)> done) {
+        terminate_pusher_user(std::move(user), std::move(origin), std::move(done));
+      }};
+  std::optional<pusher_api_parts> pusher_api_ =
+      pusher_app_ ? std::optional<pusher_api_parts>(
+                        pusher_api_parts{*pusher_app_, *node_, pusher_api_hub_, *node_})
+                  : std::nullopt;
+  route_table routes_ =
+      node_routes({*node_, *this, *node_, *node_, *node_, pusher_api_ ? &*pusher_api_ : nullptr});
+  std::unique_ptr<pusher_door> pusher_door_;  // with a Pusher app; outlives the loops' connections
   std::unique_ptr<listener> listener_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;

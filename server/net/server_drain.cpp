@@ -19,6 +19,7 @@ void server::begin_drain() {
     l.drain_idle_connections();
     if (l.hooks()) l.hooks()->flush_all();
   });
+  if (pusher_webhooks_) pusher_webhooks_->flush_all();  // on loop 0, where this runs
   drain_timer_ = std::make_unique<asio::steady_timer>(loops_[0]->io());
   watch_drain(clock_.now() + cfg_.drain);
 }
@@ -31,6 +32,9 @@ void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
     return;
   }
   if (connections_.open() > 0) return watch_drain_later(deadline);
+  // The last sessions' changes go through Redis first (with --redis), then to the webhooks.
+  if (!pusher_channels_.settled()) return watch_drain_later(deadline);
+  if (pusher_webhooks_ && !pusher_webhooks_->empty()) return watch_drain_later(deadline);
   if (!cfg_.hook_url) {
     drained_.set_value();
     return;

@@ -22,6 +22,20 @@ void server::start_hooks() {
   log_info("event hooks to {} (node {})", cfg_.hook_url->text, hook_settings_.node);
 }
 
+void server::start_pusher_webhooks() {
+  pusher_webhooks_ = std::make_unique<pusher_webhooks>(
+      loops_[0]->io(), loops_[0]->timers(),
+      pusher::app{.id = cfg_.pusher_app_id, .key = cfg_.pusher_key, .secret = cfg_.pusher_secret},
+      pusher_webhooks::settings{.urls = cfg_.pusher_webhook_urls,
+                                .limits = {.batch = cfg_.hook_batch,
+                                           .flush = cfg_.hook_flush,
+                                           .timeout = cfg_.hook_timeout,
+                                           .queue = cfg_.hook_queue},
+                                .tls = credentials_.hook_tls});
+  pusher_channels_.set_webhooks(pusher_webhooks_.get());
+  log_info("pusher webhooks to {}", cfg_.pusher_webhook_urls_text);
+}
+
 void server::start_connect_hook() {
   connect_hook_cap_ = std::make_unique<concurrency_cap>(cfg_.connect_hook_concurrency);
   connect_hook_settings_ = {.url = *cfg_.connect_hook,

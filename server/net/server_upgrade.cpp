@@ -32,7 +32,7 @@ namespace ringcast {
 namespace asio = boost::asio;
 
 // --version prints one format for the whole state: the process's section and the node's.
-static_assert(handover_format == 5 && upgrade::state_format == 3,
+static_assert(handover_format == 6 && upgrade::state_format == 4,
               "a change of either state's format bumps handover_format (handover_version.hpp)");
 
 namespace {

@@ -13,6 +13,8 @@ namespace ringcast {
 
 class address_limits;
 class connection_context;
+class pusher_channels;
+class pusher_door;
 class route_table;
 class tls_context;
 class token_verifier;
@@ -30,6 +32,10 @@ class shared_by_loops {
   virtual void claim_session(const std::string& user, const std::string& sid,
                              connection_context& origin, std::function<void(bool)> done) = 0;
   virtual address_limits& client_addresses() = 0;
+  // The Pusher door's channel counts, presence members and webhooks (core/pusher_channels.hpp).
+  virtual pusher_channels& pusher_channels_of_node() = 0;
+  // The Pusher door's node-wide parts (net/pusher_door.hpp); null when no app is configured.
+  virtual pusher_door* pusher_door_of_node() = 0;
 
  protected:
   ~shared_by_loops() = default;

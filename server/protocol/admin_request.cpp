@@ -133,6 +133,18 @@ parsed<bool> sticky_field(const boost::json::object& object) {
   return result::fail("sticky: true or false");
 }
 
+// "event": absent is empty (the default); otherwise a string of 1-200 characters. Its length is
+// counted in bytes here, stricter than Pusher's UTF-16 count for text beyond ASCII.
+parsed<std::string> event_field(const boost::json::object& object) {
+  using result = parsed<std::string>;
+  const auto* field = object.if_contains("event");
+  if (!field) return result::ok(std::string{});
+  const auto* text = field->if_string();
+  if (!text || text->empty() || text->size() > max_publish_event)
+    return result::fail("event: a string of 1-200 characters (the Pusher event name)");
+  return result::ok(std::string{*text});
+}
+
 }  // namespace
 
 parsed<publish_request> parse_publish_request(std::string_view body,
@@ -143,7 +155,7 @@ parsed<publish_request> parse_publish_request(std::string_view body,
   if (!object) return result::fail(std::move(object.error));
   if (unknown == unknown_fields::refuse) {
     auto known = only_known_fields(*object.value, {"data", "channel", "user", "users", "at",
-                                                   "delay", "ttl", "spread", "sticky"});
+                                                   "delay", "ttl", "spread", "sticky", "event"});
     if (!known) return result::fail(std::move(known.error));
   }
 
@@ -172,10 +184,21 @@ parsed<publish_request> parse_publish_request(std::string_view body,
   if (!spread) return result::fail(std::move(spread.error));
   auto sticky = sticky_field(*object.value);
   if (!sticky) return result::fail(std::move(sticky.error));
+  auto event = event_field(*object.value);
+  if (!event) return result::fail(std::move(event.error));
 
-  return result::ok(publish_request{boost::json::serialize(*data), std::move(*channel.value),
-                                    std::move(*user.value), std::move(*users.value), *at.value,
-                                    *delay.value, *ttl.value, *spread.value, *sticky.value});
+  return result::ok(publish_request{boost::json::serialize(*data),
+                                    std::move(*channel.value),
+                                    std::move(*user.value),
+                                    std::move(*users.value),
+                                    *at.value,
+                                    *delay.value,
+                                    *ttl.value,
+                                    *spread.value,
+                                    *sticky.value,
+                                    std::move(*event.value),
+                                    {},
+                                    {}});
 }
 
 parsed<std::optional<std::int64_t>> publish_time(const publish_request& req, std::int64_t now_ms) {

@@ -26,7 +26,18 @@ struct publish_request {
   std::optional<std::chrono::milliseconds> ttl;
   std::chrono::milliseconds spread{0};  // > 0: paced over this window (docs/protocol.md)
   bool sticky = false;  // in force until its ttl passes or it is taken down (docs/protocol.md)
+  // The Pusher door (docs/pusher.md): the event name Pusher clients see (empty: the default,
+  // default_pusher_event), and a Pusher socket id that must not receive it (the HTTP API's
+  // socket_id, a client event's sender; never set from an admin publish body).
+  std::string event;
+  std::string except_socket;
+  std::string sender_user_id;  // a client event's on a presence channel (its frame's user_id)
 };
+
+// The Pusher event name of a publish that gives none (docs/protocol.md, "event").
+inline constexpr std::string_view default_pusher_event = "message";
+// An admin publish's "event": as Pusher's event names, 1 to 200 characters.
+inline constexpr std::size_t max_publish_event = 200;
 
 // --max-spread's default: the longest "spread" a publish may ask for.
 inline constexpr std::chrono::milliseconds default_max_spread{10 * 60 * 1000};
@@ -53,7 +64,8 @@ enum class unknown_fields {
 // one audience, users not an array of 1-1000 identifiers, at not a non-negative integer, delay/ttl
 // not a duration string (ttl 0 included), both at and delay, and a delay or ttl beyond
 // max_publish_horizon. "spread": a duration string ("30s", "500ms", "0"), at most `max_spread`.
-// "sticky": true or false.
+// "sticky": true or false. "event": a string of 1-200 characters, the event name Pusher clients
+// see.
 parsed<publish_request> parse_publish_request(
     std::string_view body, std::chrono::milliseconds max_spread = default_max_spread,
     unknown_fields unknown = unknown_fields::refuse);

@@ -8,12 +8,13 @@
 //   4  the node's state in its format 2 (a session's record first); each record written whole in
 //      declaration order (a queued frame's text and a table message's bytes even when empty)
 //   5  the node's state in its format 3 (a scheduled promotion's record after its slot and timer)
+//   6  the node's state in its format 4 (a message's Pusher event name, excluded socket, sender)
 #pragma once
 
 #include <cstdint>
 
 namespace ringcast {
 
-inline constexpr std::uint32_t handover_format = 5;
+inline constexpr std::uint32_t handover_format = 6;
 
 }  // namespace ringcast

@@ -5,6 +5,7 @@
 #include "redis/redis_bus.hpp"
 #include "redis/redis_presence.hpp"
 #include "redis/redis_promotions.hpp"
+#include "redis/redis_pusher.hpp"
 
 namespace ringcast {
 
@@ -12,7 +13,7 @@ namespace asio = boost::asio;
 
 redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node, sequencer& ids,
                                  loop_timers& timers, const presence_counts& counts, settings s)
-    : home_(home), node_(node), ids_(ids) {
+    : home_(home), node_(node), ids_(ids), session_ttl_(s.session_ttl) {
   redis_bus::node_hooks hooks;
   hooks.seed_history = [this](std::vector<message_ptr> retained) {
     node_.seed_history(std::move(retained));
@@ -32,6 +33,9 @@ redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node, s
   hooks.take_down = [this](std::uint64_t id) {
     asio::post(home_, [this, id] { node_.expire_message(id); });
   };
+  hooks.pusher_member = [this](std::string_view change) {
+    if (pusher_) pusher_->on_published(change);
+  };
   bus_ = std::make_unique<redis_bus>(home_, timers.clock(), std::move(s.url), s.history,
                                      s.session_ttl, std::move(hooks));
   promotions_ = std::make_unique<redis_promotions>(home_, *bus_, timers, s.max_scheduled, s.history,
@@ -40,6 +44,7 @@ redis_backplane::redis_backplane(asio::io_context& home, backplane_node& node, s
 }
 
 redis_backplane::~redis_backplane() {
+  pusher_.reset();
   presence_.reset();
   bus_.reset();
 }
@@ -47,6 +52,7 @@ redis_backplane::~redis_backplane() {
 // The schedule and reach are the cluster's before the bus starts (and before any client).
 void redis_backplane::start() {
   presence_->start();
+  if (pusher_) pusher_->start();
   promotions_->start();
   bus_->start();
 }
@@ -124,6 +130,11 @@ void redis_backplane::reach(const message_ptr& m,
 void redis_backplane::presence(const presence_query& q,
                                std::function<void(std::optional<presence_figures>)> done) {
   presence_->query(q, std::move(done));
+}
+
+pusher_cluster* redis_backplane::share_pusher_channels(pusher_channels& channels) {
+  pusher_ = std::make_unique<redis_pusher>(home_, *bus_, channels, session_ttl_);
+  return pusher_.get();
 }
 
 void redis_backplane::on_connect(const session& s, bool resumed) {

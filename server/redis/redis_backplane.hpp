@@ -20,6 +20,7 @@ namespace ringcast {
 
 class redis_bus;
 class redis_presence;
+class redis_pusher;
 class redis_promotions;
 
 class redis_backplane final : public backplane {
@@ -58,6 +59,7 @@ class redis_backplane final : public backplane {
   void reach(const message_ptr& m, std::function<void(std::optional<reach_counts>)> done) override;
   void presence(const presence_query& q,
                 std::function<void(std::optional<presence_figures>)> done) override;
+  pusher_cluster* share_pusher_channels(pusher_channels& channels) override;
 
   // session_events: mirrored into Redis (redis_presence).
   void on_connect(const session& s, bool resumed) override;
@@ -74,6 +76,8 @@ class redis_backplane final : public backplane {
   // (the bus answers what is pending when it goes, and the answers may reach them).
   std::unique_ptr<redis_promotions> promotions_;
   std::unique_ptr<redis_presence> presence_;
+  std::unique_ptr<redis_pusher> pusher_;  // with the Pusher door
+  std::chrono::milliseconds session_ttl_;
 };
 
 }  // namespace ringcast

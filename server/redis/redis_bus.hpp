@@ -57,6 +57,9 @@ class redis_bus {
     std::function<void(std::string key)> evict;
     // A take-down of message `id` read from the stream (any node's, this one's included).
     std::function<void(std::uint64_t id)> take_down;
+    // A Pusher presence member added or removed for the cluster (redis_pusher.hpp), any node's,
+    // this one's included: its JSON.
+    std::function<void(std::string_view change)> pusher_member;
   };
 
   // `clock`: the node's (it outlives the bus): publish times, ids' floor, log pacing.

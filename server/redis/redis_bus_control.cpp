@@ -84,6 +84,10 @@ void redis_bus::on_control(const redisReply* r) {
   const std::string_view verb = payload.substr(0, first);
   const std::string_view node = payload.substr(first + 1, second - first - 1);
   std::string argument(payload.substr(second + 1));
+  if (verb == "member") {  // every node's door hears it, this one's too
+    if (hooks_.pusher_member) hooks_.pusher_member(argument);
+    return;
+  }
   if (node == node_id_) return;  // our own announcement: already done here
   if (verb == "kick") {
     hooks_.kick(std::move(argument));

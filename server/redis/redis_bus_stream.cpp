@@ -19,7 +19,7 @@ namespace {
 const std::string publish_script =
     std::string(stream_append_lua) +
     "return append(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], "
-    "ARGV[7], ARGV[8], ARGV[9], ARGV[10])";
+    "ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13])";
 
 // KEYS: the sticky set. Forgets those whose expiry has passed (Redis's clock) and returns the
 // others as stream entries: {{"0-0", {field, value, ...}}, ...}.
@@ -150,23 +150,24 @@ void redis_bus::publish(const publish_request& req,
   // `recipients` is known; the token finds the waiting reply whichever arrives first.
   std::string token = fmt::format("{}:{}", node_id_, ++publish_seq_);
   awaiting_delivery_[token] = std::move(done);
-  commands_->command(
-      {"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(clock_),
-       std::to_string(history_), ts, std::string(name_of(to.to)), to.target, req.data_json, token,
-       expires, std::to_string(req.spread.count()), req.sticky ? "1" : "0"},
-      [this, token](const redisReply* r) {
-        if (r && r->type != REDIS_REPLY_ERROR) return;
-        if (!follow_moved(r) && r) log_warn("redis: publish failed: {}", reply_text(r));
-        // A master demoted to a replica (a failover we have not heard of yet):
-        // find the master again.
-        if (r && reply_text(r).starts_with("READONLY") && sentinel_)
-          asio::post(ctx_, [this] { drop_connections(); });
-        auto waiting = awaiting_delivery_.find(token);
-        if (waiting == awaiting_delivery_.end()) return;
-        auto fail = std::move(waiting->second);
-        awaiting_delivery_.erase(waiting);
-        fail(std::nullopt);
-      });
+  commands_->command({"EVAL", publish_script, "2", last_id_key, stream_key, now_micros(clock_),
+                      std::to_string(history_), ts, std::string(name_of(to.to)), to.target,
+                      req.data_json, token, expires, std::to_string(req.spread.count()),
+                      req.sticky ? "1" : "0", req.event, req.except_socket, req.sender_user_id},
+                     [this, token](const redisReply* r) {
+                       if (r && r->type != REDIS_REPLY_ERROR) return;
+                       if (!follow_moved(r) && r)
+                         log_warn("redis: publish failed: {}", reply_text(r));
+                       // A master demoted to a replica (a failover we have not heard of yet):
+                       // find the master again.
+                       if (r && reply_text(r).starts_with("READONLY") && sentinel_)
+                         asio::post(ctx_, [this] { drop_connections(); });
+                       auto waiting = awaiting_delivery_.find(token);
+                       if (waiting == awaiting_delivery_.end()) return;
+                       auto fail = std::move(waiting->second);
+                       awaiting_delivery_.erase(waiting);
+                       fail(std::nullopt);
+                     });
 }
 
 void redis_bus::announce_take_down(std::uint64_t id, std::function<void(bool)> done) {

@@ -20,13 +20,14 @@ const std::string last_schedule_key = "{ringcast}:scheduled:last_id";
 constexpr std::size_t claim_batch = 100;
 
 // KEYS: waiting, last schedule id. ARGV: limit, at, request, to, target, data, ttl ms, spread ms,
-// sticky ("1"/"0"). Returns the new schedule id, or nil when `limit` already wait.
+// sticky ("1"/"0"), Pusher event name (empty: the default). Returns the new schedule id, or nil
+// when `limit` already wait.
 constexpr const char* add_script = R"lua(
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return false end
 local id = string.format('%x', redis.call('INCR', KEYS[2]))
 redis.call('HSET', '{ringcast}:scheduled:item:' .. id, 'request', ARGV[3], 'to', ARGV[4],
            'target', ARGV[5], 'data', ARGV[6], 'ttl', ARGV[7], 'spread', ARGV[8],
-           'sticky', ARGV[9])
+           'sticky', ARGV[9], 'event', ARGV[10])
 redis.call('ZADD', KEYS[1], ARGV[2], id)
 return id
 )lua";
@@ -61,14 +62,14 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(due) do
   local item = '{ringcast}:scheduled:item:' .. id
-  local f = redis.call('HMGET', item, 'to', 'target', 'data', 'ttl', 'spread', 'sticky')
+  local f = redis.call('HMGET', item, 'to', 'target', 'data', 'ttl', 'spread', 'sticky', 'event')
   redis.call('ZREM', KEYS[1], id)
   redis.call('DEL', item)
   if f[3] then
     local ttl = tonumber(f[4]) or 0
     local expires = ttl > 0 and string.format('%.0f', now + ttl) or '0'
     append(KEYS[2], KEYS[3], ARGV[1], ARGV[2], string.format('%.0f', now), f[1], f[2], f[3], '',
-           expires, f[5], f[6])
+           expires, f[5], f[6], f[7] or '', '', '')
   end
 end
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -102,15 +103,16 @@ void redis_schedule::add(const std::string& request_json, std::int64_t at_ms,
     return done(added::unavailable, {});
   }
   const addressee to = addressee_of(*req.value);
-  bus_.command({"EVAL", add_script, "2", waiting_key, last_schedule_key, std::to_string(limit_),
-                std::to_string(at_ms), request_json, std::string(name_of(to.to)), to.target,
-                req.value->data_json, std::to_string(req.value->ttl ? req.value->ttl->count() : 0),
-                std::to_string(req.value->spread.count()), req.value->sticky ? "1" : "0"},
-               [done = std::move(done)](const redisReply* r) {
-                 if (failed(r)) return done(added::unavailable, {});
-                 if (r->type != REDIS_REPLY_STRING) return done(added::too_many, {});
-                 done(added::ok, std::string(reply_text(r)));
-               });
+  bus_.command(
+      {"EVAL", add_script, "2", waiting_key, last_schedule_key, std::to_string(limit_),
+       std::to_string(at_ms), request_json, std::string(name_of(to.to)), to.target,
+       req.value->data_json, std::to_string(req.value->ttl ? req.value->ttl->count() : 0),
+       std::to_string(req.value->spread.count()), req.value->sticky ? "1" : "0", req.value->event},
+      [done = std::move(done)](const redisReply* r) {
+        if (failed(r)) return done(added::unavailable, {});
+        if (r->type != REDIS_REPLY_STRING) return done(added::too_many, {});
+        done(added::ok, std::string(reply_text(r)));
+      });
 }
 
 void redis_schedule::list(std::function<void(std::optional<std::vector<waiting>>)> done) {

@@ -10,20 +10,34 @@ namespace ringcast {
 
 // Lua numbers are doubles: ids stay exact below 2^53 (the year 2255 in microseconds). `expires`
 // (Unix ms, 0: none), `spread` (ms, 0: none) and `sticky` ("1" or "0"; nil for a promotion
-// scheduled by an earlier version) are ignored by a node of an earlier version.
+// scheduled by an earlier version) are ignored by a node of an earlier version, as are `event`,
+// `except` and `sender` (the Pusher door's event name, excluded socket id and a client event's
+// user id), written only when not empty.
 const char* const stream_append_lua = R"lua(
-local function append(last_key, stream, node_us, maxlen, ts, to, target, data, token, expires, spread, sticky)
+local function append(last_key, stream, node_us, maxlen, ts, to, target, data, token, expires, spread, sticky, event, except, sender)
   local last = tonumber(redis.call('GET', last_key) or '0')
   local id = string.format('%.0f', math.max(last + 1, tonumber(node_us)))
   redis.call('SET', last_key, id)
-  redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'id', id, 'ts', ts, 'to', to,
-             'target', target, 'data', data, 'token', token, 'expires', expires, 'spread', spread,
-             'sticky', sticky or '0')
+  local fields = {'id', id, 'ts', ts, 'to', to, 'target', target, 'data', data, 'token', token,
+                  'expires', expires, 'spread', spread, 'sticky', sticky or '0'}
+  if event and event ~= '' then
+    table.insert(fields, 'event')
+    table.insert(fields, event)
+  end
+  if except and except ~= '' then
+    table.insert(fields, 'except')
+    table.insert(fields, except)
+  end
+  if sender and sender ~= '' then
+    table.insert(fields, 'sender')
+    table.insert(fields, sender)
+  end
+  redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', unpack(fields))
   if sticky == '1' then
     -- In force beyond the stream's MAXLEN: kept apart until its expiry or a take-down.
     local item = '{ringcast}:sticky:' .. id
     redis.call('HSET', item, 'id', id, 'ts', ts, 'to', to, 'target', target, 'data', data,
-               'expires', expires, 'spread', spread, 'sticky', '1')
+               'expires', expires, 'spread', spread, 'sticky', '1', 'event', event or '')
     local e = tonumber(expires) or 0
     if e > 0 then redis.call('PEXPIREAT', item, e) end
     redis.call('ZADD', '{ringcast}:sticky', e > 0 and e or '+inf', id)
@@ -62,7 +76,7 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
   const redisReply* fields = e->element[1];
   if (fields->type != REDIS_REPLY_ARRAY) return std::nullopt;
   std::optional<std::uint64_t> id, ts, expires, spread_ms, take_down;
-  std::string_view to, target, data, token;
+  std::string_view to, target, data, token, event, except, sender;
   bool sticky = false;
   for (std::size_t i = 0; i + 1 < fields->elements; i += 2) {
     const std::string_view name = reply_text(fields->element[i]);
@@ -85,6 +99,12 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
       spread_ms = to_u64(value);
     else if (name == "sticky")
       sticky = value == "1";
+    else if (name == "event")  // absent in entries of versions without the Pusher door: empty
+      event = value;
+    else if (name == "except")
+      except = value;
+    else if (name == "sender")
+      sender = value;
     else if (name == "takedown")
       take_down = to_u64(value);
   }
@@ -96,7 +116,8 @@ std::optional<stream_entry> parse_entry(const redisReply* e) {
       make_message(*id, static_cast<std::int64_t>(*ts),
                    {audience_named(to).value_or(audience::broadcast), std::string(target)}, data,
                    static_cast<std::int64_t>(expires.value_or(0)),
-                   std::chrono::milliseconds(spread_ms.value_or(0)), sticky),
+                   std::chrono::milliseconds(spread_ms.value_or(0)), sticky,
+                   pusher_shape{std::string(event), std::string(except), std::string(sender)}),
       std::string(token)};
 }
 

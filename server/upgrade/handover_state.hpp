@@ -25,10 +25,11 @@ namespace ringcast::upgrade {
 
 // The format this binary writes and reads. A change of meaning or layout of any field bumps it;
 // a binary refuses state of any other format (`--version` prints it).
-inline constexpr std::uint32_t state_format = 3;
+inline constexpr std::uint32_t state_format = 4;
 // 1  the first
 // 2  a session's fields in the order of session_record.hpp, `live` and its timer after them
 // 3  a scheduled promotion's slot and its timer before its record (promotion_record.hpp)
+// 4  a message's Pusher event name, excluded socket id and sender after `expired`
 
 using rel_ns = std::int64_t;
 // A steady time that never comes (a session without token expiry).

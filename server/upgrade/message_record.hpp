@@ -34,6 +34,11 @@ struct message_record {
   mutable Shared<std::uint64_t> delivered{0};   // queued to a client (live or on resume)
   mutable Shared<std::uint64_t> acked{0};       // a client's ack named this id
   mutable Shared<bool> expired{false};          // its ttl passed (set by the first loop)
+  // The Pusher door's (docs/pusher.md): the event name (empty: "message"), a socket id that must
+  // not receive it, and a client event's sender on a presence channel (empty: none).
+  std::string pusher_event;
+  std::string pusher_except_socket;
+  std::string pusher_user_id;
 #ifdef RINGCAST_TEST_EXTRA_MESSAGE_FIELDS
   // tests/server/upgrade/state_added_field_test.cpp: fields added in a scratch build must cross.
   RINGCAST_TEST_EXTRA_MESSAGE_FIELDS

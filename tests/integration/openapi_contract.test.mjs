@@ -9,14 +9,14 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startServer, wsParseFrames } from './harness.mjs';
 import { readFileSync } from 'node:fs';
-import { loadDocument, operations, escapeToken, resolve, schemaValidator, at, DOCUMENT_PATH } from './openapi.mjs';
+import { loadDocument, operations, escapeToken, resolve, schemaValidator, at, DOCUMENT_PATH, PUSHER_APP_FLAGS } from './openapi.mjs';
 
 const doc = loadDocument();
 const validate = schemaValidator(doc);
 const ops = operations(doc);
 let srv;
 
-before(async () => { srv = await startServer(['--poll-timeout', '1']); });
+before(async () => { srv = await startServer(['--poll-timeout', '1', ...PUSHER_APP_FLAGS]); });
 after(async () => { await srv?.stop(); });
 
 function needsAdminToken(op) {

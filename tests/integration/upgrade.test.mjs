@@ -190,7 +190,7 @@ for (const [what, makeBinary, reason, extra = []] of [
   // it is never exec'd.
   ['a new binary that reads another state format', () => script('other-format',
     `if [ "$1" = --version ]; then echo "ringcast 9.9.9"; echo "state format 99"; exit 0; fi\nexec "${BIN}" "$@"`),
-  /upgrade refused, serving on: .*does not read state format 5/u],
+  /upgrade refused, serving on: .*does not read state format 6/u],
   ['a new binary that refuses the settings', () => script('strict',
     `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
   /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],

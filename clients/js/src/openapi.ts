@@ -288,6 +288,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apps/{app_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a Pusher event on one or more channels
+         * @description The `pusher` SDKs' `trigger` (docs/pusher.md, "HTTP API"). One hub message per channel,
+         *     published in the body's order through the node's publish path (with --redis on every
+         *     node): Pusher clients of the channel get the event named `name` with `data`, ringcast
+         *     clients of a channel of the same name get `data` as a JSON string; the connection
+         *     `socket_id` names does not get it. A channel named twice gets it once.
+         */
+        post: operations["pusherTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{app_id}/batch_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish up to 10 Pusher events
+         * @description The SDKs' `triggerBatch`; each event as `POST events` with one `channel`, in the batch's order.
+         */
+        post: operations["pusherTriggerBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{app_id}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The occupied channels
+         * @description Node-wide, and with --redis cluster-wide (both doors' subscribers count).
+         */
+        get: operations["pusherChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{app_id}/channels/{channel_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One channel's state
+         * @description A channel nobody is on is `{"occupied": false}`, not an error.
+         */
+        get: operations["pusherChannel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{app_id}/channels/{channel_name}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The members of a presence channel
+         * @description Each user once, however many connections it has on the channel (every node with --redis).
+         */
+        get: operations["pusherChannelUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{app_id}/users/{user_id}/terminate_connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close every Pusher connection signed in as a user
+         * @description On every event loop and, with --redis, every node; the SDKs' `terminateUserConnections`. The body (`{}`) is not read.
+         */
+        post: operations["pusherTerminateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/demo/token": {
         parameters: {
             query?: never;
@@ -444,6 +568,8 @@ export interface components {
             spread?: components["schemas"]["Duration"];
             /** @description In force for clients that connect later, until its ttl passes or it is taken down. */
             sticky?: boolean;
+            /** @description The event name Pusher clients see it as (docs/pusher.md); default `message`. Ringcast clients do not see it. */
+            event?: string;
         };
         Published: {
             id: number;
@@ -716,6 +842,58 @@ export interface components {
             type: "subscribe" | "unsubscribe";
             channels: components["schemas"]["Identifier"][];
         };
+        PusherEvent: {
+            /** @description 1-200 characters (UTF-16 units), e.g. `App\Events\OrderShipped`. */
+            name: string;
+            /** @description At most 10 KB, relayed as is. */
+            data: string;
+            channels?: string[];
+            /** @description Instead of `channels`. */
+            channel?: string;
+            /** @description The connection that must not receive it. */
+            socket_id?: string;
+            /** @description Comma-separated `subscription_count`, `user_count`. */
+            info?: string;
+        };
+        PusherBatch: {
+            batch: {
+                channel: string;
+                name: string;
+                data: string;
+                socket_id?: string;
+                info?: string;
+            }[];
+        };
+        PusherCounts: {
+            subscription_count?: number;
+            user_count?: number;
+        };
+        PusherEmpty: Record<string, never>;
+        PusherEventAnswer: components["schemas"]["PusherEmpty"] | {
+            channels: {
+                [key: string]: components["schemas"]["PusherCounts"];
+            };
+        };
+        PusherBatchAnswer: components["schemas"]["PusherEmpty"] | {
+            batch: components["schemas"]["PusherCounts"][];
+        };
+        PusherChannels: {
+            channels: {
+                [key: string]: {
+                    user_count?: number;
+                };
+            };
+        };
+        PusherChannel: {
+            occupied: boolean;
+            subscription_count?: number;
+            user_count?: number;
+        };
+        PusherUsers: {
+            users: {
+                id: string;
+            }[];
+        };
     };
     responses: {
         /** @description A malformed body or parameter (code `bad_request`); the message names it. */
@@ -851,6 +1029,63 @@ export interface components {
                 "text/javascript; charset=utf-8": string;
             };
         };
+        /**
+         * @description A malformed query string, body, channel or event name, `info` attribute, `socket_id` or
+         *     user id, as Pusher answers it: the text says what is wrong.
+         */
+        PusherBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
+         * @description The request's signature refused: a missing `auth_*` parameter, `Unknown auth_key`, an
+         *     `auth_version` other than 1.0, a timestamp over 600 s away, a wrong `body_md5`, or an
+         *     `auth_signature` that is not the HMAC of what the text shows was signed (the expected
+         *     signature is never told).
+         */
+        PusherUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /** @description An `app_id` other than --pusher-app-id, or no such path under it. */
+        PusherNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
+         * @description An event's `data` over 10 KB (text, as Pusher), or a body over 256 KiB, refused from its
+         *     header by the route table like any other path's (`Error`, code `too_large`).
+         */
+        PusherTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description With --redis, Redis cannot be used; the text says how much was published. */
+        PusherUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
     };
     parameters: {
         /** @description The session id, one per tab (default `0`). */
@@ -863,6 +1098,22 @@ export interface components {
         Rewind: string;
         /** @description A client token (JWT), instead of `Authorization: Bearer`. */
         Token: string;
+        /** @description --pusher-app-id; any other id is `404`. */
+        PusherAppId: string;
+        /** @description 1-164 characters of `[A-Za-z0-9_\-=@,.;]`. */
+        PusherChannelName: string;
+        /** @description --pusher-key. */
+        PusherAuthKey: string;
+        /** @description Unix seconds, within 600 s of the server's clock either way. */
+        PusherAuthTimestamp: number;
+        PusherAuthVersion: "1.0";
+        /** @description Hex MD5 of the body; required when there is a body. */
+        PusherBodyMd5: string;
+        /**
+         * @description Hex HMAC-SHA256 with --pusher-secret of `METHOD\n/apps/{app_id}/...\n` and every other
+         *     query parameter as `key=value`, sorted by key, joined by `&`, values unescaped.
+         */
+        PusherAuthSignature: string;
     };
     requestBodies: never;
     headers: {
@@ -1379,6 +1630,265 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             503: components["responses"]["RedisUnavailable"];
+        };
+    };
+    pusherTrigger: {
+        parameters: {
+            query: {
+                /** @description --pusher-key. */
+                auth_key: components["parameters"]["PusherAuthKey"];
+                /** @description Unix seconds, within 600 s of the server's clock either way. */
+                auth_timestamp: components["parameters"]["PusherAuthTimestamp"];
+                auth_version: components["parameters"]["PusherAuthVersion"];
+                /** @description Hex MD5 of the body; required when there is a body. */
+                body_md5?: components["parameters"]["PusherBodyMd5"];
+                /**
+                 * @description Hex HMAC-SHA256 with --pusher-secret of `METHOD\n/apps/{app_id}/...\n` and every other
+                 *     query parameter as `key=value`, sorted by key, joined by `&`, values unescaped.
+                 */
+                auth_signature: components["parameters"]["PusherAuthSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description --pusher-app-id; any other id is `404`. */
+                app_id: components["parameters"]["PusherAppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PusherEvent"];
+            };
+        };
+        responses: {
+            /** @description Published; with `info`, the counts of each channel. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PusherEventAnswer"];
+                };
+            };
+            400: components["responses"]["PusherBadRequest"];
+            401: components["responses"]["PusherUnauthorized"];
+            404: components["responses"]["PusherNotFound"];
+            413: components["responses"]["PusherTooLarge"];
+            503: components["responses"]["PusherUnavailable"];
+        };
+    };
+    pusherTriggerBatch: {
+        parameters: {
+            query: {
+                /** @description --pusher-key. */
+                auth_key: components["parameters"]["PusherAuthKey"];
+                /** @description Unix seconds, within 600 s of the server's clock either way. */
+                auth_timestamp: components["parameters"]["PusherAuthTimestamp"];
+                auth_version: components["parameters"]["PusherAuthVersion"];
+                /** @description Hex MD5 of the body; required when there is a body. */
+                body_md5?: components["parameters"]["PusherBodyMd5"];
+                /**
+                 * @description Hex HMAC-SHA256 with --pusher-secret of `METHOD\n/apps/{app_id}/...\n` and every other
+                 *     query parameter as `key=value`, sorted by key, joined by `&`, values unescaped.
+                 */
+                auth_signature: components["parameters"]["PusherAuthSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description --pusher-app-id; any other id is `404`. */
+                app_id: components["parameters"]["PusherAppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PusherBatch"];
+            };
+        };
+        responses: {
+            /** @description Published; if an event asks for `info`, the counts of each event's channel. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PusherBatchAnswer"];
+                };
+            };
+            400: components["responses"]["PusherBadRequest"];
+            401: components["responses"]["PusherUnauthorized"];
+            404: components["responses"]["PusherNotFound"];
+            413: components["responses"]["PusherTooLarge"];
+            503: components["responses"]["PusherUnavailable"];
+        };
+    };
+    pusherChannels: {
+        parameters: {
+            query: {
+                /** @description Only channels whose name starts with it. */
+                filter_by_prefix?: string;
+                /** @description `user_count`, with `filter_by_prefix=presence-` only. */
+                info?: string;
+                /** @description --pusher-key. */
+                auth_key: components["parameters"]["PusherAuthKey"];
+                /** @description Unix seconds, within 600 s of the server's clock either way. */
+                auth_timestamp: components["parameters"]["PusherAuthTimestamp"];
+                auth_version: components["parameters"]["PusherAuthVersion"];
+                /**
+                 * @description Hex HMAC-SHA256 with --pusher-secret of `METHOD\n/apps/{app_id}/...\n` and every other
+                 *     query parameter as `key=value`, sorted by key, joined by `&`, values unescaped.
+                 */
+                auth_signature: components["parameters"]["PusherAuthSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description --pusher-app-id; any other id is `404`. */
+                app_id: components["parameters"]["PusherAppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each occupied channel the prefix matches. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PusherChannels"];
+                };
+            };
+            400: components["responses"]["PusherBadRequest"];
+            401: components["responses"]["PusherUnauthorized"];
+            404: components["responses"]["PusherNotFound"];
+            503: components["responses"]["PusherUnavailable"];
+        };
+    };
+    pusherChannel: {
+        parameters: {
+            query: {
+                /** @description Comma-separated `subscription_count`, `user_count` (presence channels only). */
+                info?: string;
+                /** @description --pusher-key. */
+                auth_key: components["parameters"]["PusherAuthKey"];
+                /** @description Unix seconds, within 600 s of the server's clock either way. */
+                auth_timestamp: components["parameters"]["PusherAuthTimestamp"];
+                auth_version: components["parameters"]["PusherAuthVersion"];
+                /**
+                 * @description Hex HMAC-SHA256 with --pusher-secret of `METHOD\n/apps/{app_id}/...\n` and every other
+                 *     query parameter as `key=value`, sorted by key, joined by `&`, values unescaped.
+                 */
+                auth_signature: components["parameters"]["PusherAuthSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description --pusher-app-id; any other id is `404`. */
+                app_id: components["parameters"]["PusherAppId"];
+                /** @description 1-164 characters of `[A-Za-z0-9_\-=@,.;]`. */
+                channel_name: components["parameters"]["PusherChannelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether anyone is subscribed, and the counts asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PusherChannel"];
+                };
+            };
+            400: components["responses"]["PusherBadRequest"];
+            401: components["responses"]["PusherUnauthorized"];
+            404: components["responses"]["PusherNotFound"];
+            503: components["responses"]["PusherUnavailable"];
+        };
+    };
+    pusherChannelUsers: {
+        parameters: {
+            query: {
+                /** @description --pusher-key. */
+                auth_key: components["parameters"]["PusherAuthKey"];
+                /** @description Unix seconds, within 600 s of the server's clock either way. */
+                auth_timestamp: components["parameters"]["PusherAuthTimestamp"];
+                auth_version: components["parameters"]["PusherAuthVersion"];
+                /**
+                 * @description Hex HMAC-SHA256 with --pusher-secret of `METHOD\n/apps/{app_id}/...\n` and every other
+                 *     query parameter as `key=value`, sorted by key, joined by `&`, values unescaped.
+                 */
+                auth_signature: components["parameters"]["PusherAuthSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description --pusher-app-id; any other id is `404`. */
+                app_id: components["parameters"]["PusherAppId"];
+                /** @description 1-164 characters of `[A-Za-z0-9_\-=@,.;]`. */
+                channel_name: components["parameters"]["PusherChannelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user ids. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PusherUsers"];
+                };
+            };
+            400: components["responses"]["PusherBadRequest"];
+            401: components["responses"]["PusherUnauthorized"];
+            404: components["responses"]["PusherNotFound"];
+            503: components["responses"]["PusherUnavailable"];
+        };
+    };
+    pusherTerminateUser: {
+        parameters: {
+            query: {
+                /** @description --pusher-key. */
+                auth_key: components["parameters"]["PusherAuthKey"];
+                /** @description Unix seconds, within 600 s of the server's clock either way. */
+                auth_timestamp: components["parameters"]["PusherAuthTimestamp"];
+                auth_version: components["parameters"]["PusherAuthVersion"];
+                /** @description Hex MD5 of the body; required when there is a body. */
+                body_md5?: components["parameters"]["PusherBodyMd5"];
+                /**
+                 * @description Hex HMAC-SHA256 with --pusher-secret of `METHOD\n/apps/{app_id}/...\n` and every other
+                 *     query parameter as `key=value`, sorted by key, joined by `&`, values unescaped.
+                 */
+                auth_signature: components["parameters"]["PusherAuthSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description --pusher-app-id; any other id is `404`. */
+                app_id: components["parameters"]["PusherAppId"];
+                /** @description The `id` the connections signed in with (`pusher:signin`). */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Their connections are being closed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PusherEmpty"];
+                };
+            };
+            400: components["responses"]["PusherBadRequest"];
+            401: components["responses"]["PusherUnauthorized"];
+            404: components["responses"]["PusherNotFound"];
         };
     };
     demoTokenInfo: {

@@ -67,6 +67,7 @@ class test_loop final : public connection_context {
   connect_gate* connect_hook() override { return nullptr; }
   address_limits& client_addresses() override { return addresses_; }
   connection_registry& connections() override { return connections_; }
+  pusher_door* pusher() override { return nullptr; }
 
   // Runs `f` on the loop's thread and returns its result.
   template <class F>

@@ -68,6 +68,22 @@ TEST(ParsePublishRequest, StickyIsABoolean) {
   }
 }
 
+// The Pusher door's event name: optional, 1-200 characters; never an except_socket from a body.
+TEST(ParsePublishRequest, EventNamesThePusherEvent) {
+  EXPECT_EQ(publish_ok(R"({"data":1})").event, "");
+  EXPECT_EQ(publish_ok(R"({"data":1,"event":"App\\Events\\Sale"})").event, "App\\Events\\Sale");
+  EXPECT_EQ(publish_ok(R"({"data":1,"event":")" + std::string(200, 'e') + "\"}").event.size(),
+            200U);
+  EXPECT_EQ(publish_ok(R"({"data":1,"event":"x"})").except_socket, "");
+  for (const std::string& bad :
+       {std::string(R"({"data":1,"event":""})"), std::string(R"({"data":1,"event":1})"),
+        std::string(R"({"data":1,"event":null})"),
+        R"({"data":1,"event":")" + std::string(201, 'e') + "\"}"}) {
+    EXPECT_EQ(publish_error(bad), "event: a string of 1-200 characters (the Pusher event name)")
+        << bad;
+  }
+}
+
 TEST(ParsePublishRequest, DataIsReserializedCompactly) {
   EXPECT_EQ(publish_ok(R"( { "data" : [ 1 , "a\u0041" , true ] } )").data_json, R"([1,"aA",true])");
 }
@@ -210,7 +226,7 @@ TEST(ParsePublishRequest, Errors) {
 
 TEST(ParsePublishRequest, UnknownFieldIsRefusedByName) {
   const std::string known =
-      " (known fields: data, channel, user, users, at, delay, ttl, spread, sticky)";
+      " (known fields: data, channel, user, users, at, delay, ttl, spread, sticky, event)";
   EXPECT_EQ(publish_error(R"({"data":{"x":1},"chanel":"vip"})"),
             "unknown field \"chanel\"" + known);
   EXPECT_EQ(publish_error(R"({"usres":["a"],"data":1})"), "unknown field \"usres\"" + known);

@@ -33,6 +33,9 @@ handover_state full_state() {
     m.delivered = id * 2;
     m.acked = id;
     m.expired = id == 5;
+    if (id == 8) m.pusher_event = R"(App\Events\Sale)";
+    if (id == 13) m.pusher_except_socket = "123.456";
+    if (id == 13) m.pusher_user_id = "u\"1";
     s.messages.push_back(m);
   }
   loop_state l;
@@ -138,11 +141,11 @@ TEST(StateCodec, RefusesAnotherMagicOrFormat) {
   EXPECT_EQ(refusal(wrong_magic), "not a ringcast state (no magic)");
   std::string next_format = bytes;
   next_format[8] = static_cast<char>(state_format + 1);
-  EXPECT_EQ(refusal(next_format), "state format 4, this binary reads 3");
+  EXPECT_EQ(refusal(next_format), "state format 5, this binary reads 4");
   // The format before this one (its promotions' fields in another order) is refused too.
   std::string last_format = bytes;
   last_format[8] = static_cast<char>(state_format - 1);
-  EXPECT_EQ(refusal(last_format), "state format 2, this binary reads 3");
+  EXPECT_EQ(refusal(last_format), "state format 3, this binary reads 4");
   EXPECT_EQ(refusal(""), "not a ringcast state (no magic)");
 }
 

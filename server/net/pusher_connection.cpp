@@ -1,0 +1,272 @@
+#include "net/pusher_connection.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/beast/websocket/stream.hpp>
+
+#include <boost/url/parse.hpp>
+
+#include <random>
+
+#include "core/message_pusher.hpp"
+#include "core/repeated_warning.hpp"
+#include "net/pusher_door.hpp"
+#include "pusher/pusher_names.hpp"
+#include "pusher/pusher_server_frames.hpp"
+
+namespace ringcast {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+
+namespace {
+
+// Reads per wake-up before yielding to the loop's other connections (as ws_connection).
+constexpr int reads_per_turn = 16;
+
+std::string text_frame(std::string_view text) {
+  std::string out(ws::text_frame_header(text.size()).view());
+  out += text;
+  return out;
+}
+
+// The Pusher code a hub ending is told with (docs/pusher.md, "Errors"): 4200-4299 reconnect at
+// once, 4100-4199 after a back-off, 4009 do not reconnect as is.
+int pusher_code(ending why) {
+  switch (why) {
+    case ending::close_idle:
+      return pusher::pong_not_received;
+    case ending::close_kicked:
+      return pusher::connection_unauthorized;
+    case ending::close_slow:
+      return pusher::over_capacity;
+    default:
+      return pusher::reconnect;
+  }
+}
+
+}  // namespace
+
+// The loop's random high part (drawn once per loop: ids of two loops or nodes differ in it) and
+// its count of connections, so that ids never repeat on a loop. Short on purpose: up to 100,000
+// connections of a loop, the id and the session's names fit in a string's own bytes (no heap).
+std::string pusher_connection::next_socket_id() {
+  thread_local const std::uint64_t high = [] {
+    std::random_device device;
+    return std::uniform_int_distribution<std::uint64_t>(10'000'000, 99'999'999)(device);
+  }();
+  thread_local std::uint64_t count = 0;
+  return pusher::make_socket_id(high, ++count);
+}
+
+std::optional<pusher::frame_refusal> pusher_connection::refusal_of(std::string_view target,
+                                                                   const pusher_door& door) {
+  const auto url = boost::urls::parse_origin_form(target);
+  if (!url) return pusher::frame_refusal{pusher::unknown_app, "Application does not exist"};
+  const std::string_view path = url->encoded_path();
+  if (!path.starts_with(path_prefix) || path.substr(path_prefix.size()) != door.app().key)
+    return pusher::frame_refusal{pusher::unknown_app, "Application does not exist"};
+  const auto protocol = url->params().find("protocol");
+  if (protocol == url->params().end() || !(*protocol).has_value)
+    return pusher::frame_refusal{pusher::no_protocol, "No protocol version supplied"};
+  const std::string version = (*protocol).value;
+  if (version != "5" && version != "6" && version != "7")
+    return pusher::frame_refusal{pusher::unsupported_protocol,
+                                 "Unsupported protocol version " + version};
+  return std::nullopt;
+}
+
+std::string pusher_connection::session_user(std::string_view socket_id) {
+  return "#" + std::string(socket_id);
+}
+
+void pusher_connection::start(connection_context& ctx, connection_parts parts, http_request request,
+                              std::optional<pusher::frame_refusal> refused, std::string socket_id) {
+  auto upgrade = std::make_shared<websocket::stream<net_stream>>(std::move(parts.stream));
+  upgrade->set_option(websocket::stream_base::timeout{ctx.settings().handshake_timeout,
+                                                      websocket::stream_base::none(), false});
+  upgrade->set_option(websocket::stream_base::decorator(
+      [](websocket::response_type& res) { res.set(beast::http::field::server, "ringcast"); }));
+  upgrade->async_accept(request, [&ctx, upgrade, buffer = std::move(parts.buffer),
+                                  slot = std::move(parts.slot), address = std::move(parts.address),
+                                  peer = parts.peer, refused = std::move(refused),
+                                  socket_id = std::move(socket_id)](beast::error_code ec) mutable {
+    if (ec) return;  // the upgrade failed or timed out; nothing was attached
+    const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
+    auto c = std::make_shared<pusher_connection>(
+        ctx,
+        connection_parts{
+            std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address), peer},
+        std::move(socket_id));
+    c->begin(refused, early);
+  });
+}
+
+pusher_connection::pusher_connection(connection_context& ctx, connection_parts parts,
+                                     std::string socket_id)
+    : stream_connection(ctx, std::move(parts), connection_kind::ws),
+      socket_id_(std::move(socket_id)),
+      reader_(pusher::max_client_frame, max_client_frames),
+      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate),
+      client_events_(ctx.now(), client_event_rate),
+      activity_timeout_s_(static_cast<unsigned>(std::max<std::int64_t>(
+          1, std::chrono::duration_cast<std::chrono::seconds>(ctx.settings().heartbeat).count()))) {
+}
+
+// Pusher has no resume: the session goes with its connection (it left its presence channels
+// first, so that a channel is vacated after its last member is removed).
+pusher_connection::~pusher_connection() {
+  if (!presence_.empty()) door().channels().leave_all(socket_id_);
+  if (!current_session()) context().sessions().kick(session_user(socket_id_), context().now());
+}
+
+void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refused,
+                              std::string_view early_bytes) {
+  if (refused) {
+    reader_done_ = true;
+    refuse(refused->code, refused->message);
+    return;
+  }
+  client_params params;
+  params.user = session_user(socket_id_);
+  params.sid = socket_id_;
+  params.sid_given = true;
+  attach(params, false);  // queues frame("hello"): pusher:connection_established
+  if (!early_bytes.empty() && !consume(early_bytes)) return;
+  read();
+}
+
+void pusher_connection::read() {
+  std::array<char, 512> chunk;
+  for (int round = 0; round < reads_per_turn; ++round) {
+    boost::system::error_code ec;
+    const std::size_t n = stream().read_now(asio::buffer(chunk), ec);
+    if (ec == asio::error::would_block) return wait_readable();
+    if (ec) return peer_gone();
+    if (!consume({chunk.data(), n})) return;
+  }
+  asio::post(stream().get_executor(), [self = self()] { self->read(); });
+}
+
+void pusher_connection::wait_readable() {
+  stream().async_wait_readable([self = self()](boost::system::error_code ec) {
+    if (ec == asio::error::operation_aborted) return;
+    if (ec) return self->peer_gone();
+    self->read();
+  });
+}
+
+// Every frame costs a --client-message-rate token, as on a ringcast WebSocket: beyond it the
+// client is closed 4301 (Pusher's code for a client over its rate).
+bool pusher_connection::within_rate() {
+  static repeated_warning closed;
+  connection_context& ctx = context();
+  const double rate = ctx.settings().client_message_rate;
+  if (rate == 0 || rate_.take(ctx.now(), {rate, 2 * rate})) return true;
+  ++ctx.stats().message_rate;
+  closed.warn(ctx.now(), "Pusher client closed 4301: over --client-message-rate {}", rate);
+  reader_done_ = true;
+  refuse(pusher::client_event_rate_limit, "over --client-message-rate");
+  return false;
+}
+
+bool pusher_connection::consume(std::string_view bytes) {
+  while (!reader_done_) {
+    ws::event e = reader_.next(bytes);
+    switch (e.type) {
+      case ws::event_type::need_more:
+        return true;
+      case ws::event_type::fragment:
+      case ws::event_type::pong:
+        if (within_rate()) activity();
+        break;
+      case ws::event_type::text:
+      case ws::event_type::binary:
+        if (!within_rate()) break;
+        activity();
+        on_text(e.message);
+        break;
+      case ws::event_type::ping:
+        if (!within_rate()) break;
+        activity();
+        send_framed(ws::pong_frame(e.payload));
+        break;
+      case ws::event_type::close:
+        reader_done_ = true;
+        finish(closing() ? std::string()
+                         : ws::close_frame(e.code == ws::no_status ? ws::normal : e.code));
+        break;
+      case ws::event_type::failed:
+        reader_done_ = true;
+        finish(ws::close_frame(ws::close_code_for(e.why)));
+        break;
+    }
+  }
+  return true;
+}
+
+void pusher_connection::heartbeat() {
+  static const std::string ping = text_frame(pusher::ping_frame_text());
+  send_framed(ping);
+}
+
+void pusher_connection::send_text(std::string_view text) {
+  send_framed(text_frame(text));
+}
+
+void pusher_connection::refuse(std::optional<int> code, std::string_view message) {
+  std::string frames = text_frame(pusher::error_frame(code, message));
+  if (!code || *code < 4000 || *code > 4999) return send_framed(std::move(frames));
+  frames += ws::close_frame(static_cast<std::uint16_t>(*code), message);
+  finish(std::move(frames));
+}
+
+bool pusher_connection::terminate() {
+  session* s = current_session();
+  if (!s) return false;
+  context().sessions().end_connection(*s, ending::close_kicked, context().now());
+  return true;
+}
+
+bool pusher_connection::wants(const message& m) const {
+  return pusher_receives(m, socket_id_);
+}
+
+void pusher_connection::queued(const message& m, bool) {
+  pusher_ws_frame(m);  // built here, on the loop, by the first Pusher recipient of the node
+}
+
+std::size_t pusher_connection::message_buffers(const message& m, bool, frame_buffers& out) const {
+  out[0] = asio::buffer(pusher_ws_frame(m));
+  return 1;
+}
+
+// The one envelope of the hub's that a Pusher connection frames: hello, as its
+// pusher:connection_established, whose activity_timeout is --heartbeat (the client pings when it
+// has heard nothing that long; the server pings too, and closes a client silent for
+// --idle-timeout).
+std::string pusher_connection::frame(std::string_view event, std::string_view,
+                                     std::optional<std::uint32_t>) const {
+  if (event != "hello") return {};
+  return text_frame(pusher::connection_established(socket_id_, activity_timeout_s_));
+}
+
+std::string pusher_connection::ending_frame(const ending_notice& notice) const {
+  return text_frame(pusher::error_frame(pusher_code(notice.why), reason_of(notice.why)));
+}
+
+std::string pusher_connection::closing_frame(ending why) const {
+  return ws::close_frame(static_cast<std::uint16_t>(pusher_code(why)), reason_of(why));
+}
+
+void pusher_connection::close_when_written() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  stream().shutdown_send();
+}
+
+pusher_door& pusher_connection::door() {
+  return *context().pusher();
+}
+
+}  // namespace ringcast
