@@ -128,9 +128,10 @@ if [[ -n $tls_sizes ]]; then
 fi
 
 # start_KIND_server LOG [tls]: sets server_pid, port and pids (every process of the server,
-# comma separated).
-ringcast_flags=(--threads 2 --max-connections-per-ip 0 --max-connections 19000 --idle-timeout 10m
-  --session-ttl 10m --drain 0)
+# comma separated). --max-connections: every client of the largest size (19,900 with the hard
+# limit of 20,000 descriptors this machine gives), with room for the server's own descriptors.
+ringcast_flags=(--threads 2 --max-connections-per-ip 0 --max-connections "$(($(ulimit -n) - 64))"
+  --idle-timeout 10m --session-ttl 10m --drain 0)
 start_ringcast_server() {
   local tls=()
   [[ ${2:-} == tls ]] && tls=(--tls-cert "$cert" --tls-key "$key")

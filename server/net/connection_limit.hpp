@@ -46,6 +46,7 @@ class connection_limit {
     return slot(this);
   }
   std::size_t open() const { return open_.load(std::memory_order_relaxed); }
+  std::size_t max() const { return max_.load(std::memory_order_relaxed); }
   // For connections from now on; open ones above a lowered limit stay open.
   void set_max(std::size_t max) { max_.store(max, std::memory_order_relaxed); }
 

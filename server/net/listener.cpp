@@ -7,6 +7,7 @@
 
 #include "core/log.hpp"
 #include "net/accepted_socket.hpp"
+#include "net/descriptor_table.hpp"
 #include "net/http_connection.hpp"
 
 namespace ringcast {
@@ -21,6 +22,11 @@ listener::listener(std::vector<connection_context*> loops, connection_limit& lim
       backoff_(loops_.front()->io()) {}
 
 namespace {
+
+// Descriptors beyond --max-connections that the table is grown for: the server's own (the
+// listener, each loop's epoll, eventfd and timerfd, the log, hook and Redis connections) and
+// connections over the limit, which are accepted to be answered 503.
+constexpr std::size_t descriptor_headroom = 256;
 
 // --listen's host: an address as it is, a name (localhost) through the resolver, as --redis and
 // ringcast-load's --target resolve theirs. A name with IPv4 and IPv6 addresses listens on its first
@@ -79,6 +85,8 @@ void listener::listening() {
   address_ = v6_ ? fmt::format("[{}]:{}", local.address().to_string(), local.port())
                  : fmt::format("{}:{}", local.address().to_string(), local.port());
   log_info("listening on {} with {} thread(s)", address_, loops_.size());
+  // Before the loops run: growing it later stalls the accepting loop (descriptor_table.hpp).
+  reserve_descriptor_table(acceptor_.native_handle(), limit_.max() + descriptor_headroom);
   accept();
 }
 

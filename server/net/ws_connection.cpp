@@ -1,5 +1,9 @@
 #include "net/ws_connection.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
@@ -24,6 +28,15 @@ namespace {
 // Reads per wake-up before yielding to the loop's other connections.
 constexpr int reads_per_turn = 16;
 
+// TCP_CORK from the upgrade to the hello: the 101 Beast writes waits in the socket, and the two go
+// out in one segment when the hello is written. Written apart, the 101 woke the client, which on a
+// busy machine could take the core before the hello it waits for was written (docs/performance.md,
+// section 16). Left as it is if the kernel refuses: the two then go apart, as before.
+void cork(net_stream& stream, bool on) {
+  const int value = on ? 1 : 0;
+  ::setsockopt(stream.socket().native_handle(), IPPROTO_TCP, TCP_CORK, &value, sizeof value);
+}
+
 }  // namespace
 
 // Beast answers the upgrade (refusing a bad one with 400 or 426) within the handshake timeout;
@@ -31,6 +44,7 @@ constexpr int reads_per_turn = 16;
 void ws_connection::start(connection_context& ctx, connection_parts parts, admission admitted,
                           bool known_elsewhere) {
   auto upgrade = std::make_shared<websocket::stream<net_stream>>(std::move(parts.stream));
+  cork(upgrade->next_layer(), true);
   upgrade->set_option(websocket::stream_base::timeout{ctx.settings().handshake_timeout,
                                                       websocket::stream_base::none(), false});
   auto& request = admitted.request;
@@ -124,6 +138,7 @@ bool ws_connection::within_rate() {
 void ws_connection::begin(const client_params& params, bool known_elsewhere,
                           std::string_view early_bytes) {
   attach(params, known_elsewhere);
+  cork(stream(), false);  // the 101 and the hello go now
   if (!early_bytes.empty() && !consume(early_bytes)) return;
   read();
 }
