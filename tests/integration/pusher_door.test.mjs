@@ -144,6 +144,29 @@ test('cache channels: pusher:cache_miss when nothing was sent, else the last eve
   later.close();
 });
 
+test('a sticky promotion in force on a channel reaches a Pusher client when it subscribes; once expired it does not', async () => {
+  const flash = uid('flash');
+  await srv.publish({ channel: flash, data: { off: 20 }, event: 'promo', sticky: true, ttl: '2s' });
+  const c = await client();
+  await c.subscribe(flash);
+  assert.deepEqual((await c.next(eventOn(flash, 'promo'), 'the promotion in force')).data, { off: 20 });
+  // A cache channel: the promotion is its last event, sent once, no cache_miss.
+  const cached = `cache-${flash}`;
+  await srv.publish({ channel: cached, data: { off: 30 }, event: 'promo', sticky: true, ttl: '2s' });
+  await c.subscribe(cached);
+  await c.next(eventOn(cached, 'promo'), 'the cached promotion');
+  await sleep(200);
+  assert.equal(c.frames.filter(eventOn(cached, 'promo')).length, 1);
+  assert.equal(c.frames.some((m) => m.event === 'pusher:cache_miss'), false);
+  await sleep(2000);
+  const late = await client();
+  await late.subscribe(flash);
+  await sleep(200);
+  assert.equal(late.frames.some(eventOn(flash, 'promo')), false);
+  c.close();
+  late.close();
+});
+
 test('client events: to the channel\'s other subscribers (and ringcast clients of it), never back to the sender, with user_id on presence', async () => {
   const a = await client({ user: { id: 'ann' } });
   const b = await client({ user: { id: 'ben' } });
