@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,9 @@ struct loop_snapshot {
   timing_wheel::counters wheel;
   std::uint32_t levels = 0;
   std::vector<std::uint32_t> level0, level1;
-  hook_counters hooks;                 // with --hook-url
-  connect_hook_counters connect_hook;  // with --connect-hook
+  hook_counters hooks;                           // with --hook-url
+  connect_hook_counters connect_hook;            // with --connect-hook
+  std::optional<hook_counters> hooks_of_pusher;  // loop 0, with --pusher-webhook-url
 };
 
 struct server_snapshot {
@@ -41,6 +43,8 @@ struct server_snapshot {
   bool clustered = false;     // --redis
   bool hooks = false;         // --hook-url
   bool connect_hook = false;  // --connect-hook
+  // --pusher-webhook-url: every URL's outbox summed (backend_up: every URL's last POST accepted).
+  std::optional<hook_counters> pusher_webhooks;
   bool redis_up = false;
   std::uint64_t redis_reconnects = 0;
   std::uint64_t published = 0;

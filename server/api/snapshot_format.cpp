@@ -277,6 +277,21 @@ std::string prometheus_text(const server_snapshot& s) {
     metric("ringcast_hook_backend_up", "gauge",
            "1 when the last hook POST of every loop was accepted.", h.backend_up ? 1 : 0);
   }
+  if (s.pusher_webhooks) {
+    const hook_counters& h = *s.pusher_webhooks;
+    metric("ringcast_pusher_webhook_events_sent_total", "counter",
+           "Pusher webhook events the URLs accepted.", h.sent);
+    metric("ringcast_pusher_webhook_retries_total", "counter",
+           "Pusher webhook POSTs repeating a failed one.", h.retried);
+    metric("ringcast_pusher_webhook_failures_total", "counter",
+           "Pusher webhook POSTs answered non-2xx or not within --hook-timeout.", h.failed);
+    metric("ringcast_pusher_webhook_events_dropped_total", "counter",
+           "Pusher webhook events dropped, oldest first, beyond --hook-queue per URL.", h.dropped);
+    metric("ringcast_pusher_webhook_queue", "gauge",
+           "Pusher webhook events waiting, batches in flight included.", h.queued);
+    metric("ringcast_pusher_webhook_up", "gauge",
+           "1 when the last Pusher webhook POST to every URL was accepted.", h.backend_up ? 1 : 0);
+  }
   if (s.connect_hook) {
     const connect_hook_counters& c = all.connect_hook;
     family("ringcast_connect_hook_total", "counter",

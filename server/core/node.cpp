@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 
 #include "core/log.hpp"
+#include "pusher/pusher_names.hpp"
 
 namespace ringcast {
 
@@ -159,7 +160,15 @@ void node::deliver(const message_ptr& m, asio::any_io_executor where,
       summed(std::move(done)));
 }
 
+void node::announce_pusher_user_kick(std::string_view user_id) {
+  backplane_->announce_kick(std::string(pusher::server_to_user_prefix) + std::string(user_id));
+}
+
 void node::close_user(std::string user) {
+  if (user.starts_with(pusher::server_to_user_prefix)) {  // announce_pusher_user_kick's
+    if (end_pusher_user_) end_pusher_user_(user.substr(pusher::server_to_user_prefix.size()));
+    return;
+  }
   every_.invoke_on_all(
       [user = std::move(user)](const node_loop& l) { l.sessions().kick(user, l.now()); });
 }

@@ -110,6 +110,15 @@ class node final : public node_messages,
   std::size_t home_index(std::string_view user) const;
 
   backplane& shared() { return *backplane_; }
+
+  // Ending a Pusher user's connections (POST /apps/{id}/users/{user}/terminate_connections) rides
+  // on the kick: the kick of "#server-to-user-{user}", a name no ringcast user can have, reaches
+  // every other node, where `end_here(user)` ends that user's Pusher connections on every loop
+  // (the door is the server's, so it gives this; before start()).
+  void on_pusher_user_kick(std::function<void(std::string user_id)> end_here) {
+    end_pusher_user_ = std::move(end_here);
+  }
+  void announce_pusher_user_kick(std::string_view user_id);
   sequencer::figures figures() const { return ids_.read(); }
 
   // Upgrade in place (core/node_handover.cpp). hold_numbering: `f` runs with numbering held.
@@ -146,6 +155,7 @@ class node final : public node_messages,
   // The backplane's history and promotions in force are on every loop (with --redis they are read
   // at start-up, after the listener opens): until then /healthz sends no clients here.
   std::atomic<bool> caught_up_{false};
+  std::function<void(std::string user_id)> end_pusher_user_;  // on_pusher_user_kick
 };
 
 }  // namespace ringcast

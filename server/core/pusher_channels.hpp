@@ -9,9 +9,10 @@
 // (channel_data's user_id and user_info, which is not the session's user), so the door tells this
 // class of each (join_presence / leave_presence / leave_all). A user with several connections on
 // a channel is one member: added with the first, removed with the last, with the first's
-// user_info. The door subscribes the session to the hub channel before join_presence and calls
-// leave_presence before unsubscribing it, so that a channel is occupied before its first member
-// is added and vacated after its last is removed, as Pusher orders its webhooks.
+// user_info. The door subscribes the session to the hub channel before join_presence, so that a
+// channel is occupied before its first member is added; a channel that presence vacates while it
+// still has members here is vacated once they have left, so that its last member_removed comes
+// before channel_vacated, as Pusher orders its webhooks, whichever the door does first.
 //
 // Threads: every call from any loop. The member table is behind one mutex, held for a few
 // hash-map updates; answers run on the caller's `origin`, never inside the call.
@@ -29,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -45,7 +47,9 @@ struct pusher_member {
 };
 
 // The door's connections hear of members coming and going, to send
-// pusher_internal:member_added / member_removed to the channel's other subscribers on this node.
+// pusher_internal:member_added / member_removed to the channel's other subscribers on this node
+// (not to the member's own connections, as Pusher does: a connection compares the user_id it
+// joined the channel as).
 // Called from any thread, in the order of the changes, under the member table's lock: only record
 // or post, never wait and never call pusher_channels back.
 class pusher_member_events {
@@ -100,6 +104,9 @@ class pusher_cluster {
       std::function<void(std::optional<std::vector<pusher::channel_counts>>)> done) = 0;
   virtual void members(const std::string& channel, boost::asio::any_io_executor origin,
                        std::function<void(std::optional<std::vector<pusher_member>>)> done) = 0;
+  // Every change of this node told so far has been answered (a draining node waits for it, so
+  // that the webhooks its last changes make are sent before it exits). Any thread.
+  virtual bool settled() const = 0;
 };
 
 class pusher_channels final : private channel_occupancy_events {
@@ -124,6 +131,8 @@ class pusher_channels final : private channel_occupancy_events {
   void cluster_member(const pusher_cluster_change& change);
   // This node's occupancy and members, for the cluster to write again after losing them.
   pusher_node_state node_state() const;
+  // Nothing of this node's is on its way to the cluster (alone: always).
+  bool settled() const { return !cluster_ || cluster_->settled(); }
 
   // The door. Connection `socket_id` joined presence channel `channel` as `member`; done(the
   // channel's members, this one included, by user_id) for pusher_internal:subscription_succeeded.
@@ -164,6 +173,7 @@ class pusher_channels final : private channel_occupancy_events {
 
   // Under the lock.
   void leave_locked(const std::string& channel, const std::string& user_id);
+  void occupancy_changed(const std::string& channel, bool occupied);
   void member_added_here(const std::string& channel, const pusher_member& member);
   void member_removed_here(const std::string& channel, const std::string& user_id);
   std::vector<pusher_member> members_locked(const std::string& channel) const;
@@ -176,6 +186,8 @@ class pusher_channels final : private channel_occupancy_events {
   pusher_cluster* cluster_ = nullptr;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, member_table> channels_;  // presence channel -> members
+  // Channels presence vacated while members here had not left yet (their vacate waits for them).
+  std::unordered_set<std::string> vacated_after_members_;
   // socket id -> presence channel -> its user_id there (what leave_all must undo).
   std::unordered_map<std::string, std::unordered_map<std::string, std::string>> sockets_;
 };

@@ -55,6 +55,12 @@ class session final : public timed, private upgrade::session_record<timed::time_
   // The transport of its current (or last) connection, and the channels it listens to.
   transport kind() const { return transport_; }
   const std::vector<std::string>& channels() const { return channels_; }
+  // What its current connection was admitted with (a client token's grant and `exp`, the connect
+  // hook's): none / the latest time when nothing limits it.
+  const std::optional<std::vector<std::string>>& allowed_channels() const {
+    return allowed_channels_;
+  }
+  time_point token_expires() const { return token_expires_; }
   bool online() const { return online_; }  // see session_events.hpp
 
  private:
@@ -66,10 +72,11 @@ class session final : public timed, private upgrade::session_record<timed::time_
   friend class message_store;
   friend class session_observers;
   friend struct user_sessions;
+  // Ordered so that the fields of 4 bytes and less share one 8-byte slot: a session is kept for
+  // every client, and 16 bytes more would cost it a larger heap block (docs/performance.md,
+  // "What an idle connection holds").
   session_table& table_;
-  subscriber* conn_ = nullptr;      // the live connection or held poll, if any
-  std::size_t attached_index_ = 0;  // position in audience_index::live_ while conn_ is set
-  bool adopting_ = false;  // restored live, its connection not yet adopted (session_table::adopt)
+  subscriber* conn_ = nullptr;  // the live connection or held poll, if any
   // Paced delivery (core/pacing.hpp): its place on the ring and its link in the pacer's index of
   // live sessions by place.
   std::uint64_t place_;
@@ -82,14 +89,16 @@ class session final : public timed, private upgrade::session_record<timed::time_
   // one a new session displaces when --max-sessions is reached
   // (session_table::displace_longest_idle).
   boost::intrusive::list_member_hook<> idle_link_;
-  // It had a second connection (it resumed here or came from another node). Until then, a
-  // session whose one connection was a long-poll lives --first-poll-ttl once it has none.
-  bool came_back_ = false;
   // A first connect's long-poll reply was cut (`more`): the rest of that backlog is owed to the
   // next connect with `since` (message_store::first_backlog_rest): the sticky messages in force
   // after `since`, and history after the later of `since` and this id (where the backlog's history
   // part started: its rewind, or the newest id at the first connect).
   std::optional<std::uint64_t> first_backlog_after_;
+  std::uint32_t attached_index_ = 0;  // position in audience_index::live_ while conn_ is set
+  bool adopting_ = false;  // restored live, its connection not yet adopted (session_table::adopt)
+  // It had a second connection (it resumed here or came from another node). Until then, a
+  // session whose one connection was a long-poll lives --first-poll-ttl once it has none.
+  bool came_back_ = false;
 };
 
 }  // namespace ringcast

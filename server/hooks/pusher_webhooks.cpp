@@ -93,6 +93,21 @@ void pusher_webhooks::flush_all() {
     t->flush_all();
 }
 
+hook_counters pusher_webhooks::counters() const {
+  hook_counters sum;
+  for (const auto& t : targets_) {
+    const hook_counters c = t->counters();
+    sum.sent += c.sent;
+    sum.batches += c.batches;
+    sum.retried += c.retried;
+    sum.failed += c.failed;
+    sum.dropped += c.dropped;
+    sum.queued += c.queued;
+    sum.backend_up = sum.backend_up && c.backend_up;
+  }
+  return sum;
+}
+
 bool pusher_webhooks::empty() const {
   for (const auto& t : targets_)
     if (!t->empty()) return false;

@@ -78,6 +78,8 @@ class pusher_webhooks final : public pusher_webhook_sink {
   // On the home loop: drain (the outboxes send without waiting), and whether all is sent.
   void flush_all();
   bool empty() const;
+  // On the home loop: every URL's outbox summed; backend_up when every URL's is.
+  hook_counters counters() const;
 
  private:
   boost::asio::io_context& home_;

@@ -67,6 +67,9 @@ void poll_connection::hold(session& s) {
   held_ = &s;
   keep_alive_while_held_ = shared_from_this();
   set_state(connection_state::parked);  // held: an upgrade takes it along
+  // The request's read buffer (its capacity is the header limit, 8 KiB) is not needed while held
+  // unless a pipelined request is in it: the next request's read prepares one again.
+  parts_.buffer.shrink_to_fit();
   // Admitted just as the drain began (a Redis claim was pending): go elsewhere at once.
   if (ctx_.draining()) {
     ctx_.sessions().end_connection(s, ending::reconnect_shutdown, ctx_.now());

@@ -55,6 +55,7 @@ server::server(config cfg, node_credentials credentials)
     pusher_door_ = std::make_unique<pusher_door>(*pusher_app_, *node_, pusher_channels_);
     for (auto& loop : loops_)
       pusher_door_->add_loop(*loop);
+    hear_other_nodes_pusher_terminates();
   }
   if (cfg_.hook_url) start_hooks();
   if (!cfg_.pusher_webhook_urls.empty()) start_pusher_webhooks();
@@ -109,7 +110,7 @@ void server::snapshot(boost::asio::any_io_executor origin,
   base.upgrade_reconnects = upgrade_.reconnected;
   base.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started_);
   every_.map_reduce<loop_snapshot>(
-      [](event_loop& loop) {
+      [this](event_loop& loop) {
         loop.catch_up();
         const hub& h = loop.sessions();
         const timing_wheel& w = loop.timers().wheel();
@@ -128,10 +129,13 @@ void server::snapshot(boost::asio::any_io_executor origin,
         s.level1.assign(l1.begin(), l1.end());
         if (loop.hooks()) s.hooks = loop.hooks()->counters();
         if (loop.connect_hook()) s.connect_hook = loop.connect_hook()->counters();
+        if (pusher_webhooks_ && &loop == loops_[0].get())
+          s.hooks_of_pusher = pusher_webhooks_->counters();
         return s;
       },
       std::move(origin),
       [base, done = std::move(done)](std::vector<loop_snapshot> loops) mutable {
+        base.pusher_webhooks = loops[0].hooks_of_pusher;
         base.loops = std::move(loops);
         done(std::move(base));
       });

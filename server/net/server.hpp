@@ -86,6 +86,9 @@ class server final : public shared_by_loops, public node_snapshots {
   // `user` ends, on every loop and node; done(how many on this node). server_pusher_api.cpp.
   void terminate_pusher_user(std::string user, boost::asio::any_io_executor origin,
                              std::function<void(std::size_t)> done);
+  // With the door open, before the node starts: a terminate another node announces ends the
+  // user's connections here too.
+  void hear_other_nodes_pusher_terminates();
   void begin_drain();
   void watch_drain(std::chrono::steady_clock::time_point deadline);
   void watch_drain_later(std::chrono::steady_clock::time_point deadline);

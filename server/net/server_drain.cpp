@@ -32,6 +32,8 @@ void server::watch_drain(std::chrono::steady_clock::time_point deadline) {
     return;
   }
   if (connections_.open() > 0) return watch_drain_later(deadline);
+  // The last sessions' changes go through Redis first (with --redis), then to the webhooks.
+  if (!pusher_channels_.settled()) return watch_drain_later(deadline);
   if (pusher_webhooks_ && !pusher_webhooks_->empty()) return watch_drain_later(deadline);
   if (!cfg_.hook_url) {
     drained_.set_value();

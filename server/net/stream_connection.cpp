@@ -21,14 +21,14 @@ constexpr std::size_t max_gather_bytes = 256 * 1024;
 
 stream_connection::stream_connection(connection_context& ctx, connection_parts parts,
                                      connection_kind kind)
-    : loop_timer(ctx.timers()),
-      registered_connection(ctx.connections(), kind, connection_state::busy),
+    : registered_connection(ctx.connections(), kind, connection_state::busy),
       ctx_(ctx),
       slot_(std::move(parts.slot)),
       address_(std::move(parts.address)),
       stream_(std::move(parts.stream)) {}
 
 stream_connection::~stream_connection() {
+  ctx_.timers().disarm(*this);
   if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
 }
 
@@ -36,111 +36,24 @@ void stream_connection::attach(const client_params& params, bool known_elsewhere
   hub& h = ctx_.sessions();
   auto attached = h.attach(params, *this, ctx_.now(), known_elsewhere);
   session_ = attached.s;
-  grant_ = params.allowed_channels;
-  expires_ = params.expires;
   highest_id_ = params.since.value_or(0);
-  push({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
+  std::vector<outbound> first;
+  first.reserve(attached.backlog.size() + 2);
+  first.push_back({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
   for (auto& m : attached.backlog)
-    if (wants(*m)) queue_message(std::move(m));
+    if (wants(*m)) first.push_back(numbered(std::move(m)));
   // Without `since` the backlog is the promotions in force (and rewind), older than hello's
   // last_id: the client resumes from last_id, not from them (docs/protocol.md, "Rewind").
   if (!params.since && !attached.backlog.empty()) {
     if (std::string frame = resume_point_frame(attached.last_id); !frame.empty())
-      queue_.push_back({nullptr, std::move(frame)});
+      first.push_back({nullptr, std::move(frame)});
     highest_id_ = std::max(highest_id_, attached.last_id);
   }
-  flush();
+  send(first);
   // Upgraded while the server began to drain: this client is told to go elsewhere too.
   if (ctx_.draining() && session_) {
     h.end_connection(*session_, ending::reconnect_shutdown, ctx_.now());
   }
-}
-
-std::size_t stream_connection::capture_loop(connection_registry& loop,
-                                            std::vector<moved_stream>& out,
-                                            queued_messages& messages) {
-  std::vector<stream_connection*> secure;
-  const auto take = [&](stream_connection& c) {
-    moved_stream m;
-    if (c.stream_.secure() && c.session_ && !c.closing_) {
-      secure.push_back(&c);
-    } else if (c.capture(m, messages)) {
-      out.push_back(std::move(m));
-    }
-  };
-  loop.for_each<stream_connection>(connection_kind::ws, take);
-  loop.for_each<stream_connection>(connection_kind::sse, take);
-  // Written at once if the socket takes it (it is closed by the exec, whatever is left).
-  for (stream_connection* c : secure)
-    c->ctx_.sessions().end_connection(*c->session_, ending::reconnect_shutdown, c->ctx_.now());
-  return secure.size();
-}
-
-bool stream_connection::capture(moved_stream& out, queued_messages& messages) {
-  if (!session_ || closing_ || failed_ || stream_.secure() || !capture_transport(out)) return false;
-  boost::system::error_code ec;
-  const auto local = stream_.socket().local_endpoint(ec);
-  if (ec) return false;
-  out.fd = stream_.socket().native_handle();
-  out.v6 = local.address().is_v6();
-  out.user = session_->user();
-  out.sid = session_->sid();
-  out.channels = session_->channels();
-  out.allowed_channels = grant_;
-  if (expires_) {
-    out.token_expires_ms =
-        ctx_.timers().unix_ms() +
-        std::chrono::duration_cast<std::chrono::milliseconds>(*expires_ - ctx_.now()).count();
-  }
-  out.highest_id = highest_id_;
-  // Only the frame whose write began goes as bytes; a message is named, its bytes written once
-  // for the whole state however many streams hold it.
-  auto items = queue_.items();
-  if (written_ > 0 && !items.empty()) {
-    frame_buffers parts;
-    std::size_t skip = written_;
-    const std::size_t n = unwritten_buffers_of(items.front(), skip, parts);
-    for (std::size_t i = 0; i < n; ++i)
-      out.partial.append(static_cast<const char*>(parts[i].data()), parts[i].size());
-    items = items.subspan(1);
-  }
-  out.queued.reserve(items.size());
-  for (const outbound& item : items) {
-    if (item.msg)
-      out.queued.push_back({messages.add(item.msg), {}, item.unnumbered});
-    else
-      out.queued.push_back({queued_frame::own, item.text, false});
-  }
-  return true;
-}
-
-void stream_connection::resume_moved(const moved_stream& m, std::vector<outbound> queue) {
-  grant_ = m.allowed_channels;
-  if (m.token_expires_ms)
-    expires_ =
-        ctx_.now() + std::chrono::milliseconds(*m.token_expires_ms - ctx_.timers().unix_ms());
-  highest_id_ = m.highest_id;
-  for (outbound& item : queue) {
-    if (item.msg) queued(*item.msg, item.unnumbered);  // its shared compressed form
-    push(std::move(item));
-  }
-  // The session came with the node's state, waiting for this connection: it goes on as it was.
-  session_ = ctx_.sessions().adopt(m.user, m.sid, *this);
-  if (session_) return flush();
-  // Without it (the state was refused), attached again as a resume from what it was sent.
-  client_params params;
-  params.user = m.user;
-  params.sid = m.sid;
-  params.sid_given = true;
-  params.since = m.highest_id;
-  params.channels = m.channels;
-  params.allowed_channels = grant_;
-  params.expires = expires_;
-  auto attached = ctx_.sessions().attach(params, *this, ctx_.now());
-  session_ = attached.s;
-  for (auto& msg : attached.backlog)
-    queue_message(std::move(msg));
-  flush();
 }
 
 void stream_connection::activity() {
@@ -156,15 +69,15 @@ bool stream_connection::falling_behind() {
 
 void stream_connection::deliver(const message_ptr& m) {
   if (closing_ || !wants(*m) || falling_behind()) return;
-  queue_message(m);
-  flush();
+  outbound item = numbered(m);
+  send({&item, 1});
 }
 
-void stream_connection::queue_message(message_ptr m) {
+outbound stream_connection::numbered(message_ptr m) {
   const bool unnumbered = m->spread.count() > 0 && m->id < highest_id_ && numbers_frames();
   if (!unnumbered) highest_id_ = std::max(highest_id_, m->id);
   queued(*m, unnumbered);
-  push({.msg = std::move(m), .text = {}, .unnumbered = unnumbered});
+  return {.msg = std::move(m), .text = {}, .unnumbered = unnumbered};
 }
 
 // A frame queued behind one that is waiting for the socket waits from now.
@@ -177,8 +90,8 @@ void stream_connection::push(outbound item) {
 // reading must not grow the queue either.
 void stream_connection::send_framed(std::string framed) {
   if (closing_ || falling_behind()) return;
-  push({nullptr, std::move(framed)});
-  flush();
+  outbound item{nullptr, std::move(framed)};
+  send({&item, 1});
 }
 
 // What was not started is dropped (a resume finds messages in history); a frame half written is
@@ -245,7 +158,7 @@ stream_connection::time_point stream_connection::write_due() const {
 
 void stream_connection::arm_deadline() {
   const time_point due = std::min(grace_until_, write_due());
-  if (due != time_point::max()) arm_at(due);
+  if (due != time_point::max()) ctx_.timers().arm(*this, due);
 }
 
 void stream_connection::peer_gone() {
@@ -279,23 +192,65 @@ std::size_t stream_connection::unwritten_buffers_of(const outbound& item, std::s
   return kept;
 }
 
+// One gathered write of `items`, from `skip` bytes into the first: what the socket took.
+std::size_t stream_connection::write_gathered(std::span<const outbound> items, std::size_t skip,
+                                              boost::system::error_code& ec) {
+  std::array<boost::asio::const_buffer, max_gather> buffers;
+  std::size_t count = 0, bytes = 0;
+  for (const outbound& item : items) {
+    if ((count + std::tuple_size_v<frame_buffers>) > max_gather || bytes >= max_gather_bytes) break;
+    frame_buffers parts;
+    const std::size_t n = unwritten_buffers_of(item, skip, parts);
+    for (std::size_t i = 0; i < n; ++i) {
+      buffers[count++] = parts[i];
+      bytes += parts[i].size();
+    }
+  }
+  const std::size_t n = stream_.write_now(std::span(buffers.data(), count), ec);
+  if (!ec) ctx_.stats().bytes_written += n;
+  return n;
+}
+
+std::size_t stream_connection::whole_items(std::span<const outbound> items,
+                                           std::size_t& bytes) const {
+  std::size_t done = 0;
+  for (const outbound& item : items) {
+    frame_buffers parts;
+    const std::size_t parts_count = buffers_of(item, parts);
+    std::size_t size = 0;
+    for (std::size_t i = 0; i < parts_count; ++i)
+      size += parts[i].size();
+    if (bytes < size) break;
+    bytes -= size;
+    ++done;
+  }
+  return done;
+}
+
+// Most frames never reach the queue: a client that keeps up has each written here as it comes,
+// and its queue holds no storage while it idles.
+void stream_connection::send(std::span<outbound> items) {
+  while (!items.empty() && queue_.empty() && !waiting_ && !failed_) {
+    boost::system::error_code ec;
+    std::size_t taken = write_gathered(items, 0, ec);
+    if (ec == boost::asio::error::would_block) break;
+    if (ec) return peer_gone();
+    items = items.subspan(whole_items(items, taken));
+    if (taken > 0) {  // into the next frame: it goes first into the queue, this much written
+      written_ = taken;
+      break;
+    }
+  }
+  for (outbound& item : items)
+    push(std::move(item));
+  flush();
+}
+
 void stream_connection::flush() {
   if (waiting_ || failed_) return;
   while (!queue_.empty()) {
-    std::array<boost::asio::const_buffer, max_gather> buffers;
-    std::size_t count = 0, bytes = 0, skip = written_;
-    for (const outbound& item : queue_.items()) {
-      if ((count + std::tuple_size_v<frame_buffers>) > max_gather || bytes >= max_gather_bytes)
-        break;
-      frame_buffers parts;
-      const std::size_t n = unwritten_buffers_of(item, skip, parts);
-      for (std::size_t i = 0; i < n; ++i) {
-        buffers[count++] = parts[i];
-        bytes += parts[i].size();
-      }
-    }
     boost::system::error_code ec;
-    const std::size_t n = stream_.write_now(std::span(buffers.data(), count), ec);
+    const std::size_t n = write_gathered(queue_.items(), written_, ec);
     if (ec == boost::asio::error::would_block) {
       wait_until_writable();
       return;
@@ -304,20 +259,9 @@ void stream_connection::flush() {
       peer_gone();
       return;
     }
-    ctx_.stats().bytes_written += n;
     // Pop the items written whole; remember how far into the next one the write got.
-    std::size_t left = written_ + n, done = 0;
-    for (const outbound& item : queue_.items()) {
-      frame_buffers parts;
-      const std::size_t parts_count = buffers_of(item, parts);
-      std::size_t size = 0;
-      for (std::size_t i = 0; i < parts_count; ++i)
-        size += parts[i].size();
-      if (left < size) break;
-      left -= size;
-      ++done;
-    }
-    queue_.pop_front(done);
+    std::size_t left = written_ + n;
+    queue_.pop_front(whole_items(queue_.items(), left));
     written_ = left;
   }
   if (closing_) close_when_written();

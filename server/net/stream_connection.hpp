@@ -15,6 +15,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "core/handover_messages.hpp"
@@ -25,9 +26,13 @@
 
 namespace ringcast {
 
-// registered_connection comes last, so that the flags that open the members fill its tail.
+// registered_connection comes last, so that the flags that open the members fill its tail, and
+// failed_ closes them, so that a transport's own flags fill this class's tail. Its one timer is
+// a bare `timed` node armed on ctx_.timers() (a loop_timer would hold that reference twice): the
+// layout keeps an idle WebSocket in a smaller heap block (docs/performance.md, "What an idle
+// connection holds").
 class stream_connection : public subscriber,
-                          public loop_timer,
+                          public timed,
                           public std::enable_shared_from_this<stream_connection>,
                           public registered_connection {
  public:
@@ -103,11 +108,19 @@ class stream_connection : public subscriber,
   std::size_t unwritten_buffers_of(const outbound& item, std::size_t& skip,
                                    frame_buffers& out) const;
   void push(outbound item);
+  // Writes what the socket takes of `items` now (when nothing waits), queues the rest.
+  void send(std::span<outbound> items);
+  // One gathered write of `items`, `skip` bytes into the first; the bytes the socket took.
+  std::size_t write_gathered(std::span<const outbound> items, std::size_t skip,
+                             boost::system::error_code& ec);
+  // How many of `items` the first `bytes` of them cover whole; `bytes` is left with the rest.
+  std::size_t whole_items(std::span<const outbound> items, std::size_t& bytes) const;
   // When the oldest frame waiting for the socket must be written by (max: none is waiting).
   time_point write_due() const;
   // Arms this connection's one timer for the earlier of the ending grace and the write deadline.
   void arm_deadline();
-  void queue_message(message_ptr m);
+  // The queue item of a published message (numbered or not, see numbers_frames()).
+  outbound numbered(message_ptr m);
   void drop_unstarted();
   void flush();
   void wait_until_writable();
@@ -116,7 +129,6 @@ class stream_connection : public subscriber,
 
   bool closing_ = false;  // the final frames are queued: nothing else will be
   bool waiting_ = false;  // for the socket to take more
-  bool failed_ = false;
   connection_context& ctx_;
   connection_limit::slot slot_;
   address_limits::slot address_;
@@ -126,9 +138,7 @@ class stream_connection : public subscriber,
   std::size_t written_ = 0;                     // bytes of the queue's first item already written
   std::uint64_t highest_id_ = 0;                // of the messages queued, or the client's `since`
   time_point grace_until_ = time_point::max();  // ending: the final notice is written by then
-  // As admitted (a client token's grant and `exp`, the connect hook's), for an upgrade in place.
-  std::optional<std::vector<std::string>> grant_;
-  std::optional<time_point> expires_;
+  bool failed_ = false;
 };
 
 }  // namespace ringcast

@@ -66,13 +66,28 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
-    : stream_connection(ctx, std::move(parts), connection_kind::ws),
-      deflate_(deflate),
-      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate) {
+    : stream_connection(ctx, std::move(parts), connection_kind::ws), deflate_(deflate) {
   if (!deflate_) return;
-  reader_.accept_compressed();
   compress_min_ = static_cast<std::uint32_t>(
       std::min<std::size_t>(ctx.settings().compress_min_bytes, UINT32_MAX));
+}
+
+ws_connection::client_input& ws_connection::input() {
+  if (!input_) {
+    connection_context& ctx = context();
+    input_.reset(new client_input{
+        .reader = {max_client_message, max_client_frames},
+        .rate = token_bucket(ctx.now(), 2.0 * ctx.settings().client_message_rate)});
+    if (deflate_) input_->reader.accept_compressed();
+  }
+  return *input_;
+}
+
+void ws_connection::release_idle_input() {
+  if (!input_ || !input_->reader.between_messages()) return;
+  connection_context& ctx = context();
+  const double rate = ctx.settings().client_message_rate;
+  if (rate == 0 || input_->rate.full(ctx.now(), {rate, 2 * rate})) input_.reset();
 }
 
 void ws_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
@@ -85,7 +100,7 @@ void ws_connection::adopt(connection_context& ctx, connection_parts parts, const
 }
 
 bool ws_connection::capture_transport(moved_stream& out) const {
-  if (reader_done_ || shut_down_ || !reader_.between_messages()) return false;
+  if (reader_done_ || shut_down_ || (input_ && !input_->reader.between_messages())) return false;
   out.kind = moved_stream::kind_t::ws;
   out.deflate = deflate_;
   out.compress_min = compress_min_;
@@ -98,7 +113,7 @@ bool ws_connection::within_rate() {
   static repeated_warning closed;  // every loop's: logged at most once a second
   connection_context& ctx = context();
   const double rate = ctx.settings().client_message_rate;
-  if (rate == 0 || rate_.take(ctx.now(), {rate, 2 * rate})) return true;
+  if (rate == 0 || input().rate.take(ctx.now(), {rate, 2 * rate})) return true;
   ++ctx.stats().message_rate;
   closed.warn(ctx.now(), "WebSocket client closed 1008: over --client-message-rate {}", rate);
   reader_done_ = true;
@@ -135,9 +150,10 @@ void ws_connection::wait_readable() {
 
 bool ws_connection::consume(std::string_view bytes) {
   while (!reader_done_) {
-    ws::event e = reader_.next(bytes);
+    ws::event e = input().reader.next(bytes);
     switch (e.type) {
       case ws::event_type::need_more:
+        release_idle_input();
         return true;
       case ws::event_type::fragment:
         // Part of a message: costs a token like any frame, so that a stream of empty
@@ -173,6 +189,7 @@ bool ws_connection::consume(std::string_view bytes) {
         break;
     }
   }
+  input_.reset();
   return true;  // after the close, bytes are read and dropped until the client hangs up
 }
 
@@ -214,7 +231,9 @@ void ws_connection::on_message(std::string_view text) {
       *parsed_message.value);
 }
 
+// Nothing was sent for a while: a quiet moment to give back what reading the client took.
 void ws_connection::heartbeat() {
+  release_idle_input();
   static const std::string ping = ws::ping_frame();
   send_framed(ping);
 }

@@ -63,14 +63,26 @@ class ws_connection final : public stream_connection {
   std::string closing_frame(ending why) const override;
   void close_when_written() override;
 
-  ws::reader reader_{max_client_message, max_client_frames};
+  // What reading the client's frames takes, held only while it is needed: from the first byte
+  // the client sends until the reader is between messages and the rate bucket is full again (a
+  // new bucket starts full, so dropping a full one changes nothing). A client that sends nothing
+  // holds none of it.
+  struct client_input {
+    ws::reader reader{max_client_message, max_client_frames};
+    token_bucket rate;  // the client's frames
+  };
+  client_input& input();
+  // Drops the input state if nothing in it is needed now.
+  void release_idle_input();
+
+  // Flags first: they fill stream_connection's tail.
   bool reader_done_ = false;  // the client's close arrived, or it broke the protocol
   bool shut_down_ = false;    // our side of the TCP connection is closed
-  // permessage-deflate negotiated, and --compress-min-bytes as at the upgrade: all the state
-  // compression keeps per connection (no zlib stream).
-  bool deflate_ = false;
+  bool deflate_ = false;      // permessage-deflate negotiated
+  // --compress-min-bytes as at the upgrade; with deflate_, all the state compression keeps per
+  // connection (no zlib stream).
   std::uint32_t compress_min_ = 0;
-  token_bucket rate_;  // the client's frames
+  std::unique_ptr<client_input> input_;
 };
 
 }  // namespace ringcast

@@ -105,7 +105,9 @@ return {fresh, finish()}
 )lua";
 
 // ARGV[4] this node's state as JSON {"o": [channel...], "m": [[channel, user, info]...]}:
-// what Redis lacks is added, what it has beyond it removed, each with its changes.
+// what Redis lacks is added, what it has beyond it removed, each with its changes, in Pusher's
+// order (members leave before their channel is vacated; a channel is occupied before members
+// are added).
 constexpr const char* rewrite_lua = R"lua(
 local state = cjson.decode(ARGV[4])
 local want_o, want_m = {}, {}
@@ -116,11 +118,11 @@ for _, c in ipairs(redis.call('SMEMBERS', p .. node .. ':mc')) do
     if not want_m[c .. '\0' .. u] then leave(c, u) end
   end
 end
-for _, m in ipairs(state.m) do join(m[1], m[2], m[3]) end
-for _, c in ipairs(state.o) do occupy(c) end
 for _, c in ipairs(redis.call('SMEMBERS', p .. node .. ':occ')) do
   if not want_o[c] then vacate(c) end
 end
+for _, c in ipairs(state.o) do occupy(c) end
+for _, m in ipairs(state.m) do join(m[1], m[2], m[3]) end
 return finish()
 )lua";
 
@@ -239,10 +241,14 @@ void redis_pusher::change(std::vector<std::string> args) {
       bus_.node_id(), std::to_string(3 * ttl_.count()),     control_channel};
   full.insert(full.end(), std::make_move_iterator(args.begin()),
               std::make_move_iterator(args.end()));
-  bus_.command(full, [this](const redisReply* r) { on_changes(r); });
+  bus_.command(full, [this](const redisReply* r) {
+    on_changes(r);
+    in_flight_.fetch_sub(1, std::memory_order_release);
+  });
 }
 
 void redis_pusher::node_occupancy(const std::string& channel, bool occupied) {
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
   asio::post(ctx_, [this, args = std::vector<std::string>{occupied ? "o" : "v", channel}] {
     change(args);
   });
@@ -250,6 +256,7 @@ void redis_pusher::node_occupancy(const std::string& channel, bool occupied) {
 
 void redis_pusher::node_member(const std::string& channel, const pusher_member& member,
                                bool joined) {
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
   std::vector<std::string> args{joined ? "a" : "r", channel, member.user_id, member.user_info};
   asio::post(ctx_, [this, args = std::move(args)] { change(args); });
 }

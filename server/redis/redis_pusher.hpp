@@ -24,6 +24,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -54,6 +55,8 @@ class redis_pusher final : public pusher_cluster {
   void members(const std::string& channel, boost::asio::any_io_executor origin,
                std::function<void(std::optional<std::vector<pusher_member>>)> done) override;
 
+  bool settled() const override { return in_flight_.load(std::memory_order_acquire) == 0; }
+
   // A member change another node (or this one) published: the door's connections here hear it.
   void on_published(std::string_view payload);
 
@@ -68,8 +71,11 @@ class redis_pusher final : public pusher_cluster {
   pusher_channels& channels_;
   std::chrono::milliseconds ttl_;
   boost::asio::steady_timer timer_;
-  bool stale_ = false;   // a change was lost: the next beat writes the whole state again
-  bool listed_ = false;  // a beat succeeded: a later one that finds the node unlisted is a loss
+  bool stale_ = false;  // a change was lost: the next beat writes the whole state again
+  bool listed_ = false;
+  std::atomic<std::size_t> in_flight_{
+      0};  // changes told and not yet answered  // a beat succeeded: a later one that finds the
+           // node unlisted is a loss
 };
 
 }  // namespace ringcast

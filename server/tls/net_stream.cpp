@@ -113,7 +113,7 @@ void net_stream::send_close_notify() {
 }
 
 std::size_t net_stream::finish_now(const detail::tls_step& step, boost::system::error_code& ec,
-                                   socket_type::wait_type& waits_for) {
+                                   compact_wait& waits_for) {
   if (step.fatal) tls_failed_ = true;
   ec = step.ec;
   if (step.then == detail::tls_step::next::done) return step.bytes;

@@ -14,6 +14,7 @@
 #include <boost/beast/websocket/teardown.hpp>
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -120,15 +121,25 @@ class net_stream {
   friend class detail::tls_op;
   friend class detail::write_attempt;
 
+  // A wait_type in one byte (every connection object holds two).
+  class compact_wait {
+   public:
+    compact_wait(socket_type::wait_type w) : value_(static_cast<std::uint8_t>(w)) {}
+    operator socket_type::wait_type() const { return static_cast<socket_type::wait_type>(value_); }
+
+   private:
+    std::uint8_t value_;
+  };
+
   std::size_t finish_now(const detail::tls_step& step, boost::system::error_code& ec,
-                         socket_type::wait_type& waits_for);
+                         compact_wait& waits_for);
   std::size_t write_record_now(const boost::asio::const_buffer* parts, std::size_t count,
                                boost::system::error_code& ec);
 
   socket_type socket_;
   tls_session tls_;  // null: plain TCP
-  socket_type::wait_type read_waits_for_ = socket_type::wait_read;
-  socket_type::wait_type write_waits_for_ = socket_type::wait_write;
+  compact_wait read_waits_for_ = socket_type::wait_read;
+  compact_wait write_waits_for_ = socket_type::wait_write;
   bool tls_failed_ = false;
   bool close_notified_ = false;
   bool first_byte_checked_ = false;

@@ -1,10 +1,12 @@
 // The Pusher HTTP API on two nodes sharing one stream through Redis (--redis, docs/scaling.md):
-// an event the `pusher` SDK triggers on one node reaches the clients of the other, and the
-// channel queries of either node count the subscribers of both.
+// an event the `pusher` SDK triggers on one node reaches the clients of the other, the channel
+// queries of either node count the subscribers of both, and terminateUserConnections on one node
+// ends the user's pusher-js connections on both.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Pusher from 'pusher';
 import { startServer, startRedis, uid, waitFor } from './harness.mjs';
+import { pusherClient } from './pusher_client.mjs';
 
 const app = { appId: 'shop-2', key: 'redis-key', secret: 'redis-secret' };
 let redis;
@@ -62,6 +64,24 @@ test('the channel queries of either node count the subscribers of both', async (
       return json.occupied === false;
     }, 5000, `node ${node.port} sees ${channel} vacated`);
   }
+});
+
+test('terminateUserConnections on one node ends the user\'s connections on both (4009), and no other', async () => {
+  const [a, b] = nodes;
+  const ann = [await pusherClient(a, app, { user: { id: 'ann' } }), await pusherClient(b, app, { user: { id: 'ann' } })];
+  const bob = await pusherClient(b, app, { user: { id: 'bob' } });
+  for (const c of [...ann, bob]) {
+    c.pusher.signin();
+    await c.pusher.user.signinDonePromise;
+  }
+  await sdk(a).terminateUserConnections('ann');
+  for (const c of ann) {
+    const e = await c.next((m) => m.event === 'pusher:error', 'pusher:error 4009', 5000);
+    assert.equal(e.data.code, 4009);
+    await waitFor(() => c.pusher.connection.state !== 'connected', 3000, 'ann disconnected');
+  }
+  assert.equal(bob.pusher.connection.state, 'connected');
+  bob.close();
 });
 
 // Last: it stops Redis.

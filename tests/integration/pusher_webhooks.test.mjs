@@ -2,12 +2,13 @@
 // here, each checked with the real `pusher` SDK's webhook verification (webhook({headers,
 // rawBody}).isValid()): channel_occupied / channel_vacated as a channel (the hub channel of that
 // name, here through the ringcast door) gains its first session and loses its last, batched,
-// and retried while the receiver answers 500.
+// and retried while the receiver answers 500 (counted in /metrics).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import Pusher from 'pusher';
-import { startServer, uid, waitFor } from './harness.mjs';
+import { sleep, startServer, uid, waitFor } from './harness.mjs';
+import { pusherClient } from './pusher_client.mjs';
 
 const app = { appId: '4242', key: 'hook-key', secret: 'hook-secret' };
 const appFlags = ['--pusher-app-id', app.appId, '--pusher-key', app.key, '--pusher-secret', app.secret];
@@ -36,6 +37,8 @@ async function startReceiver(answer = () => 200) {
     url: `http://127.0.0.1:${server.address().port}/pusher/webhooks`,
     posts,
     accepted: () => posts.filter((p) => p.status === 200).flatMap((p) => p.events),
+    events: (channel) => posts.filter((p) => p.status === 200).flatMap((p) => p.events)
+      .filter((e) => e.channel === channel),
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
@@ -83,8 +86,77 @@ test('a receiver answering 500 gets the same events again, signed again, until i
       assert.equal(p.valid, true);
       assert.deepEqual(p.events, [{ name: 'channel_occupied', channel: 'flash' }]);
     }
+    // The server counts the 200 when it reads it, a moment after the receiver sent it.
+    let metrics = '';
+    await waitFor(async () => {
+      metrics = (await srv.get('/metrics')).text;
+      return /^ringcast_pusher_webhook_events_sent_total 1$/mu.test(metrics);
+    }, 3000, 'the accepted event counted');
+    assert.match(metrics, /^ringcast_pusher_webhook_retries_total 2$/mu);
+    assert.match(metrics, /^ringcast_pusher_webhook_failures_total 2$/mu);
+    assert.match(metrics, /^ringcast_pusher_webhook_queue 0$/mu);
+    assert.match(metrics, /^ringcast_pusher_webhook_up 1$/mu);
     await c.close();
   } finally {
+    await srv.stop();
+    await receiver.close();
+  }
+});
+
+test('a draining node sends the webhooks that wait, the vacated ones of its last sessions included, before it exits', async () => {
+  const receiver = await startReceiver();
+  // A flush interval far beyond the drain: only the drain can send these.
+  const srv = await startServer([...appFlags, '--pusher-webhook-url', receiver.url, '--hook-flush', '30s',
+    '--drain', '1s']);
+  const room = uid('room');
+  await srv.wsHello({ user: uid('d'), sid: 's1', channels: room });
+  await sleep(100);
+  assert.equal(receiver.posts.length, 0);
+  await srv.stop({ closeClients: false });
+  assert.deepEqual(receiver.accepted(), [
+    { name: 'channel_occupied', channel: room },
+    { name: 'channel_vacated', channel: room },
+  ]);
+  await receiver.close();
+});
+
+test('pusher-js clients: member_added / member_removed once per user however many connections, client_event with user_id, cache_miss', async () => {
+  const receiver = await startReceiver();
+  const srv = await startServer([...appFlags, '--pusher-client-events', '--pusher-webhook-url', receiver.url,
+    '--hook-flush', '50ms']);
+  const clients = [];
+  try {
+    const room = `presence-${uid('room')}`;
+    const ann1 = await pusherClient(srv, app, { user: { id: 'ann', info: { n: 1 } } });
+    const ann2 = await pusherClient(srv, app, { user: { id: 'ann', info: { n: 1 } } });
+    const ben = await pusherClient(srv, app, { user: { id: 'ben' } });
+    clients.push(ann1, ann2, ben);
+    const annRoom = await ann1.subscribe(room);
+    await ann2.subscribe(room);
+    await ben.subscribe(room);
+    annRoom.trigger('client-wave', { hi: 1 });
+    const cache = `cache-${uid('price')}`;
+    await ben.subscribe(cache);  // nothing published on it yet
+    await waitFor(() => receiver.accepted().length >= 5, 5000, 'five webhooks');
+    ann1.close();  // ann is still there through ann2
+    await sleep(300);
+    ann2.close();
+    ben.close();
+    await waitFor(() => receiver.events(room).length >= 6, 5000, 'the room emptied');
+    const seen = receiver.events(room).map((e) => `${e.name} ${e.user_id ?? ''}`.trim());
+    assert.deepEqual(seen.slice(0, 4), ['channel_occupied', 'member_added ann', 'member_added ben',
+      'client_event ann']);
+    // ann's last connection and ben's end at once: removed in the order the server saw them end.
+    assert.deepEqual(seen.slice(4, 6).sort(), ['member_removed ann', 'member_removed ben']);
+    assert.deepEqual(seen.slice(6), ['channel_vacated']);
+    const wave = receiver.events(room).find((e) => e.name === 'client_event');
+    assert.equal(wave.event, 'client-wave');
+    assert.deepEqual(JSON.parse(wave.data), { hi: 1 });
+    assert.equal(wave.socket_id, ann1.socketId);
+    assert.ok(receiver.events(cache).some((e) => e.name === 'cache_miss'));
+    assert.ok(receiver.posts.every((p) => p.valid));
+  } finally {
+    for (const c of clients) c.close();
     await srv.stop();
     await receiver.close();
   }

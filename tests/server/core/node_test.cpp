@@ -357,5 +357,19 @@ TEST_F(NodeTest, AFullNodeDisplacesAnIdleSessionOfAnotherLoop) {
   n.reset();
 }
 
+// Another node's terminate of Pusher user "ann" (node::announce_pusher_user_kick) arrives as the
+// kick of "#server-to-user-ann", a name no ringcast user can have: the door's hook gets "ann".
+TEST_F(NodeTest, TheKickOfAPusherUserGoesToTheDoorsHook) {
+  std::promise<std::string> told;
+  the_node->on_pusher_user_kick([&](std::string id) { told.set_value(std::move(id)); });
+  loops[0]->run([&] {
+    the_node->close_user("#server-to-user-ann@example.com");
+    return 0;
+  });
+  auto id = told.get_future();
+  ASSERT_EQ(id.wait_for(5s), std::future_status::ready) << "the hook was not called";
+  EXPECT_EQ(id.get(), "ann@example.com");
+}
+
 }  // namespace
 }  // namespace ringcast

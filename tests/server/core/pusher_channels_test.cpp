@@ -171,6 +171,32 @@ TEST_F(PusherChannelsTest, LeaveAllLeavesEveryPresenceChannelOfTheConnection) {
                                       "removed presence-a 10", "removed presence-b 20"}));
 }
 
+TEST_F(PusherChannelsTest, AChannelIsVacatedAfterItsLastMemberHereLeftWhateverComesFirst) {
+  quiet_subscriber a;
+  auto ra = h->attach(params("u1", "1.1", {"presence-room"}), a, now);
+  join("1.1", "presence-room", {"10", "null"});
+  h->detach(*ra.s, a, now);  // the session goes before the connection leaves the channel
+  EXPECT_EQ(webhooks.lines.back(), "member_added presence-room 10");
+  channels.leave_all("1.1");
+  EXPECT_EQ(webhooks.lines,
+            (std::vector<std::string>{
+                "channel_occupied presence-room", "member_added presence-room 10",
+                "member_removed presence-room 10", "channel_vacated presence-room"}));
+}
+
+TEST_F(PusherChannelsTest, OccupiedAgainBeforeItsMembersLeftItWasNeverVacant) {
+  quiet_subscriber a, b;
+  auto ra = h->attach(params("u1", "1.1", {"presence-room"}), a, now);
+  join("1.1", "presence-room", {"10", "null"});
+  h->detach(*ra.s, a, now);
+  EXPECT_EQ(channels.node_state().occupied, (std::vector<std::string>{"presence-room"}));
+  h->attach(params("u2", "1.2", {"presence-room"}), b, now);
+  channels.leave_all("1.1");
+  EXPECT_EQ(webhooks.lines, (std::vector<std::string>{"channel_occupied presence-room",
+                                                      "member_added presence-room 10",
+                                                      "member_removed presence-room 10"}));
+}
+
 TEST_F(PusherChannelsTest, ChannelsByPrefixWithTheirCounts) {
   quiet_subscriber a, b, c;
   h->attach(params("u1", "s1", {"presence-room", "sale"}), a, now);
@@ -223,8 +249,10 @@ class fake_cluster final : public pusher_cluster {
                std::function<void(std::optional<std::vector<pusher_member>>)> done) override {
     boost::asio::post(origin, [this, done = std::move(done)] { done(cluster_members); });
   }
+  bool settled() const override { return answered; }
   std::vector<std::string> lines;
   std::vector<pusher_member> cluster_members;
+  bool answered = true;
 };
 
 class PusherChannelsClusterTest : public PusherChannelsTest {
@@ -268,6 +296,14 @@ TEST_F(PusherChannelsClusterTest, ReadsAreTheClustersAndAnUnreachableOneIsNoAnsw
   io.poll();
   ASSERT_TRUE(got);
   EXPECT_FALSE(*got);
+}
+
+TEST_F(PusherChannelsClusterTest, SettledIsTheClustersAndAlwaysAlone) {
+  EXPECT_TRUE(channels.settled());
+  cluster.answered = false;  // a change on its way to Redis: a draining node waits
+  EXPECT_FALSE(channels.settled());
+  channels.set_cluster(nullptr);
+  EXPECT_TRUE(channels.settled());
 }
 
 TEST_F(PusherChannelsClusterTest, TheNodesStateIsWhatItHolds) {

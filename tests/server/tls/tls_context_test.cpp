@@ -13,20 +13,11 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "../glibc_heap.hpp"
 #include "test_certificate.hpp"
 
 namespace ringcast {
 namespace {
-
-// Whether mallinfo2 sees this process's allocations (not when a sanitizer's allocator serves
-// them): a 64 KiB block must show in the bytes in use.
-bool glibc_counts_the_heap() {
-  const std::size_t before = mallinfo2().uordblks;
-  void* volatile block = std::malloc(64 * 1024);
-  const bool counted = mallinfo2().uordblks >= before + 64 * 1024;
-  std::free(block);
-  return counted;
-}
 
 class TlsContextTest : public testing::Test {
  protected:
@@ -83,7 +74,7 @@ TEST_F(TlsContextTest, ServerSessionsReleaseBuffersKeepNoSessionsAndAllowTls13) 
 // with the buffers released, about 47 KB when they are kept (16.7 KB read and 16.6 KB write
 // buffer). The client session is freed first; a first connection warms OpenSSL's caches.
 TEST_F(TlsContextTest, AnIdleServerSessionHoldsNoRecordBuffers) {
-  if (!glibc_counts_the_heap()) GTEST_SKIP() << "the heap is not glibc's (a sanitizer's)";
+  if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "the heap is not glibc's (a sanitizer's)";
   {
     const tls_session server = server_tls->new_session(fds[0]);
     const tls_session client = client_tls->new_session(fds[1], "127.0.0.1");
