@@ -186,6 +186,9 @@ class hub {
   std::size_t connected_count() const { return audience_.live_count(); }
   std::size_t paced_in_flight() const { return pacer_.in_flight(); }
   std::size_t sticky_in_force() const { return store_.sticky_in_force(); }
+  // The sticky messages in force on this loop, by id (at most --max-sticky): what the Pusher door
+  // sends a connection that subscribes to their channel.
+  const std::vector<message_ptr>& sticky_messages() const { return store_.sticky_messages(); }
   const config& settings() const { return cfg_; }
 
  private:

@@ -51,6 +51,7 @@ class message_store {
 
   std::uint64_t newest_id() const { return history_.newest_id(); }
   std::size_t sticky_in_force() const { return sticky_.size(); }
+  const std::vector<message_ptr>& sticky_messages() const { return sticky_.in_force(); }
   const history& messages() const { return history_; }
 
   // message_store_backlog.cpp. What a connect without `since` gets first: the sticky messages in

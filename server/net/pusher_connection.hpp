@@ -85,7 +85,8 @@ class pusher_connection final : public stream_connection {
   void on_unsubscribe(const pusher::unsubscribe_frame& f);
   void on_signin(const pusher::signin_frame& f);
   void on_client_event(pusher::client_event_frame& f);
-  void send_cached(const std::string& channel);
+  void after_subscribed(const std::string& channel, bool cache);
+  void send_cached(const std::string& channel, std::uint64_t sent);
   bool listens_to(std::string_view channel);
   void members_known(const std::string& channel,
                      const std::optional<std::vector<pusher_member>>& members);

@@ -88,7 +88,7 @@ void pusher_connection::on_subscribe(pusher::subscribe_frame& f) {
   }
   if (!grant.member) {
     send_text(pusher::subscription_succeeded(f.channel));
-    if (grant.traits.cache) send_cached(f.channel);
+    after_subscribed(f.channel, grant.traits.cache);
     return;
   }
   presence_.push_back({f.channel, grant.member->user_id, true});
@@ -119,7 +119,7 @@ void pusher_connection::members_known(const std::string& channel,
   for (const auto& m : *members)
     list.push_back(as_presence_member(m));
   send_text(pusher::presence_subscription_succeeded(channel, list));
-  if (pusher::traits_of(channel).cache) send_cached(channel);
+  after_subscribed(channel, pusher::traits_of(channel).cache);
 }
 
 void pusher_connection::on_unsubscribe(const pusher::unsubscribe_frame& f) {
@@ -133,15 +133,28 @@ void pusher_connection::on_unsubscribe(const pusher::unsubscribe_frame& f) {
   context().sessions().unsubscribe(*s, {f.channel});
 }
 
+// What a subscription gets after subscription_succeeded: the promotions in force on the channel
+// (sticky, as a ringcast client gets them on connect), then a cache channel's last event.
+void pusher_connection::after_subscribed(const std::string& channel, bool cache) {
+  std::uint64_t sent = 0;
+  for (const message_ptr& m : context().sessions().sticky_messages()) {
+    if (m->to != audience::channel || m->target != channel || m->is_expired()) continue;
+    deliver(m);
+    sent = m->id;
+  }
+  if (cache) send_cached(channel, sent);
+}
+
 // A cache channel's last event, or pusher:cache_miss: the newest message on the channel that
-// history still holds and that has not expired.
-void pusher_connection::send_cached(const std::string& channel) {
+// history still holds and that has not expired (not again if it is the sticky `sent`).
+void pusher_connection::send_cached(const std::string& channel, std::uint64_t sent) {
   hub& h = context().sessions();
   for (const message_ptr& m : h.newest(h.settings().history)) {
     if (m->to != audience::channel || m->target != channel || m->is_expired()) continue;
-    deliver(m);
+    if (m->id > sent) deliver(m);
     return;
   }
+  if (sent) return;  // a promotion in force was its last event
   send_text(pusher::cache_miss(channel));
   door().channels().cache_miss(channel);
 }

@@ -6,6 +6,7 @@
 // terminate, both doors onto one hub, and raw WebSocket clients for what pusher-js never does
 // (an unknown key, a client that stops answering pings).
 import { test, before, after } from 'node:test';
+import http from 'node:http';
 import assert from 'node:assert/strict';
 import PusherJs from 'pusher-js';
 import Echo from 'laravel-echo';
@@ -144,6 +145,29 @@ test('cache channels: pusher:cache_miss when nothing was sent, else the last eve
   later.close();
 });
 
+test('a sticky promotion in force on a channel reaches a Pusher client when it subscribes; once expired it does not', async () => {
+  const flash = uid('flash');
+  await srv.publish({ channel: flash, data: { off: 20 }, event: 'promo', sticky: true, ttl: '2s' });
+  const c = await client();
+  await c.subscribe(flash);
+  assert.deepEqual((await c.next(eventOn(flash, 'promo'), 'the promotion in force')).data, { off: 20 });
+  // A cache channel: the promotion is its last event, sent once, no cache_miss.
+  const cached = `cache-${flash}`;
+  await srv.publish({ channel: cached, data: { off: 30 }, event: 'promo', sticky: true, ttl: '2s' });
+  await c.subscribe(cached);
+  await c.next(eventOn(cached, 'promo'), 'the cached promotion');
+  await sleep(200);
+  assert.equal(c.frames.filter(eventOn(cached, 'promo')).length, 1);
+  assert.equal(c.frames.some((m) => m.event === 'pusher:cache_miss'), false);
+  await sleep(2000);
+  const late = await client();
+  await late.subscribe(flash);
+  await sleep(200);
+  assert.equal(late.frames.some(eventOn(flash, 'promo')), false);
+  c.close();
+  late.close();
+});
+
 test('client events: to the channel\'s other subscribers (and ringcast clients of it), never back to the sender, with user_id on presence', async () => {
   const a = await client({ user: { id: 'ann' } });
   const b = await client({ user: { id: 'ben' } });
@@ -196,6 +220,47 @@ test('client events: 10 a second per connection, the rest answered pusher:error;
   assert.equal(a.pusher.connection.state, 'connected');
   a.close();
   b.close();
+});
+
+test('client_event and cache_miss webhooks from the door, signed as the pusher SDK checks', async () => {
+  const events = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const webhook = backend.webhook({ headers: req.headers, rawBody: Buffer.concat(chunks).toString() });
+      assert.equal(webhook.isValid(), true);
+      events.push(...webhook.getEvents());
+      res.writeHead(200);
+      res.end();
+    });
+  });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const hooked = await startServer([...appFlags, '--pusher-client-events', '--hook-flush', '50ms',
+    '--pusher-webhook-url', `http://127.0.0.1:${receiver.address().port}/hooks`]);
+  try {
+    const ann = await client({ server: hooked, user: { id: 'ann' } });
+    const ben = await client({ server: hooked, user: { id: 'ben' } });
+    const room = await ann.subscribe('presence-hooks');
+    await ben.subscribe('presence-hooks');
+    room.trigger('client-typing', { on: true });
+    await ben.next(eventOn('presence-hooks', 'client-typing'), 'typing');
+    const cache = ann.pusher.subscribe('cache-hooks');
+    await new Promise((resolve) => cache.bind('pusher:cache_miss', resolve));
+    await waitFor(() => events.some((e) => e.name === 'cache_miss') && events.some((e) => e.name === 'client_event'),
+      5000, 'both webhooks');
+    assert.deepEqual(events.find((e) => e.name === 'client_event'), {
+      name: 'client_event', channel: 'presence-hooks', event: 'client-typing', data: '{"on":true}',
+      socket_id: ann.socketId, user_id: 'ann',
+    });
+    assert.deepEqual(events.find((e) => e.name === 'cache_miss'), { name: 'cache_miss', channel: 'cache-hooks' });
+    ann.close();
+    ben.close();
+  } finally {
+    await hooked.stop();
+    receiver.closeAllConnections();
+    await new Promise((r) => receiver.close(r));
+  }
 });
 
 test('client events are refused without --pusher-client-events', async () => {

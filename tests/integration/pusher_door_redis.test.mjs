@@ -5,7 +5,8 @@
 // presence member list is the cluster's (a user on both nodes is one member).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRedis, startServer, uid, sleep } from './harness.mjs';
+import Pusher from 'pusher';
+import { startRedis, startServer, uid, sleep, waitFor } from './harness.mjs';
 import { pusherClient, eventOn } from './pusher_client.mjs';
 
 const app = { appId: 'two-nodes', key: 'two-nodes-key', secret: 'two-nodes-secret' };
@@ -28,6 +29,12 @@ test('two nodes: publishes, client events and presence members cross through Red
 
     const room = `presence-${uid('room')}`;
     const annRoom = await onA.subscribe(room);
+    // Node a's member reaches Redis as its change is written: node b's list has Ann from then on.
+    const sdkB = new Pusher({ ...app, host: b.host, port: String(b.port), useTLS: false });
+    await waitFor(async () => {
+      const res = await sdkB.get({ path: `/channels/${room}/users` });
+      return (await res.json()).users.length === 1;
+    }, 5000, 'ann in the cluster\'s members');
     const benRoom = await onB.subscribe(room);
     assert.equal(benRoom.members.count, 2);
     assert.deepEqual(benRoom.members.get('ann'), { id: 'ann', info: { n: 1 } });
