@@ -5,6 +5,7 @@
 
 #include <boost/url/parse.hpp>
 
+#include <atomic>
 #include <random>
 
 #include "core/message_pusher.hpp"
@@ -47,16 +48,16 @@ int pusher_code(ending why) {
 
 }  // namespace
 
-// The loop's random high part (drawn once per loop: ids of two loops or nodes differ in it) and
-// its count of connections, so that ids never repeat on a loop. Short on purpose: up to 100,000
-// connections of a loop, the id and the session's names fit in a string's own bytes (no heap).
+// The process's random high part (drawn once: ids of two nodes differ in it) and its count of
+// connections, so that ids never repeat. Short on purpose: up to 100,000 connections of the
+// process, the id and the session's names fit in a string's own bytes (no heap).
 std::string pusher_connection::next_socket_id() {
-  thread_local const std::uint64_t high = [] {
+  static const std::uint64_t high = [] {
     std::random_device device;
     return std::uniform_int_distribution<std::uint64_t>(10'000'000, 99'999'999)(device);
   }();
-  thread_local std::uint64_t count = 0;
-  return pusher::make_socket_id(high, ++count);
+  static std::atomic<std::uint64_t> count{0};
+  return pusher::make_socket_id(high, count.fetch_add(1, std::memory_order_relaxed) + 1);
 }
 
 std::optional<pusher::frame_refusal> pusher_connection::refusal_of(std::string_view target,

@@ -1,5 +1,5 @@
 // The Lua scripts that decide the Pusher door's occupancy and presence members across nodes
-// (server/redis/redis_pusher.cpp, docs/pusher.md "Several nodes"), run against a real redis-server
+// (server/redis/redis_pusher_scripts.hpp, docs/pusher.md "Several nodes"), run against a real redis-server
 // as nodes A and B would run them: a user on two nodes is one member, added and removed once;
 // a channel on two nodes is occupied and vacated once; a dead node is reaped once, its members
 // removed before its channels are vacated; a node's state written again adds and removes what
@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { startRedis } from './harness.mjs';
 
 const source = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)),
-  '../../server/redis/redis_pusher.cpp'), 'utf8');
+  '../../server/redis/redis_pusher_scripts.hpp'), 'utf8');
 const lua = (name) => {
-  const m = source.match(new RegExp(`constexpr const char\\* ${name} = R"lua\\(([\\s\\S]*?)\\)lua";`));
-  assert.ok(m, `${name} in redis_pusher.cpp`);
+  const m = source.match(new RegExp(`inline constexpr const char\\* ${name} = R"lua\\(([\\s\\S]*?)\\)lua";`));
+  assert.ok(m, `${name} in redis_pusher_scripts.hpp`);
   return m[1];
 };
 const change = lua('common_lua') + lua('change_lua');
