@@ -54,7 +54,8 @@ server::server(config cfg, node_credentials credentials)
       pusher_channels_.set_cluster(cluster);
     pusher_door_ = std::make_unique<pusher_door>(*pusher_app_, *node_, pusher_channels_);
     for (auto& loop : loops_)
-      pusher_door_->add_loop(*loop);
+      pusher_loops_.add_loop(*loop);
+    pusher_channels_.set_member_events(&pusher_loops_);
     hear_other_nodes_pusher_terminates();
   }
   if (cfg_.hook_url) start_hooks();

@@ -32,6 +32,7 @@
 #include "net/event_loop.hpp"
 #include "net/node_credentials.hpp"
 #include "net/pusher_door.hpp"
+#include "net/pusher_loops.hpp"
 #include "net/shared_by_loops.hpp"
 #include "upgrade/handover_state.hpp"
 #include "upgrade/process_handover.hpp"
@@ -166,6 +167,7 @@ class server final : public shared_by_loops, public node_snapshots {
   route_table routes_ =
       node_routes({*node_, *this, *node_, *node_, *node_, pusher_api_ ? &*pusher_api_ : nullptr});
   std::unique_ptr<pusher_door> pusher_door_;  // with a Pusher app; outlives the loops' connections
+  pusher_loops pusher_loops_;                 // told of member events only with a Pusher app
   std::unique_ptr<listener> listener_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<boost::asio::steady_timer> drain_timer_;

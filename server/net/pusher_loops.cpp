@@ -1,4 +1,4 @@
-#include "net/pusher_door.hpp"
+#include "net/pusher_loops.hpp"
 
 #include <boost/asio/post.hpp>
 
@@ -23,16 +23,7 @@ void each_pusher_listener(connection_context& loop, const std::string& channel, 
 
 }  // namespace
 
-pusher_door::pusher_door(pusher::app app, node_messages& messages, pusher_channels& channels)
-    : app_(std::move(app)), messages_(messages), channels_(channels) {
-  channels_.set_member_events(this);
-}
-
-pusher_door::~pusher_door() {
-  channels_.set_member_events(nullptr);
-}
-
-void pusher_door::member_added(const std::string& channel, const pusher_member& member) {
+void pusher_loops::member_added(const std::string& channel, const pusher_member& member) {
   for (connection_context* loop : loops_) {
     boost::asio::post(loop->io(), [loop, channel, member] {
       each_pusher_listener(*loop, channel,
@@ -41,7 +32,7 @@ void pusher_door::member_added(const std::string& channel, const pusher_member& 
   }
 }
 
-void pusher_door::member_removed(const std::string& channel, const std::string& user_id) {
+void pusher_loops::member_removed(const std::string& channel, const std::string& user_id) {
   for (connection_context* loop : loops_) {
     boost::asio::post(loop->io(), [loop, channel, user_id] {
       each_pusher_listener(*loop, channel,
@@ -50,7 +41,7 @@ void pusher_door::member_removed(const std::string& channel, const std::string& 
   }
 }
 
-std::size_t pusher_door::terminate_on(connection_context& loop, std::string_view user_id) {
+std::size_t pusher_loops::terminate_on(connection_context& loop, std::string_view user_id) {
   // A signed-in connection listens to its user's server-to-user channel (and only it does).
   std::size_t ended = 0;
   each_pusher_listener(loop, std::string(pusher::server_to_user_prefix) + std::string(user_id),
