@@ -224,7 +224,6 @@ TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
   pusher_channels channels(presence);
   no_publishes messages;
   pusher_door door({.id = "1", .key = "key", .secret = "secret"}, messages, channels);
-  door.add_loop(loop);
   loop.set_pusher(&door);
   const std::string ping = client_frame(text_whole, R"({"event":"pusher:ping","data":{}})");
   const std::string pong = R"({"event":"pusher:pong","data":{}})";
