@@ -107,9 +107,6 @@ pusher_connection::pusher_connection(connection_context& ctx, connection_parts p
                                      std::string socket_id)
     : stream_connection(ctx, std::move(parts), connection_kind::ws),
       socket_id_(std::move(socket_id)),
-      reader_(pusher::max_client_frame, max_client_frames),
-      rate_(ctx.now(), 2.0 * ctx.settings().client_message_rate),
-      client_events_(ctx.now(), client_event_rate),
       activity_timeout_s_(static_cast<unsigned>(std::max<std::int64_t>(
           1, std::chrono::duration_cast<std::chrono::seconds>(ctx.settings().heartbeat).count()))) {
 }
@@ -157,13 +154,33 @@ void pusher_connection::wait_readable() {
   });
 }
 
+pusher_connection::client_input& pusher_connection::input() {
+  if (!input_) {
+    connection_context& ctx = context();
+    input_.reset(
+        new client_input{.reader = {pusher::max_client_frame, max_client_frames},
+                         .rate = token_bucket(ctx.now(), 2.0 * ctx.settings().client_message_rate),
+                         .client_events = token_bucket(ctx.now(), client_event_rate)});
+  }
+  return *input_;
+}
+
+void pusher_connection::release_idle_input() {
+  if (!input_ || reading_ || !input_->reader.between_messages()) return;
+  connection_context& ctx = context();
+  const double rate = ctx.settings().client_message_rate;
+  if (rate != 0 && !input_->rate.full(ctx.now(), {rate, 2 * rate})) return;
+  if (!input_->client_events.full(ctx.now(), {client_event_rate, client_event_rate})) return;
+  input_.reset();
+}
+
 // Every frame costs a --client-message-rate token, as on a ringcast WebSocket: beyond it the
 // client is closed 4301 (Pusher's code for a client over its rate).
 bool pusher_connection::within_rate() {
   static repeated_warning closed;
   connection_context& ctx = context();
   const double rate = ctx.settings().client_message_rate;
-  if (rate == 0 || rate_.take(ctx.now(), {rate, 2 * rate})) return true;
+  if (rate == 0 || input().rate.take(ctx.now(), {rate, 2 * rate})) return true;
   ++ctx.stats().message_rate;
   closed.warn(ctx.now(), "Pusher client closed 4301: over --client-message-rate {}", rate);
   reader_done_ = true;
@@ -172,10 +189,14 @@ bool pusher_connection::within_rate() {
 }
 
 bool pusher_connection::consume(std::string_view bytes) {
+  // A frame's message is read in place: nothing it leads to may drop the reader (see queued).
+  reading_ = true;
   while (!reader_done_) {
-    ws::event e = reader_.next(bytes);
+    ws::event e = input().reader.next(bytes);
     switch (e.type) {
       case ws::event_type::need_more:
+        reading_ = false;
+        release_idle_input();
         return true;
       case ws::event_type::fragment:
       case ws::event_type::pong:
@@ -203,10 +224,14 @@ bool pusher_connection::consume(std::string_view bytes) {
         break;
     }
   }
-  return true;
+  reading_ = false;
+  input_.reset();
+  return true;  // after the close, bytes are read and dropped until the client hangs up
 }
 
+// Nothing was sent for a while: a quiet moment to give back what reading the client took.
 void pusher_connection::heartbeat() {
+  release_idle_input();
   static const std::string ping = text_frame(pusher::ping_frame_text());
   send_framed(ping);
 }
@@ -233,7 +258,10 @@ bool pusher_connection::wants(const message& m) const {
   return pusher_receives(m, socket_id_);
 }
 
+// A client that sent its subscribe and then only listens meets no heartbeat while messages
+// flow: its input is given back at a delivery once its buckets are full again.
 void pusher_connection::queued(const message& m, bool) {
+  release_idle_input();
   pusher_ws_frame(m);  // built here, on the loop, by the first Pusher recipient of the node
 }
 

@@ -114,12 +114,24 @@ class pusher_connection final : public stream_connection {
   };
   std::vector<presence_seat> presence_;
   presence_seat* seat_on(std::string_view channel);
-  ws::reader reader_;
+  // What reading the client's frames takes, held only while it is needed (as ws_connection
+  // holds its own): from the first byte the client sends until the reader is between messages
+  // and both buckets are full again (a new bucket starts full, so dropping a full one changes
+  // nothing). A client that sends nothing holds none of it.
+  struct client_input {
+    ws::reader reader{pusher::max_client_frame, max_client_frames};
+    token_bucket rate;           // every frame (--client-message-rate)
+    token_bucket client_events;  // client-* events (client_event_rate)
+  };
+  client_input& input();
+  // Drops the input state if nothing in it is needed now.
+  void release_idle_input();
+
   bool reader_done_ = false;
   bool shut_down_ = false;
-  token_bucket rate_;            // every frame (--client-message-rate)
-  token_bucket client_events_;   // client-* events (client_event_rate)
+  bool reading_ = false;         // in consume(): the input is in use
   unsigned activity_timeout_s_;  // --heartbeat as connection_established tells it
+  std::unique_ptr<client_input> input_;
 };
 
 }  // namespace ringcast

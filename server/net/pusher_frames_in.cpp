@@ -185,7 +185,7 @@ void pusher_connection::on_client_event(pusher::client_event_frame& f) {
     return;
   }
   const auto now = context().now();
-  if (!client_events_.take(now, {client_event_rate, client_event_rate})) {
+  if (!input().client_events.take(now, {client_event_rate, client_event_rate})) {
     ++context().stats().client_errors;
     send_text(pusher::error_frame(pusher::client_event_rate_limit,
                                   fmt::format("client event '{}' refused: more than {} a second",

@@ -19,6 +19,10 @@
 #include <gtest/gtest.h>
 
 #include "../glibc_heap.hpp"
+#include "core/node_messages.hpp"
+#include "core/presence.hpp"
+#include "core/pusher_channels.hpp"
+#include "net/pusher_door.hpp"
 #include "test_loop.hpp"
 
 namespace ringcast {
@@ -30,8 +34,9 @@ std::int64_t heap_in_use() {
   return static_cast<std::int64_t>(mallinfo2().uordblks);
 }
 
-// A WebSocket upgraded by hand on a bare socket, read up to its hello; the descriptor, or -1.
-int open_websocket(std::uint16_t port, int i) {
+// A WebSocket upgraded by hand on a bare socket to `target`, read up to a frame ending in '}'
+// after `first_frame` arrived; the descriptor, or -1.
+int open_websocket(std::uint16_t port, const std::string& target, std::string_view first_frame) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
   sockaddr_in to{};
@@ -43,17 +48,17 @@ int open_websocket(std::uint16_t port, int i) {
     return -1;
   }
   const std::string request = fmt::format(
-      "GET /ws?user=u{}&sid=s{} HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\n"
+      "GET {} HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\n"
       "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
       "Sec-WebSocket-Version: 13\r\n\r\n",
-      i, i);
+      target);
   if (::send(fd, request.data(), request.size(), 0) != static_cast<ssize_t>(request.size())) {
     ::close(fd);
     return -1;
   }
   std::string got;
   char chunk[512];
-  while (got.find(R"("type":"hello")") == std::string::npos || got.back() != '}') {
+  while (got.find(first_frame) == std::string::npos || got.back() != '}') {
     pollfd p{fd, POLLIN, 0};
     const ssize_t n = ::poll(&p, 1, 5000) == 1 ? ::recv(fd, chunk, sizeof chunk, 0) : -1;
     if (n <= 0) {
@@ -63,6 +68,11 @@ int open_websocket(std::uint16_t port, int i) {
     got.append(chunk, static_cast<std::size_t>(n));
   }
   return fd;
+}
+
+// A ringcast WebSocket (/ws), read up to its hello.
+int open_websocket(std::uint16_t port, int i) {
+  return open_websocket(port, fmt::format("/ws?user=u{}&sid=s{}", i, i), R"("type":"hello")");
 }
 
 // A client frame (masked with a zero key, so the payload reads as sent), under 126 bytes.
@@ -188,6 +198,71 @@ TEST(IdleMemory, ABucketDrainedBeforeAHeartbeatStillLimitsAfterIt) {
   EXPECT_EQ((static_cast<std::uint8_t>(payload[0]) << 8) | static_cast<std::uint8_t>(payload[1]),
             1008);
   ::close(fd);
+}
+
+// The node's publish path, which a Pusher client reaches only by a client event: none here.
+class no_publishes final : public node_messages {
+ public:
+  void publish(const publish_request&, boost::asio::any_io_executor,
+               std::function<void(std::optional<publish_receipt>)>) override {
+    ADD_FAILURE() << "nothing here publishes";
+  }
+  void kick(std::string, boost::asio::any_io_executor, std::function<void(std::size_t)>) override {
+    ADD_FAILURE() << "nothing here kicks";
+  }
+};
+
+// The Pusher door's idle connection gives back what reading its client took, as a ringcast
+// WebSocket does: 300 Pusher connections that each sent pusher:ping and were answered, then met
+// a heartbeat, hold what they held before they sent anything (no frame reader, no buckets).
+// Fails on the door that held its reader and buckets inline (tens of bytes kept a connection,
+// a reader's buffer grown by the first frame).
+TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
+  if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
+  test::test_loop loop(heartbeat_every_second());
+  presence_counts presence;
+  pusher_channels channels(presence);
+  no_publishes messages;
+  pusher_door door({.id = "1", .key = "key", .secret = "secret"}, messages, channels);
+  loop.set_pusher(&door);
+  const std::string ping = client_frame(text_whole, R"({"event":"pusher:ping","data":{}})");
+  const std::string pong = R"({"event":"pusher:pong","data":{}})";
+  std::vector<int> fds;
+  auto open_pusher = [&] {
+    fds.push_back(
+        open_websocket(loop.port(), "/app/key?protocol=7", "pusher:connection_established"));
+  };
+  for (int i = 0; i < 20; ++i) {  // one-time allocations, and what a first frame grows once
+    open_pusher();
+    ASSERT_GE(fds.back(), 0);
+    send_all(fds.back(), ping);
+    ASSERT_EQ(next_frame(fds.back()).second, pong);
+  }
+  loop.run([] {});
+  constexpr int counted = 300;
+  const std::int64_t before = heap_in_use();
+  for (int i = 0; i < counted; ++i) {
+    open_pusher();
+    ASSERT_GE(fds.back(), 0);
+  }
+  loop.run([] {});
+  const std::int64_t fresh = heap_in_use();
+  std::printf("heap per idle Pusher connection: %lld bytes\n",
+              static_cast<long long>((fresh - before) / counted));
+  for (int i = 20; i < 20 + counted; ++i) {
+    send_all(fds[i], ping);
+    ASSERT_EQ(next_frame(fds[i]).second, pong);
+  }
+  loop.advance(1s + 20ms);  // a heartbeat: every bucket is full again
+  for (int fd : fds)
+    ASSERT_EQ(next_frame(fd).second, R"({"event":"pusher:ping","data":{}})");
+  loop.run([] {});
+  const std::int64_t used_then_idle = heap_in_use();
+  EXPECT_LT((used_then_idle - fresh) / counted, 8)
+      << (used_then_idle - fresh) / counted << " heap bytes a connection kept after its frame";
+  for (int fd : fds)
+    ::close(fd);
+  loop.run([] {});
 }
 
 }  // namespace

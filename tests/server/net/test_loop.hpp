@@ -67,7 +67,7 @@ class test_loop final : public connection_context {
   connect_gate* connect_hook() override { return nullptr; }
   address_limits& client_addresses() override { return addresses_; }
   connection_registry& connections() override { return connections_; }
-  pusher_door* pusher() override { return nullptr; }
+  pusher_door* pusher() override { return pusher_; }
 
   // Runs `f` on the loop's thread and returns its result.
   template <class F>
@@ -95,6 +95,8 @@ class test_loop final : public connection_context {
   void set_home(std::function<connection_context&(std::string_view, std::string_view)> h) {
     home_ = std::move(h);
   }
+  // Opens the Pusher door (/app/KEY) onto `door`, which outlives the loop's connections.
+  void set_pusher(pusher_door* door) { pusher_ = door; }
   void set_draining(bool d) { draining_ = d; }
   // As the server drains: draining() from now on, and every waiting connection told (on the loop).
   void drain_idle_connections();
@@ -122,6 +124,7 @@ class test_loop final : public connection_context {
   std::shared_ptr<const token_verifier> tokens_;
   std::function<connection_context&(std::string_view, std::string_view)> home_;
   std::atomic<bool> draining_{false};
+  pusher_door* pusher_ = nullptr;
   connection_registry connections_;
   connection_limit limit_{1000};
   boost::asio::io_context io_;
