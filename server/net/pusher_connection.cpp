@@ -22,9 +22,6 @@ namespace websocket = beast::websocket;
 
 namespace {
 
-// Reads per wake-up before yielding to the loop's other connections (as ws_connection).
-constexpr int reads_per_turn = 16;
-
 std::string text_frame(std::string_view text) {
   std::string out(ws::text_frame_header(text.size()).view());
   out += text;
@@ -105,11 +102,8 @@ void pusher_connection::start(connection_context& ctx, connection_parts parts, h
 
 pusher_connection::pusher_connection(connection_context& ctx, connection_parts parts,
                                      std::string socket_id)
-    : stream_connection(ctx, std::move(parts), connection_kind::ws),
-      socket_id_(std::move(socket_id)),
-      activity_timeout_s_(static_cast<unsigned>(std::max<std::int64_t>(
-          1, std::chrono::duration_cast<std::chrono::seconds>(ctx.settings().heartbeat).count()))) {
-}
+    : client_frames_connection(ctx, std::move(parts), connection_kind::ws),
+      socket_id_(std::move(socket_id)) {}
 
 // Pusher has no resume: the session goes with its connection (it left its presence channels
 // first, so that a channel is vacated after its last member is removed).
@@ -134,104 +128,30 @@ void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refuse
   read();
 }
 
-void pusher_connection::read() {
-  std::array<char, 512> chunk;
-  for (int round = 0; round < reads_per_turn; ++round) {
-    boost::system::error_code ec;
-    const std::size_t n = stream().read_now(asio::buffer(chunk), ec);
-    if (ec == asio::error::would_block) return wait_readable();
-    if (ec) return peer_gone();
-    if (!consume({chunk.data(), n})) return;
-  }
-  asio::post(stream().get_executor(), [self = self()] { self->read(); });
+bool pusher_connection::take_client_event_token() {
+  const auto now = context().now();
+  if (!client_events_) client_events_ = std::make_unique<token_bucket>(now, client_event_rate);
+  return client_events_->take(now, {client_event_rate, client_event_rate});
 }
 
-void pusher_connection::wait_readable() {
-  stream().async_wait_readable([self = self()](boost::system::error_code ec) {
-    if (ec == asio::error::operation_aborted) return;
-    if (ec) return self->peer_gone();
-    self->read();
-  });
-}
-
-pusher_connection::client_input& pusher_connection::input() {
-  if (!input_) {
-    connection_context& ctx = context();
-    input_.reset(
-        new client_input{.reader = {pusher::max_client_frame, max_client_frames},
-                         .rate = token_bucket(ctx.now(), 2.0 * ctx.settings().client_message_rate),
-                         .client_events = token_bucket(ctx.now(), client_event_rate)});
-  }
-  return *input_;
-}
-
-void pusher_connection::release_idle_input() {
-  if (!input_ || reading_ || !input_->reader.between_messages()) return;
-  connection_context& ctx = context();
-  const double rate = ctx.settings().client_message_rate;
-  if (rate != 0 && !input_->rate.full(ctx.now(), {rate, 2 * rate})) return;
-  if (!input_->client_events.full(ctx.now(), {client_event_rate, client_event_rate})) return;
-  input_.reset();
+void pusher_connection::release_idle() {
+  release_idle_input();
+  if (client_events_ &&
+      client_events_->full(context().now(), {client_event_rate, client_event_rate}))
+    client_events_.reset();
 }
 
 // Every frame costs a --client-message-rate token, as on a ringcast WebSocket: beyond it the
 // client is closed 4301 (Pusher's code for a client over its rate).
-bool pusher_connection::within_rate() {
+void pusher_connection::over_rate(double rate) {
   static repeated_warning closed;
-  connection_context& ctx = context();
-  const double rate = ctx.settings().client_message_rate;
-  if (rate == 0 || input().rate.take(ctx.now(), {rate, 2 * rate})) return true;
-  ++ctx.stats().message_rate;
-  closed.warn(ctx.now(), "Pusher client closed 4301: over --client-message-rate {}", rate);
-  reader_done_ = true;
+  closed.warn(context().now(), "Pusher client closed 4301: over --client-message-rate {}", rate);
   refuse(pusher::client_event_rate_limit, "over --client-message-rate");
-  return false;
-}
-
-bool pusher_connection::consume(std::string_view bytes) {
-  // A frame's message is read in place: nothing it leads to may drop the reader (see queued).
-  reading_ = true;
-  while (!reader_done_) {
-    ws::event e = input().reader.next(bytes);
-    switch (e.type) {
-      case ws::event_type::need_more:
-        reading_ = false;
-        release_idle_input();
-        return true;
-      case ws::event_type::fragment:
-      case ws::event_type::pong:
-        if (within_rate()) activity();
-        break;
-      case ws::event_type::text:
-      case ws::event_type::binary:
-        if (!within_rate()) break;
-        activity();
-        on_text(e.message);
-        break;
-      case ws::event_type::ping:
-        if (!within_rate()) break;
-        activity();
-        send_framed(ws::pong_frame(e.payload));
-        break;
-      case ws::event_type::close:
-        reader_done_ = true;
-        finish(closing() ? std::string()
-                         : ws::close_frame(e.code == ws::no_status ? ws::normal : e.code));
-        break;
-      case ws::event_type::failed:
-        reader_done_ = true;
-        finish(ws::close_frame(ws::close_code_for(e.why)));
-        break;
-    }
-  }
-  reading_ = false;
-  input_.reset();
-  return true;  // after the close, bytes are read and dropped until the client hangs up
 }
 
 // Nothing was sent for a while: a quiet moment to give back what reading the client took.
 void pusher_connection::heartbeat() {
-  release_idle_input();
+  release_idle();
   static const std::string ping = text_frame(pusher::ping_frame_text());
   send_framed(ping);
 }
@@ -261,7 +181,7 @@ bool pusher_connection::wants(const message& m) const {
 // A client that sent its subscribe and then only listens meets no heartbeat while messages
 // flow: its input is given back at a delivery once its buckets are full again.
 void pusher_connection::queued(const message& m, bool) {
-  release_idle_input();
+  release_idle();
   pusher_ws_frame(m);  // built here, on the loop, by the first Pusher recipient of the node
 }
 
@@ -277,7 +197,10 @@ std::size_t pusher_connection::message_buffers(const message& m, bool, frame_buf
 std::string pusher_connection::frame(std::string_view event, std::string_view,
                                      std::optional<std::uint32_t>) const {
   if (event != "hello") return {};
-  return text_frame(pusher::connection_established(socket_id_, activity_timeout_s_));
+  const auto heartbeat =
+      std::chrono::duration_cast<std::chrono::seconds>(context().settings().heartbeat).count();
+  return text_frame(pusher::connection_established(
+      socket_id_, static_cast<unsigned>(std::max<std::int64_t>(1, heartbeat))));
 }
 
 std::string pusher_connection::ending_frame(const ending_notice& notice) const {
@@ -286,12 +209,6 @@ std::string pusher_connection::ending_frame(const ending_notice& notice) const {
 
 std::string pusher_connection::closing_frame(ending why) const {
   return ws::close_frame(static_cast<std::uint16_t>(pusher_code(why)), reason_of(why));
-}
-
-void pusher_connection::close_when_written() {
-  if (shut_down_) return;
-  shut_down_ = true;
-  stream().shutdown_send();
 }
 
 pusher_door& pusher_connection::door() {

@@ -16,8 +16,8 @@
 
 #include "core/pusher_channels.hpp"
 #include "core/token_bucket.hpp"
+#include "net/client_frames_connection.hpp"
 #include "net/connection_parts.hpp"
-#include "net/stream_connection.hpp"
 #include "protocol/http_reply.hpp"
 #include "protocol/ws_codec.hpp"
 #include "pusher/pusher_client_frame.hpp"
@@ -26,15 +26,13 @@ namespace ringcast {
 
 class pusher_door;
 
-class pusher_connection final : public stream_connection {
+class pusher_connection final : public client_frames_connection {
  public:
   // Channels one connection may be subscribed to: ringcast's per-session limit does not apply to
   // this door; this one does (docs/pusher.md, "Limits").
   static constexpr std::size_t max_channels = 100;
   // Client events a connection may send a second (Pusher's limit), in bursts of as many.
   static constexpr double client_event_rate = 10;
-  // Frames of one fragmented client message at most (each costs a --client-message-rate token).
-  static constexpr std::uint32_t max_client_frames = 32;
 
   // The path of the door's connects: /app/{key}.
   static constexpr std::string_view path_prefix = "/app/";
@@ -68,19 +66,15 @@ class pusher_connection final : public stream_connection {
 
  private:
   void begin(const std::optional<pusher::frame_refusal>& refused, std::string_view early_bytes);
-  void read();
-  void wait_readable();
-  bool consume(std::string_view bytes);
-  bool within_rate();
-  std::shared_ptr<pusher_connection> self() {
-    return std::static_pointer_cast<pusher_connection>(shared_from_this());
-  }
   void send_text(std::string_view text);
   // Sends pusher:error {code, message} and, with a code of 4000-4999, closes with that code.
   void refuse(std::optional<int> code, std::string_view message);
 
-  // pusher_frames_in.cpp: each frame a client sends.
-  void on_text(std::string_view text);
+  // client_frames_connection
+  std::uint32_t client_message_limit() const override { return pusher::max_client_frame; }
+  void over_rate(double rate) override;  // 4301
+  // pusher_frames_in.cpp: each message a client sends.
+  void on_message(std::string_view text) override;
   void on_subscribe(pusher::subscribe_frame& f);
   void on_unsubscribe(const pusher::unsubscribe_frame& f);
   void on_signin(const pusher::signin_frame& f);
@@ -101,7 +95,6 @@ class pusher_connection final : public stream_connection {
                     std::optional<std::uint32_t> retry_ms) const override;
   std::string ending_frame(const ending_notice& notice) const override;
   std::string closing_frame(ending why) const override;
-  void close_when_written() override;
 
   std::string socket_id_;
   std::string signed_in_;  // pusher:signin's user id; empty before
@@ -114,24 +107,13 @@ class pusher_connection final : public stream_connection {
   };
   std::vector<presence_seat> presence_;
   presence_seat* seat_on(std::string_view channel);
-  // What reading the client's frames takes, held only while it is needed (as ws_connection
-  // holds its own): from the first byte the client sends until the reader is between messages
-  // and both buckets are full again (a new bucket starts full, so dropping a full one changes
-  // nothing). A client that sends nothing holds none of it.
-  struct client_input {
-    ws::reader reader{pusher::max_client_frame, max_client_frames};
-    token_bucket rate;           // every frame (--client-message-rate)
-    token_bucket client_events;  // client-* events (client_event_rate)
-  };
-  client_input& input();
-  // Drops the input state if nothing in it is needed now.
-  void release_idle_input();
+  // The client-* events' bucket, held only from the first client event until it is full again
+  // (as client_frames_connection holds its input).
+  bool take_client_event_token();
+  // A quiet moment: gives back what reading the client took, if nothing in it is needed now.
+  void release_idle();
 
-  bool reader_done_ = false;
-  bool shut_down_ = false;
-  bool reading_ = false;         // in consume(): the input is in use
-  unsigned activity_timeout_s_;  // --heartbeat as connection_established tells it
-  std::unique_ptr<client_input> input_;
+  std::unique_ptr<token_bucket> client_events_;
 };
 
 }  // namespace ringcast

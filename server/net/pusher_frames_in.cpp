@@ -32,7 +32,7 @@ pusher::presence_member as_presence_member(const pusher_member& m) {
 
 }  // namespace
 
-void pusher_connection::on_text(std::string_view text) {
+void pusher_connection::on_message(std::string_view text) {
   if (!current_session()) return;  // ending: the client's words no longer matter
   auto parsed = pusher::parse_client_frame(text);
   std::visit(overloaded{
@@ -184,8 +184,7 @@ void pusher_connection::on_client_event(pusher::client_event_frame& f) {
     refuse(refusal->code, refusal->message);
     return;
   }
-  const auto now = context().now();
-  if (!input().client_events.take(now, {client_event_rate, client_event_rate})) {
+  if (!take_client_event_token()) {
     ++context().stats().client_errors;
     send_text(pusher::error_frame(pusher::client_event_rate_limit,
                                   fmt::format("client event '{}' refused: more than {} a second",

@@ -68,7 +68,7 @@ class stream_connection : public subscriber,
   void peer_gone();
   void activity();
   session* current_session() const { return session_; }
-  connection_context& context() { return ctx_; }
+  connection_context& context() const { return ctx_; }
   net_stream& stream() { return stream_; }
   bool closing() const { return closing_; }
 

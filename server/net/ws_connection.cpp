@@ -25,9 +25,6 @@ namespace websocket = beast::websocket;
 
 namespace {
 
-// Reads per wake-up before yielding to the loop's other connections.
-constexpr int reads_per_turn = 16;
-
 // TCP_CORK from the upgrade to the hello: the 101 Beast writes waits in the socket, and the two go
 // out in one segment when the hello is written. Written apart, the 101 woke the client, which on a
 // busy machine could take the core before the hello it waits for was written (docs/performance.md,
@@ -80,28 +77,11 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
-    : stream_connection(ctx, std::move(parts), connection_kind::ws), deflate_(deflate) {
+    : client_frames_connection(ctx, std::move(parts), connection_kind::ws) {
+  deflate_ = deflate;
   if (!deflate_) return;
   compress_min_ = static_cast<std::uint32_t>(
       std::min<std::size_t>(ctx.settings().compress_min_bytes, UINT32_MAX));
-}
-
-ws_connection::client_input& ws_connection::input() {
-  if (!input_) {
-    connection_context& ctx = context();
-    input_.reset(new client_input{
-        .reader = {max_client_message, max_client_frames},
-        .rate = token_bucket(ctx.now(), 2.0 * ctx.settings().client_message_rate)});
-    if (deflate_) input_->reader.accept_compressed();
-  }
-  return *input_;
-}
-
-void ws_connection::release_idle_input() {
-  if (!input_ || !input_->reader.between_messages()) return;
-  connection_context& ctx = context();
-  const double rate = ctx.settings().client_message_rate;
-  if (rate == 0 || input_->rate.full(ctx.now(), {rate, 2 * rate})) input_.reset();
 }
 
 void ws_connection::adopt(connection_context& ctx, connection_parts parts, const moved_stream& m,
@@ -114,25 +94,17 @@ void ws_connection::adopt(connection_context& ctx, connection_parts parts, const
 }
 
 bool ws_connection::capture_transport(moved_stream& out) const {
-  if (reader_done_ || shut_down_ || (input_ && !input_->reader.between_messages())) return false;
+  if (reader_done_ || shut_down_ || mid_message()) return false;
   out.kind = moved_stream::kind_t::ws;
   out.deflate = deflate_;
   out.compress_min = compress_min_;
   return true;
 }
 
-// Every frame of the client costs a token (--client-message-rate a second, bursts of twice
-// that): a client beyond it is closed with 1008, and the rest of what it sent is dropped.
-bool ws_connection::within_rate() {
+void ws_connection::over_rate(double rate) {
   static repeated_warning closed;  // every loop's: logged at most once a second
-  connection_context& ctx = context();
-  const double rate = ctx.settings().client_message_rate;
-  if (rate == 0 || input().rate.take(ctx.now(), {rate, 2 * rate})) return true;
-  ++ctx.stats().message_rate;
-  closed.warn(ctx.now(), "WebSocket client closed 1008: over --client-message-rate {}", rate);
-  reader_done_ = true;
+  closed.warn(context().now(), "WebSocket client closed 1008: over --client-message-rate {}", rate);
   finish(ws::close_frame(ws::policy_error, "message rate"));
-  return false;
 }
 
 void ws_connection::begin(const client_params& params, bool known_elsewhere,
@@ -141,71 +113,6 @@ void ws_connection::begin(const client_params& params, bool known_elsewhere,
   cork(stream(), false);  // the 101 and the hello go now
   if (!early_bytes.empty() && !consume(early_bytes)) return;
   read();
-}
-
-void ws_connection::read() {
-  std::array<char, 512> chunk;
-  for (int round = 0; round < reads_per_turn; ++round) {
-    boost::system::error_code ec;
-    const std::size_t n = stream().read_now(asio::buffer(chunk), ec);
-    if (ec == asio::error::would_block) return wait_readable();
-    if (ec) return peer_gone();  // the client went away (or, after our close, finished it)
-    if (!consume({chunk.data(), n})) return;
-  }
-  asio::post(stream().get_executor(), [self = self()] { self->read(); });
-}
-
-void ws_connection::wait_readable() {
-  stream().async_wait_readable([self = self()](boost::system::error_code ec) {
-    if (ec == asio::error::operation_aborted) return;  // closed meanwhile
-    if (ec) return self->peer_gone();
-    self->read();
-  });
-}
-
-bool ws_connection::consume(std::string_view bytes) {
-  while (!reader_done_) {
-    ws::event e = input().reader.next(bytes);
-    switch (e.type) {
-      case ws::event_type::need_more:
-        release_idle_input();
-        return true;
-      case ws::event_type::fragment:
-        // Part of a message: costs a token like any frame, so that a stream of empty
-        // continuations (which never make a message) is bounded too.
-        if (!within_rate()) break;
-        activity();
-        break;
-      case ws::event_type::text:
-      case ws::event_type::binary:
-        if (!within_rate()) break;
-        activity();
-        on_message(e.message);
-        break;
-      case ws::event_type::ping:
-        if (!within_rate()) break;
-        activity();
-        send_framed(ws::pong_frame(e.payload));
-        break;
-      case ws::event_type::pong:
-        if (!within_rate()) break;
-        activity();
-        break;
-      case ws::event_type::close:
-        // The client's close, or its answer to ours: echo its code (RFC 6455 section 5.5.1), then
-        // close once it is written.
-        reader_done_ = true;
-        finish(closing() ? std::string()
-                         : ws::close_frame(e.code == ws::no_status ? ws::normal : e.code));
-        break;
-      case ws::event_type::failed:
-        reader_done_ = true;
-        finish(ws::close_frame(ws::close_code_for(e.why)));
-        break;
-    }
-  }
-  input_.reset();
-  return true;  // after the close, bytes are read and dropped until the client hangs up
 }
 
 void ws_connection::on_message(std::string_view text) {
@@ -287,14 +194,6 @@ std::string ws_connection::frame(std::string_view, std::string_view json,
 
 std::string ws_connection::closing_frame(ending why) const {
   return ws::close_frame(why == ending::close_slow ? ws::policy_error : ws::normal);
-}
-
-// Our close frame is out: half-close, and keep reading until the client closes too (the ending
-// grace timer bounds the wait).
-void ws_connection::close_when_written() {
-  if (shut_down_) return;
-  shut_down_ = true;
-  stream().shutdown_send();
 }
 
 }  // namespace ringcast
