@@ -204,15 +204,17 @@ void pusher_connection::on_client_event(pusher::client_event_frame& f) {
   door().messages().publish(req, context().io().get_executor(), [](auto) {});
 }
 
+// A member's own connections are told nothing of it (Pusher tells the others): with --redis a
+// node hears its own member's change back from Redis, after that member's subscription succeeded.
 void pusher_connection::member_added(const std::string& channel, const pusher_member& member) {
   const presence_seat* seat = seat_on(channel);
-  if (!seat || seat->waiting || !current_session()) return;
+  if (!seat || seat->waiting || seat->user_id == member.user_id || !current_session()) return;
   send_text(pusher::member_added(channel, as_presence_member(member)));
 }
 
 void pusher_connection::member_removed(const std::string& channel, const std::string& user_id) {
   const presence_seat* seat = seat_on(channel);
-  if (!seat || seat->waiting || !current_session()) return;
+  if (!seat || seat->waiting || seat->user_id == user_id || !current_session()) return;
   send_text(pusher::member_removed(channel, user_id));
 }
 
