@@ -144,19 +144,13 @@ const std::string& pusher_connection::signed_in() const {
 }
 
 bool pusher_connection::take_client_event_token() {
-  const auto now = context().now();
-  auto& bucket = occasional().client_events;
-  if (!bucket) bucket.emplace(now, client_event_rate);
-  return bucket->take(now, {client_event_rate, client_event_rate});
+  return occasional().client_events.take(context().now(), {client_event_rate, client_event_rate});
 }
 
 void pusher_connection::release_idle() {
   release_idle_input();
-  if (!occasional_) return;
-  auto& bucket = occasional_->client_events;
-  if (bucket && bucket->full(context().now(), {client_event_rate, client_event_rate}))
-    bucket.reset();
-  if (!bucket && occasional_->presence.empty() && occasional_->signed_in.empty())
+  if (occasional_ && occasional_->presence.empty() && occasional_->signed_in.empty() &&
+      occasional_->client_events.full(context().now(), {client_event_rate, client_event_rate}))
     occasional_.reset();
 }
 

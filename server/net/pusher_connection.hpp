@@ -110,8 +110,8 @@ class pusher_connection final : public client_frames_connection {
   struct occasional_state {
     std::string signed_in;  // pusher:signin's user id; empty before
     std::vector<presence_seat> presence;
-    // The client-* events' bucket, from the first client event until it is full again.
-    std::optional<token_bucket> client_events;
+    // The client-* events' bucket (held with the rest until it is full again).
+    token_bucket client_events;
   };
   std::unique_ptr<occasional_state> occasional_;
   occasional_state& occasional();
