@@ -100,6 +100,7 @@ std::string hub::hello_for(const attach_result& r) const {
 
 void hub::detach(session& s, const subscriber& conn, time_point now) {
   if (s.conn_ != &conn) return;
+  s.conn_->detaching();
   table_.detach_now(s, now);
   // A long-poll answered, or given up by its client, is followed by the next poll.
   if (s.transport_ != transport::poll) observers_.go_offline(s, "closed");

@@ -25,6 +25,11 @@ class subscriber {
   }
   // Nothing was sent for a heartbeat interval: a WebSocket ping, an SSE comment.
   virtual void heartbeat() = 0;
+  // The hub is about to detach this subscriber from its session (its client left, or the hub
+  // ends it), before the session's observers hear it go offline: what the connection holds
+  // elsewhere for the session goes first (the Pusher door's presence members leave before
+  // presence vacates their channel, so that member_removed comes before channel_vacated).
+  virtual void detaching() {}
   // Last words: the hub has already detached this subscriber from its session. It sends the
   // notice (if it still can) and closes.
   virtual void end(const ending_notice& notice) = 0;
