@@ -15,6 +15,10 @@ class subscriber {
  public:
   virtual ~subscriber() = default;
   virtual transport kind() const = 0;
+  // Whether a message the hub addressed to the session goes to this client (the Pusher door
+  // sends only channel messages, never back to their sender); every one by default. One it does
+  // not want is neither sent nor counted (recipients, delivered).
+  virtual bool wants(const message&) const { return true; }
   // Queues a message for the client. A subscriber whose queue is full ends itself (close/slow)
   // through hub::end_connection; a long-poll answers at once and detaches.
   virtual void deliver(const message_ptr& m) = 0;

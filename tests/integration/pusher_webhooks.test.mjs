@@ -129,3 +129,36 @@ test('pusher-js clients: member_added / member_removed once per user however man
     await receiver.close();
   }
 });
+
+// The sender of a client event is excluded from it (docs/pusher.md, "Client events"), and so from
+// what counts its deliveries: ringcast_messages_delivered_total rises by the one other
+// subscriber, and the client_event webhook is sent once. Failed on the hub that counted every
+// addressee (the sender's session too): 2.
+test('a client event is counted delivered to the other subscribers only, not to its excluded sender', async () => {
+  const receiver = await startWebhookReceiver(app);
+  const srv = await startServer([...appFlags, '--pusher-client-events', '--pusher-webhook-url', receiver.url,
+    '--hook-flush', '50ms']);
+  const clients = [];
+  try {
+    const chat = `private-${uid('chat')}`;
+    const ann = await pusherClient(srv, app);
+    const ben = await pusherClient(srv, app);
+    clients.push(ann, ben);
+    const annChat = await ann.subscribe(chat);
+    await ben.subscribe(chat);
+    const delivered = async () => Number(/^ringcast_messages_delivered_total (\d+)$/mu
+      .exec((await srv.get('/metrics')).text)[1]);
+    const before = await delivered();
+    annChat.trigger('client-typing', { on: true });
+    await ben.next((m) => m.channel === chat && m.event === 'client-typing', 'ben hears it');
+    await waitFor(() => receiver.events(chat).some((e) => e.name === 'client_event'), 5000, 'the webhook');
+    await sleep(300);  // every loop has counted what it delivered
+    assert.equal(await delivered() - before, 1);
+    assert.equal(ann.frames.filter((m) => m.event === 'client-typing').length, 0);
+    assert.equal(receiver.events(chat).filter((e) => e.name === 'client_event').length, 1);
+  } finally {
+    for (const c of clients) c.close();
+    await srv.stop();
+    await receiver.close();
+  }
+});
