@@ -110,11 +110,20 @@ pusher_connection::pusher_connection(connection_context& ctx, connection_parts p
     : client_frames_connection(ctx, std::move(parts), connection_kind::ws),
       socket_id_(std::move(socket_id)) {}
 
-// Pusher has no resume: the session goes with its connection (it left its presence channels
-// first, so that a channel is vacated after its last member is removed).
+// Pusher has no resume: the session goes with its connection. One still attached here is
+// detached by ~stream_connection, where detaching() no longer reaches this class: it leaves its
+// presence channels first.
 pusher_connection::~pusher_connection() {
+  if (current_session())
+    detaching();
+  else
+    context().sessions().kick(session_user(socket_id_), context().now());
+}
+
+// Before its session goes offline (the client left, or the hub ends it): a channel's last
+// member_removed comes before presence vacates it.
+void pusher_connection::detaching() {
   if (occasional_ && !occasional_->presence.empty()) door().channels().leave_all(socket_id_);
-  if (!current_session()) context().sessions().kick(session_user(socket_id_), context().now());
 }
 
 void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refused,

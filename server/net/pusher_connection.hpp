@@ -56,6 +56,7 @@ class pusher_connection final : public client_frames_connection {
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;  // pusher:ping
+  void detaching() override;  // leaves its presence channels
 
   // From pusher_door on this connection's loop: a member joined or left a presence channel it
   // listens to (not sent before its own subscription_succeeded, which lists the members).
