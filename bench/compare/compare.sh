@@ -12,12 +12,15 @@
 # to the floor's (the mean of the floor before and after), handshake time at the client (TCP
 # connect to the first server message: p50, p99), the time for a broadcast to reach its last
 # client (p50 over broadcasts) against the issue-40 limit 1.2 × N × floor ÷ 2 loops, lost.
+# --doors adds the two doors of the same binary side by side (issue 38): ringcast WebSocket clients
+# joined to channel "sale" in their URL (ringcast_channel) and Pusher clients (pusher-js's frames,
+# the load tool's Pusher mode) subscribed to it (pusher), the publishes going to that channel.
 # --tls-sizes adds the TLS leg: PSS and RSS per idle WSS (wss://, P-256 certificate), ringcast
 # against nginx + Nchan over TLS, sampled once every client has connected.
 #
 #   bench/compare/compare.sh [--sizes 1000,5000,15000] [--repeats 1] [--publish-rate 5]
 #                            [--publish-for 20] [--tls-sizes 5000] [--before BINARY]
-#                            [--smoke] [--out DIR] [--build DIR] [--no-build]
+#                            [--doors] [--smoke] [--out DIR] [--build DIR] [--no-build]
 # --before BINARY: another ringcast binary (the build before a change) measured beside this one.
 # --sizes '' with --tls-sizes: the TLS leg alone.
 # --smoke: the CI figure (scripts/test.sh, CTest compare_smoke): 500 clients, 40 broadcasts, no
@@ -35,6 +38,7 @@ publish_for=20 # seconds of publishing per run
 tls_sizes=
 before=
 smoke=0
+doors=0
 build_it=1
 out=
 while (($#)); do
@@ -47,13 +51,13 @@ while (($#)); do
     --before) before=$2 ;;
     --out) out=$2 ;;
     --build) build=$2 ;;
-    --smoke | --no-build)
-      [[ $1 == --smoke ]] && smoke=1 || build_it=0
+    --smoke | --no-build | --doors)
+      case $1 in --smoke) smoke=1 ;; --no-build) build_it=0 ;; --doors) doors=1 ;; esac
       shift
       continue
       ;;
     -h | --help)
-      sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -145,6 +149,14 @@ start_ringcast_before_server() {
   pids=$server_pid
 }
 
+# The same binary with its Pusher door open, for both rows of --doors.
+pusher_app=(--pusher-app-id compare --pusher-key compare-key --pusher-secret compare-secret)
+start_ringcast_channel_server() {
+  RINGCAST_ADMIN_TOKEN=$token start_ringcast "$1" "$ringcast" "${ringcast_flags[@]}" "${pusher_app[@]}" || return 1
+  pids=$server_pid
+}
+start_pusher_server() { start_ringcast_channel_server "$@"; }
+
 # The floor: one thread, no flags to match (it has no timeouts, history or limits).
 start_floor_server() {
   RINGCAST_ADMIN_TOKEN=$token start_ringcast "$1" "$bare_sender" || return 1
@@ -192,10 +204,12 @@ broadcast_run() {  # broadcast_run KIND N REPEAT
   local warmup_ms=$(((n * 1000 + 1999) / 2000 + ${settle_before%.*} * 1000))
   local status=0
   # The bare sender speaks ringcast's protocol: the load tool drives it as ringcast.
-  local load_kind=ringcast
+  local load_kind=ringcast door=()
   [[ $kind == nchan ]] && load_kind=nchan
-  RINGCAST_ADMIN_TOKEN=$token timeout 300 "$load" --server-kind "$load_kind" --target "127.0.0.1:$port" \
-    --server-pid "$pids" --clients "$n" --mix ws --idle 100 --rate 2000 --procs 2 \
+  [[ $kind == ringcast_channel ]] && door=(--channel sale)
+  [[ $kind == pusher ]] && load_kind=pusher door=(--channel sale --pusher-key compare-key)
+  RINGCAST_ADMIN_TOKEN=$token timeout 300 "$load" --server-kind "$load_kind" "${door[@]}" \
+    --target "127.0.0.1:$port" --server-pid "$pids" --clients "$n" --mix ws --idle 100 --rate 2000 --procs 2 \
     --publish-rate "$publish_rate" --warmup "${warmup_ms}ms" \
     --duration "$((warmup_ms + publish_for * 1000))ms" \
     --settle "${settle_after}s" >"$out/$name.json" 2>"$out/$name.log" || status=$?
@@ -250,6 +264,7 @@ tls_idle_run() {  # tls_idle_run KIND N REPEAT
 servers=(ringcast)
 [[ -n $before ]] && servers=(ringcast_before ringcast)
 ((nchan)) && servers+=(nchan)
+((doors)) && servers+=(ringcast_channel pusher)
 token=compare-$RANDOM$RANDOM
 IFS=, read -ra size_list <<<"$sizes"
 IFS=, read -ra tls_list <<<"$tls_sizes"
@@ -260,7 +275,9 @@ for ((r = 1; r <= repeats; r++)); do
     broadcast_run floor "$n" "$r-after"
   done
   for n in "${tls_list[@]}"; do
-    for kind in "${servers[@]}"; do tls_idle_run "$kind" "$n" "$r"; done
+    for kind in "${servers[@]}"; do
+      [[ $kind == ringcast_channel || $kind == pusher ]] || tls_idle_run "$kind" "$n" "$r"
+    done
   done
 done
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Markdown tables from compare.sh's reports in DIR:
   <kind>-<n>-<r>.json        ringcast-load's report of one broadcast run (kind ringcast,
-                             ringcast_before, nchan; floor for the floor before the servers,
+                             ringcast_before, nchan, and with --doors ringcast_channel and
+                             pusher: the two doors on one channel; floor for the floor before the servers,
                              floor with run "<r>-after" for the floor after them);
   <kind>-tls-<n>-<r>.tls.json  the TLS leg's memory samples.
 
@@ -13,7 +14,7 @@ import statistics
 import sys
 
 LOOPS = 2  # the servers' event loops (ringcast --threads 2, nginx worker_processes 2)
-SERVERS = ("ringcast_before", "ringcast", "nchan")
+SERVERS = ("ringcast_before", "ringcast", "nchan", "ringcast_channel", "pusher")
 
 
 def load(path):
