@@ -1,5 +1,7 @@
 #include "tls/net_stream.hpp"
 
+#include "tls/record_handover.hpp"
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -88,8 +90,19 @@ tls_step tls_handshake(ssl_st* ssl, int fd, bool& first_byte_checked) {
 
 tls_step write_attempt::operator()(net_stream& s) {
   const boost::asio::const_buffer b = gathered_.empty() ? single_ : boost::asio::buffer(gathered_);
-  return tls_write(s.tls_.get(), b.data(), b.size());
+  return s.write_step(&b, b.size() > 0 ? 1 : 0);
 }
+
+namespace {
+
+// What record_stream reported, as the step tls_op and finish_now take.
+tls_step records_step(std::size_t bytes, const boost::system::error_code& ec, bool failed,
+                      next wait) {
+  if (ec == boost::asio::error::would_block) return {wait, 0, {}, false};
+  return {next::done, bytes, ec, failed};
+}
+
+}  // namespace
 
 }  // namespace detail
 
@@ -100,7 +113,60 @@ net_stream::net_stream(socket_type socket, tls_session tls)
   socket_.non_blocking(true, ignored);
 }
 
+net_stream::net_stream(socket_type socket, std::unique_ptr<record_stream> records)
+    : socket_(std::move(socket)), records_(std::move(records)) {
+  boost::system::error_code ignored;
+  socket_.non_blocking(true, ignored);
+}
+
+void net_stream::leave_openssl() {
+  if (!tls_ || !SSL_is_server(tls_.get())) return;
+  records_ = take_over(tls_.get());
+  if (records_) tls_.reset();
+}
+
+detail::tls_step net_stream::read_step(boost::asio::mutable_buffer buffer) {
+  if (!records_) return detail::tls_read(tls_.get(), buffer.data(), buffer.size());
+  boost::system::error_code ec;
+  const std::size_t n =
+      records_->read(socket_.native_handle(),
+                     std::span(static_cast<unsigned char*>(buffer.data()), buffer.size()), ec);
+  return detail::records_step(n, ec, records_->failed(), detail::tls_step::next::wait_read);
+}
+
+detail::tls_step net_stream::write_step(const boost::asio::const_buffer* parts, std::size_t count) {
+  if (records_) {
+    std::array<std::span<const unsigned char>, 16> spans;
+    count = std::min(count, spans.size());
+    for (std::size_t i = 0; i < count; ++i)
+      spans[i] = {static_cast<const unsigned char*>(parts[i].data()), parts[i].size()};
+    boost::system::error_code ec;
+    const std::size_t n =
+        records_->write(socket_.native_handle(), std::span(spans.data(), count), ec);
+    return detail::records_step(n, ec, records_->failed(), detail::tls_step::next::wait_write);
+  }
+  if (count <= 1 || parts[0].size() >= detail::max_tls_record) {
+    const boost::asio::const_buffer b = count == 0 ? boost::asio::const_buffer() : parts[0];
+    return detail::tls_write(tls_.get(), b.data(), b.size());
+  }
+  // OpenSSL writes one buffer per record: several are copied into one.
+  std::array<char, detail::max_tls_record> record;
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < count && size < record.size(); ++i) {
+    const std::size_t n = std::min(parts[i].size(), record.size() - size);
+    std::memcpy(record.data() + size, parts[i].data(), n);
+    size += n;
+  }
+  return detail::tls_write(tls_.get(), record.data(), size);
+}
+
 void net_stream::send_close_notify() {
+  if (records_) {
+    if (close_notified_ || !socket_.is_open()) return;
+    close_notified_ = true;
+    records_->send_close_notify(socket_.native_handle());
+    return;
+  }
   // The SSL knows its socket by number only: once the socket is closed, that number may already
   // belong to another connection.
   if (!tls_ || tls_failed_ || close_notified_ || !socket_.is_open() ||
@@ -125,7 +191,7 @@ std::size_t net_stream::finish_now(const detail::tls_step& step, boost::system::
 
 std::size_t net_stream::read_now(boost::asio::mutable_buffer buffer,
                                  boost::system::error_code& ec) {
-  if (!tls_) {
+  if (!secure()) {
     if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
     const std::size_t n = socket_.read_some(buffer, ec);
     if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
@@ -134,24 +200,12 @@ std::size_t net_stream::read_now(boost::asio::mutable_buffer buffer,
     }
     return n;
   }
-  return finish_now(detail::tls_read(tls_.get(), buffer.data(), buffer.size()), ec,
-                    read_waits_for_);
+  return finish_now(read_step(buffer), ec, read_waits_for_);
 }
 
 std::size_t net_stream::write_record_now(const boost::asio::const_buffer* parts, std::size_t count,
                                          boost::system::error_code& ec) {
-  if (count <= 1 || parts[0].size() >= detail::max_tls_record) {
-    const boost::asio::const_buffer b = count == 0 ? boost::asio::const_buffer() : parts[0];
-    return finish_now(detail::tls_write(tls_.get(), b.data(), b.size()), ec, write_waits_for_);
-  }
-  std::array<char, detail::max_tls_record> record;
-  std::size_t size = 0;
-  for (std::size_t i = 0; i < count && size < record.size(); ++i) {
-    const std::size_t n = std::min(parts[i].size(), record.size() - size);
-    std::memcpy(record.data() + size, parts[i].data(), n);
-    size += n;
-  }
-  return finish_now(detail::tls_write(tls_.get(), record.data(), size), ec, write_waits_for_);
+  return finish_now(write_step(parts, count), ec, write_waits_for_);
 }
 
 void net_stream::shutdown_send() {
@@ -168,6 +222,16 @@ void net_stream::close() {
 }
 
 net_stream::readable_state net_stream::probe_readable() {
+  if (records_) {
+    switch (records_->probe(socket_.native_handle())) {
+      case record_stream::readiness::data:
+        return readable_state::data;
+      case record_stream::readiness::nothing:
+        return readable_state::nothing;
+      case record_stream::readiness::closed:
+        return readable_state::closed;
+    }
+  }
   if (!tls_) {
     // A readiness report can be stale (edge-triggered epoll reports data that an earlier read
     // already took), so only a peek that returns 0 proves the peer hung up.
@@ -198,6 +262,7 @@ net_stream::detached net_stream::detach(boost::system::error_code& ec) {
   d.fd = socket_.release(ec);
   if (ec) return d;
   d.tls = std::move(tls_);
+  d.records = std::move(records_);
   return d;
 }
 
@@ -209,6 +274,7 @@ std::optional<net_stream> net_stream::adopt(boost::asio::io_context& ctx, detach
     ::close(d.fd);
     return std::nullopt;
   }
+  if (d.records) return net_stream(std::move(socket), std::move(d.records));
   if (!d.tls) return net_stream(std::move(socket));
   return net_stream(std::move(socket), std::move(d.tls));
 }
