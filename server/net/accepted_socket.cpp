@@ -8,7 +8,7 @@ namespace ringcast {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-std::optional<accepted> accept_socket(tcp::socket& socket, const config& settings,
+std::optional<accepted> accept_socket(stream_socket& socket, const config& settings,
                                       address_limits& addresses, address_limits::time_point now) {
   static repeated_warning refusals;  // logged at most once a second while it lasts
   boost::system::error_code ec;

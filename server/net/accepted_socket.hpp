@@ -10,6 +10,7 @@
 
 #include "config/config.hpp"
 #include "net/address_limits.hpp"
+#include "tls/stream_socket.hpp"
 
 namespace ringcast {
 
@@ -21,7 +22,7 @@ struct accepted {
 };
 
 // The connection as accepted, or none when it was refused: the socket is closed then.
-std::optional<accepted> accept_socket(boost::asio::ip::tcp::socket& socket, const config& settings,
+std::optional<accepted> accept_socket(stream_socket& socket, const config& settings,
                                       address_limits& addresses, address_limits::time_point now);
 
 }  // namespace ringcast

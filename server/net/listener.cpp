@@ -101,12 +101,12 @@ void listener::close() {
 void listener::accept() {
   connection_context& loop = *loops_[next_loop_++ % loops_.size()];
   acceptor_.async_accept(loop.io(),
-                         [this, &loop](boost::system::error_code ec, tcp::socket socket) {
+                         [this, &loop](boost::system::error_code ec, stream_socket socket) {
                            on_accept(ec, std::move(socket), loop);
                          });
 }
 
-void listener::on_accept(boost::system::error_code ec, tcp::socket socket,
+void listener::on_accept(boost::system::error_code ec, stream_socket socket,
                          connection_context& loop) {
   if (!acceptor_.is_open()) return;
   if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
@@ -123,7 +123,7 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket,
   accept();
 }
 
-void listener::admit(tcp::socket socket, connection_context& loop) {
+void listener::admit(stream_socket socket, connection_context& loop) {
   connection_context& home = *loops_.front();  // this thread's: its settings are safe to read
   auto accepted = accept_socket(socket, home.settings(), home.client_addresses(), home.now());
   if (!accepted) return;  // refused (closed) or gone

@@ -1,5 +1,6 @@
 #include "net/pusher_connection.hpp"
 
+#include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
@@ -10,6 +11,7 @@
 
 #include "core/message_pusher.hpp"
 #include "core/repeated_warning.hpp"
+#include "net/exact_size_allocator.hpp"
 #include "net/pusher_door.hpp"
 #include "pusher/pusher_names.hpp"
 #include "pusher/pusher_server_frames.hpp"
@@ -85,10 +87,10 @@ void pusher_connection::start(connection_context& ctx, connection_parts parts, h
                                                       websocket::stream_base::none(), false});
   upgrade->set_option(websocket::stream_base::decorator(
       [](websocket::response_type& res) { res.set(beast::http::field::server, "ringcast"); }));
-  upgrade->async_accept(request, [&ctx, upgrade, buffer = std::move(parts.buffer),
-                                  slot = std::move(parts.slot), address = std::move(parts.address),
-                                  peer = parts.peer, refused = std::move(refused),
-                                  socket_id = std::move(socket_id)](beast::error_code ec) mutable {
+  auto accepted = [&ctx, upgrade, buffer = std::move(parts.buffer), slot = std::move(parts.slot),
+                   address = std::move(parts.address), peer = parts.peer,
+                   refused = std::move(refused),
+                   socket_id = std::move(socket_id)](beast::error_code ec) mutable {
     if (ec) return;  // the upgrade failed or timed out; nothing was attached
     const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
     auto c = std::make_shared<pusher_connection>(
@@ -97,7 +99,10 @@ void pusher_connection::start(connection_context& ctx, connection_parts parts, h
             std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address), peer},
         std::move(socket_id));
     c->begin(refused, early);
-  });
+  };
+  // The upgrade's operations (~1 KB) are not left for the thread to recycle: exact_size_allocator.
+  upgrade->async_accept(request,
+                        asio::bind_allocator(exact_size_allocator<void>(), std::move(accepted)));
 }
 
 pusher_connection::pusher_connection(connection_context& ctx, connection_parts parts,
@@ -108,7 +113,7 @@ pusher_connection::pusher_connection(connection_context& ctx, connection_parts p
 // Pusher has no resume: the session goes with its connection (it left its presence channels
 // first, so that a channel is vacated after its last member is removed).
 pusher_connection::~pusher_connection() {
-  if (!presence_.empty()) door().channels().leave_all(socket_id_);
+  if (occasional_ && !occasional_->presence.empty()) door().channels().leave_all(socket_id_);
   if (!current_session()) context().sessions().kick(session_user(socket_id_), context().now());
 }
 
@@ -128,17 +133,31 @@ void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refuse
   read();
 }
 
+pusher_connection::occasional_state& pusher_connection::occasional() {
+  if (!occasional_) occasional_ = std::make_unique<occasional_state>();
+  return *occasional_;
+}
+
+const std::string& pusher_connection::signed_in() const {
+  static const std::string none;
+  return occasional_ ? occasional_->signed_in : none;
+}
+
 bool pusher_connection::take_client_event_token() {
   const auto now = context().now();
-  if (!client_events_) client_events_ = std::make_unique<token_bucket>(now, client_event_rate);
-  return client_events_->take(now, {client_event_rate, client_event_rate});
+  auto& bucket = occasional().client_events;
+  if (!bucket) bucket.emplace(now, client_event_rate);
+  return bucket->take(now, {client_event_rate, client_event_rate});
 }
 
 void pusher_connection::release_idle() {
   release_idle_input();
-  if (client_events_ &&
-      client_events_->full(context().now(), {client_event_rate, client_event_rate}))
-    client_events_.reset();
+  if (!occasional_) return;
+  auto& bucket = occasional_->client_events;
+  if (bucket && bucket->full(context().now(), {client_event_rate, client_event_rate}))
+    bucket.reset();
+  if (!bucket && occasional_->presence.empty() && occasional_->signed_in.empty())
+    occasional_.reset();
 }
 
 // Every frame costs a --client-message-rate token, as on a ringcast WebSocket: beyond it the

@@ -4,6 +4,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
@@ -14,6 +15,7 @@
 
 #include "core/message_deflate.hpp"
 #include "core/repeated_warning.hpp"
+#include "net/exact_size_allocator.hpp"
 #include "protocol/client_message.hpp"
 #include "protocol/ws_deflate.hpp"
 
@@ -60,11 +62,10 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
     res.set(beast::http::field::server, "ringcast");
     if (deflate) res.set(beast::http::field::sec_websocket_extensions, *deflate);
   }));
-  upgrade->async_accept(request, [&ctx, upgrade, buffer = std::move(parts.buffer),
-                                  slot = std::move(parts.slot), address = std::move(parts.address),
-                                  peer = parts.peer, params = std::move(admitted.params),
-                                  known_elsewhere,
-                                  deflate = deflate.has_value()](beast::error_code ec) mutable {
+  auto accepted = [&ctx, upgrade, buffer = std::move(parts.buffer), slot = std::move(parts.slot),
+                   address = std::move(parts.address), peer = parts.peer,
+                   params = std::move(admitted.params), known_elsewhere,
+                   deflate = deflate.has_value()](beast::error_code ec) mutable {
     if (ec) return;  // the upgrade failed or timed out; nothing was attached
     const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
     auto c = std::make_shared<ws_connection>(
@@ -73,7 +74,10 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
             std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address), peer},
         deflate);
     c->begin(params, known_elsewhere, early);
-  });
+  };
+  // The upgrade's operations (~1 KB) are not left for the thread to recycle: exact_size_allocator.
+  upgrade->async_accept(request,
+                        asio::bind_allocator(exact_size_allocator<void>(), std::move(accepted)));
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
