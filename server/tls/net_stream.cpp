@@ -107,47 +107,45 @@ tls_step records_step(std::size_t bytes, const boost::system::error_code& ec, bo
 }  // namespace detail
 
 net_stream::net_stream(socket_type socket, tls_session tls)
+    : net_stream(std::move(socket), tls_engine(std::move(tls))) {}
+
+net_stream::net_stream(socket_type socket, tls_engine tls)
     : socket_(std::move(socket)), tls_(std::move(tls)) {
   // OpenSSL must get EAGAIN from the socket, never block the loop.
   boost::system::error_code ignored;
   socket_.non_blocking(true, ignored);
 }
 
-net_stream::net_stream(socket_type socket, std::unique_ptr<record_stream> records)
-    : socket_(std::move(socket)), records_(std::move(records)) {
-  boost::system::error_code ignored;
-  socket_.non_blocking(true, ignored);
-}
-
 void net_stream::leave_openssl() {
-  if (!tls_ || !SSL_is_server(tls_.get())) return;
-  records_ = take_over(tls_.get());
-  if (records_) tls_.reset();
+  ssl_st* ssl = tls_.ssl();
+  if (!ssl || !SSL_is_server(ssl)) return;
+  if (auto records = take_over(ssl)) tls_ = tls_engine(std::move(records));  // frees the SSL
 }
 
 detail::tls_step net_stream::read_step(boost::asio::mutable_buffer buffer) {
-  if (!records_) return detail::tls_read(tls_.get(), buffer.data(), buffer.size());
+  record_stream* records = tls_.records();
+  if (!records) return detail::tls_read(tls_.ssl(), buffer.data(), buffer.size());
   boost::system::error_code ec;
   const std::size_t n =
-      records_->read(socket_.native_handle(),
-                     std::span(static_cast<unsigned char*>(buffer.data()), buffer.size()), ec);
-  return detail::records_step(n, ec, records_->failed(), detail::tls_step::next::wait_read);
+      records->read(socket_.native_handle(),
+                    std::span(static_cast<unsigned char*>(buffer.data()), buffer.size()), ec);
+  return detail::records_step(n, ec, records->failed(), detail::tls_step::next::wait_read);
 }
 
 detail::tls_step net_stream::write_step(const boost::asio::const_buffer* parts, std::size_t count) {
-  if (records_) {
+  if (record_stream* records = tls_.records()) {
     std::array<std::span<const unsigned char>, 16> spans;
     count = std::min(count, spans.size());
     for (std::size_t i = 0; i < count; ++i)
       spans[i] = {static_cast<const unsigned char*>(parts[i].data()), parts[i].size()};
     boost::system::error_code ec;
     const std::size_t n =
-        records_->write(socket_.native_handle(), std::span(spans.data(), count), ec);
-    return detail::records_step(n, ec, records_->failed(), detail::tls_step::next::wait_write);
+        records->write(socket_.native_handle(), std::span(spans.data(), count), ec);
+    return detail::records_step(n, ec, records->failed(), detail::tls_step::next::wait_write);
   }
   if (count <= 1 || parts[0].size() >= detail::max_tls_record) {
     const boost::asio::const_buffer b = count == 0 ? boost::asio::const_buffer() : parts[0];
-    return detail::tls_write(tls_.get(), b.data(), b.size());
+    return detail::tls_write(tls_.ssl(), b.data(), b.size());
   }
   // OpenSSL writes one buffer per record: several are copied into one.
   std::array<char, detail::max_tls_record> record;
@@ -157,24 +155,24 @@ detail::tls_step net_stream::write_step(const boost::asio::const_buffer* parts, 
     std::memcpy(record.data() + size, parts[i].data(), n);
     size += n;
   }
-  return detail::tls_write(tls_.get(), record.data(), size);
+  return detail::tls_write(tls_.ssl(), record.data(), size);
 }
 
 void net_stream::send_close_notify() {
-  if (records_) {
+  if (record_stream* records = tls_.records()) {
     if (close_notified_ || !socket_.is_open()) return;
     close_notified_ = true;
-    records_->send_close_notify(socket_.native_handle());
+    records->send_close_notify(socket_.native_handle());
     return;
   }
   // The SSL knows its socket by number only: once the socket is closed, that number may already
   // belong to another connection.
   if (!tls_ || tls_failed_ || close_notified_ || !socket_.is_open() ||
-      !SSL_is_init_finished(tls_.get()))
+      !SSL_is_init_finished(tls_.ssl()))
     return;
   close_notified_ = true;
   ERR_clear_error();
-  SSL_shutdown(tls_.get());
+  SSL_shutdown(tls_.ssl());
   ERR_clear_error();
 }
 
@@ -222,8 +220,8 @@ void net_stream::close() {
 }
 
 net_stream::readable_state net_stream::probe_readable() {
-  if (records_) {
-    switch (records_->probe(socket_.native_handle())) {
+  if (record_stream* records = tls_.records()) {
+    switch (records->probe(socket_.native_handle())) {
       case record_stream::readiness::data:
         return readable_state::data;
       case record_stream::readiness::nothing:
@@ -242,14 +240,14 @@ net_stream::readable_state net_stream::probe_readable() {
       return readable_state::nothing;
     return readable_state::closed;
   }
-  if (SSL_pending(tls_.get()) > 0) return readable_state::data;
+  if (SSL_pending(tls_.ssl()) > 0) return readable_state::data;
   unsigned char peeked = 0;
   std::size_t n = 0;
   ERR_clear_error();
   errno = 0;
-  const int result = SSL_peek_ex(tls_.get(), &peeked, 1, &n);
+  const int result = SSL_peek_ex(tls_.ssl(), &peeked, 1, &n);
   if (result == 1) return readable_state::data;
-  const auto step = detail::classify(tls_.get(), result, errno);
+  const auto step = detail::classify(tls_.ssl(), result, errno);
   if (step.fatal) tls_failed_ = true;
   return step.then == detail::tls_step::next::done ? readable_state::closed
                                                    : readable_state::nothing;
@@ -262,7 +260,6 @@ net_stream::detached net_stream::detach(boost::system::error_code& ec) {
   d.fd = socket_.release(ec);
   if (ec) return d;
   d.tls = std::move(tls_);
-  d.records = std::move(records_);
   return d;
 }
 
@@ -274,7 +271,6 @@ std::optional<net_stream> net_stream::adopt(boost::asio::io_context& ctx, detach
     ::close(d.fd);
     return std::nullopt;
   }
-  if (d.records) return net_stream(std::move(socket), std::move(d.records));
   if (!d.tls) return net_stream(std::move(socket));
   return net_stream(std::move(socket), std::move(d.tls));
 }

@@ -26,6 +26,7 @@
 #include "tls/record_stream.hpp"
 #include "tls/stream_socket.hpp"
 #include "tls/tls_context.hpp"
+#include "tls/tls_engine.hpp"
 
 namespace ringcast {
 
@@ -66,9 +67,9 @@ class net_stream {
 
   executor_type get_executor() noexcept { return socket_.get_executor(); }
   socket_type& socket() { return socket_; }
-  bool secure() const { return tls_ != nullptr || records_ != nullptr; }
+  bool secure() const { return static_cast<bool>(tls_); }
   // TLS carried by ringcast's record layer (the handshake is over and OpenSSL's SSL is freed).
-  bool own_records() const { return records_ != nullptr; }
+  bool own_records() const { return tls_.records() != nullptr; }
 
   template <class MutableBuffers, class Token>
   auto async_read_some(const MutableBuffers& buffers, Token&& token);
@@ -116,8 +117,7 @@ class net_stream {
   struct detached {
     int fd = -1;
     boost::asio::ip::tcp protocol = boost::asio::ip::tcp::v4();
-    tls_session tls;
-    std::unique_ptr<record_stream> records = nullptr;  // TLS 1.3 after its handshake (tls is null)
+    tls_engine tls;
   };
   detached detach(boost::system::error_code& ec);
   // Closes the descriptor if it cannot be adopted.
@@ -140,7 +140,7 @@ class net_stream {
     std::uint8_t value_;
   };
 
-  net_stream(socket_type socket, std::unique_ptr<record_stream> records);
+  net_stream(socket_type socket, tls_engine tls);
 
   std::size_t finish_now(const detail::tls_step& step, boost::system::error_code& ec,
                          compact_wait& waits_for);
@@ -153,8 +153,7 @@ class net_stream {
   void leave_openssl();
 
   socket_type socket_;
-  tls_session tls_;  // null: plain TCP, or the handshake is over and records_ carries TLS
-  std::unique_ptr<record_stream> records_;
+  tls_engine tls_;  // empty: plain TCP
   compact_wait read_waits_for_ = socket_type::wait_read;
   compact_wait write_waits_for_ = socket_type::wait_write;
   bool tls_failed_ = false;
@@ -294,7 +293,7 @@ auto net_stream::async_handshake(Token&& token) {
   using signature = void(boost::system::error_code);
   auto attempt = [](net_stream& s) {
     auto step =
-        detail::tls_handshake(s.tls_.get(), s.socket_.native_handle(), s.first_byte_checked_);
+        detail::tls_handshake(s.tls_.ssl(), s.socket_.native_handle(), s.first_byte_checked_);
     if (step.then == detail::tls_step::next::done) {
       note_handshake_ended();
       if (!step.ec) s.leave_openssl();
