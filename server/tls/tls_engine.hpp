@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <utility>
 
@@ -16,7 +17,9 @@ namespace ringcast {
 class tls_engine {
  public:
   tls_engine() = default;
-  explicit tls_engine(tls_session ssl) : bits_(reinterpret_cast<std::uintptr_t>(ssl.release())) {}
+  explicit tls_engine(tls_session ssl) : bits_(reinterpret_cast<std::uintptr_t>(ssl.release())) {
+    if (is_records()) std::abort();  // OpenSSL allocates with malloc: never an odd address
+  }
   explicit tls_engine(std::unique_ptr<record_stream> records)
       : bits_(records ? reinterpret_cast<std::uintptr_t>(records.release()) | records_bit : 0) {}
   tls_engine(tls_engine&& other) noexcept : bits_(std::exchange(other.bits_, 0)) {}
