@@ -1,5 +1,7 @@
 #include "tls/net_stream.hpp"
 
+#include "tls/record_handover.hpp"
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -88,27 +90,89 @@ tls_step tls_handshake(ssl_st* ssl, int fd, bool& first_byte_checked) {
 
 tls_step write_attempt::operator()(net_stream& s) {
   const boost::asio::const_buffer b = gathered_.empty() ? single_ : boost::asio::buffer(gathered_);
-  return tls_write(s.tls_.get(), b.data(), b.size());
+  return s.write_step(&b, b.size() > 0 ? 1 : 0);
 }
+
+namespace {
+
+// What record_stream reported, as the step tls_op and finish_now take.
+tls_step records_step(std::size_t bytes, const boost::system::error_code& ec, bool failed,
+                      next wait) {
+  if (ec == boost::asio::error::would_block) return {wait, 0, {}, false};
+  return {next::done, bytes, ec, failed};
+}
+
+}  // namespace
 
 }  // namespace detail
 
 net_stream::net_stream(socket_type socket, tls_session tls)
+    : net_stream(std::move(socket), tls_engine(std::move(tls))) {}
+
+net_stream::net_stream(socket_type socket, tls_engine tls)
     : socket_(std::move(socket)), tls_(std::move(tls)) {
   // OpenSSL must get EAGAIN from the socket, never block the loop.
   boost::system::error_code ignored;
   socket_.non_blocking(true, ignored);
 }
 
+void net_stream::leave_openssl() {
+  ssl_st* ssl = tls_.ssl();
+  if (!ssl || !SSL_is_server(ssl)) return;
+  if (auto records = take_over(ssl)) tls_ = tls_engine(std::move(records));  // frees the SSL
+}
+
+detail::tls_step net_stream::read_step(boost::asio::mutable_buffer buffer) {
+  record_stream* records = tls_.records();
+  if (!records) return detail::tls_read(tls_.ssl(), buffer.data(), buffer.size());
+  boost::system::error_code ec;
+  const std::size_t n =
+      records->read(socket_.native_handle(),
+                    std::span(static_cast<unsigned char*>(buffer.data()), buffer.size()), ec);
+  return detail::records_step(n, ec, records->failed(), detail::tls_step::next::wait_read);
+}
+
+detail::tls_step net_stream::write_step(const boost::asio::const_buffer* parts, std::size_t count) {
+  if (record_stream* records = tls_.records()) {
+    std::array<std::span<const unsigned char>, 16> spans;
+    count = std::min(count, spans.size());
+    for (std::size_t i = 0; i < count; ++i)
+      spans[i] = {static_cast<const unsigned char*>(parts[i].data()), parts[i].size()};
+    boost::system::error_code ec;
+    const std::size_t n =
+        records->write(socket_.native_handle(), std::span(spans.data(), count), ec);
+    return detail::records_step(n, ec, records->failed(), detail::tls_step::next::wait_write);
+  }
+  if (count <= 1 || parts[0].size() >= detail::max_tls_record) {
+    const boost::asio::const_buffer b = count == 0 ? boost::asio::const_buffer() : parts[0];
+    return detail::tls_write(tls_.ssl(), b.data(), b.size());
+  }
+  // OpenSSL writes one buffer per record: several are copied into one.
+  std::array<char, detail::max_tls_record> record;
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < count && size < record.size(); ++i) {
+    const std::size_t n = std::min(parts[i].size(), record.size() - size);
+    std::memcpy(record.data() + size, parts[i].data(), n);
+    size += n;
+  }
+  return detail::tls_write(tls_.ssl(), record.data(), size);
+}
+
 void net_stream::send_close_notify() {
+  if (record_stream* records = tls_.records()) {
+    if (close_notified_ || !socket_.is_open()) return;
+    close_notified_ = true;
+    records->send_close_notify(socket_.native_handle());
+    return;
+  }
   // The SSL knows its socket by number only: once the socket is closed, that number may already
   // belong to another connection.
   if (!tls_ || tls_failed_ || close_notified_ || !socket_.is_open() ||
-      !SSL_is_init_finished(tls_.get()))
+      !SSL_is_init_finished(tls_.ssl()))
     return;
   close_notified_ = true;
   ERR_clear_error();
-  SSL_shutdown(tls_.get());
+  SSL_shutdown(tls_.ssl());
   ERR_clear_error();
 }
 
@@ -125,7 +189,7 @@ std::size_t net_stream::finish_now(const detail::tls_step& step, boost::system::
 
 std::size_t net_stream::read_now(boost::asio::mutable_buffer buffer,
                                  boost::system::error_code& ec) {
-  if (!tls_) {
+  if (!secure()) {
     if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
     const std::size_t n = socket_.read_some(buffer, ec);
     if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
@@ -134,24 +198,12 @@ std::size_t net_stream::read_now(boost::asio::mutable_buffer buffer,
     }
     return n;
   }
-  return finish_now(detail::tls_read(tls_.get(), buffer.data(), buffer.size()), ec,
-                    read_waits_for_);
+  return finish_now(read_step(buffer), ec, read_waits_for_);
 }
 
 std::size_t net_stream::write_record_now(const boost::asio::const_buffer* parts, std::size_t count,
                                          boost::system::error_code& ec) {
-  if (count <= 1 || parts[0].size() >= detail::max_tls_record) {
-    const boost::asio::const_buffer b = count == 0 ? boost::asio::const_buffer() : parts[0];
-    return finish_now(detail::tls_write(tls_.get(), b.data(), b.size()), ec, write_waits_for_);
-  }
-  std::array<char, detail::max_tls_record> record;
-  std::size_t size = 0;
-  for (std::size_t i = 0; i < count && size < record.size(); ++i) {
-    const std::size_t n = std::min(parts[i].size(), record.size() - size);
-    std::memcpy(record.data() + size, parts[i].data(), n);
-    size += n;
-  }
-  return finish_now(detail::tls_write(tls_.get(), record.data(), size), ec, write_waits_for_);
+  return finish_now(write_step(parts, count), ec, write_waits_for_);
 }
 
 void net_stream::shutdown_send() {
@@ -168,6 +220,16 @@ void net_stream::close() {
 }
 
 net_stream::readable_state net_stream::probe_readable() {
+  if (record_stream* records = tls_.records()) {
+    switch (records->probe(socket_.native_handle())) {
+      case record_stream::readiness::data:
+        return readable_state::data;
+      case record_stream::readiness::nothing:
+        return readable_state::nothing;
+      case record_stream::readiness::closed:
+        return readable_state::closed;
+    }
+  }
   if (!tls_) {
     // A readiness report can be stale (edge-triggered epoll reports data that an earlier read
     // already took), so only a peek that returns 0 proves the peer hung up.
@@ -178,14 +240,14 @@ net_stream::readable_state net_stream::probe_readable() {
       return readable_state::nothing;
     return readable_state::closed;
   }
-  if (SSL_pending(tls_.get()) > 0) return readable_state::data;
+  if (SSL_pending(tls_.ssl()) > 0) return readable_state::data;
   unsigned char peeked = 0;
   std::size_t n = 0;
   ERR_clear_error();
   errno = 0;
-  const int result = SSL_peek_ex(tls_.get(), &peeked, 1, &n);
+  const int result = SSL_peek_ex(tls_.ssl(), &peeked, 1, &n);
   if (result == 1) return readable_state::data;
-  const auto step = detail::classify(tls_.get(), result, errno);
+  const auto step = detail::classify(tls_.ssl(), result, errno);
   if (step.fatal) tls_failed_ = true;
   return step.then == detail::tls_step::next::done ? readable_state::closed
                                                    : readable_state::nothing;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "tls/record_handover.hpp"
+
 #include <arpa/inet.h>
 
 #include <fstream>
@@ -115,6 +117,10 @@ class tls_error_category final : public boost::system::error_category {
         return "plaintext HTTP sent to a TLS port";
       case tls_errc::not_tls:
         return "not a TLS handshake";
+      case tls_errc::record_refused:
+        return "TLS record refused";
+      case tls_errc::peer_alert:
+        return "the peer sent a fatal TLS alert";
     }
     const char* reason = ERR_reason_error_string(static_cast<unsigned long>(value));
     return reason ? reason : fmt::format("OpenSSL error {:#x}", value);
@@ -163,6 +169,7 @@ parsed<tls_context> tls_context::for_server(const std::string& cert_file,
     return parsed<tls_context>::fail(fmt::format("{}: {}", key_file, drain_error_text()));
   }
   harden_server(ctx.get());
+  capture_traffic_secrets(ctx.get());
   SSL_CTX_set_alpn_select_cb(ctx.get(), select_http1, nullptr);
   return parsed<tls_context>::ok(tls_context(ctx.release(), true, false));
 }

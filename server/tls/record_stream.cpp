@@ -1,0 +1,340 @@
+#include "tls/record_stream.hpp"
+
+#include <boost/asio/error.hpp>
+
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include <sys/socket.h>
+
+#include "tls/tls_context.hpp"
+
+namespace ringcast {
+
+using tls13::alert;
+using tls13::content_type;
+
+struct record_stream::inbound {
+  explicit inbound(std::size_t n) : size(n), body(new unsigned char[n]) {}
+  std::size_t size;        // the record's body
+  std::size_t got = 0;     // bytes of the body read so far
+  std::size_t offset = 0;  // once opened: the plaintext not yet read
+  std::size_t left = 0;
+  bool opened = false;
+  std::unique_ptr<unsigned char[]> body;
+};
+
+struct record_stream::outbound {
+  outbound(const unsigned char* data, std::size_t n, std::size_t plain)
+      : size(n), plaintext(plain), bytes(new unsigned char[n]) {
+    std::memcpy(bytes.get(), data, n);
+  }
+  std::size_t size;
+  std::size_t sent = 0;
+  std::size_t plaintext;  // what the caller's write is told once the record is out
+  std::unique_ptr<unsigned char[]> bytes;
+};
+
+void record_stream::inbound_free::operator()(inbound* in) const noexcept {
+  OPENSSL_cleanse(in->body.get(), in->size);
+  delete in;
+}
+
+void record_stream::outbound_free::operator()(outbound* out) const noexcept {
+  delete out;
+}
+
+namespace {
+
+bool would_block(int e) {
+  return e == EAGAIN || e == EWOULDBLOCK;
+}
+
+boost::system::error_code system_error(int e) {
+  return {e, boost::system::system_category()};
+}
+
+// A fatal alert or close_notify, sealed and sent if the socket takes it now; nothing else waits
+// for it (the connection is ending).
+void send_alert(int fd, tls13::traffic_keys& keys, alert a, bool fatal) {
+  const std::array<unsigned char, 2> body = {static_cast<unsigned char>(fatal ? 2 : 1),
+                                             static_cast<unsigned char>(a)};
+  const std::span<const unsigned char> part(body);
+  std::array<unsigned char, tls13::header_size + 2 + 1 + tls13::tag_size> record{};
+  const std::size_t n = tls13::seal(keys, content_type::alert, std::span(&part, 1), record.data());
+  if (n > 0) (void)::send(fd, record.data(), n, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+}  // namespace
+
+std::unique_ptr<record_stream> record_stream::make(tls13::suite s,
+                                                   std::span<const unsigned char> read_secret,
+                                                   std::span<const unsigned char> write_secret) {
+  std::unique_ptr<record_stream> r(new record_stream());
+  if (!tls13::set_traffic_secret(r->read_keys_, s, read_secret) ||
+      !tls13::set_traffic_secret(r->write_keys_, s, write_secret))
+    return nullptr;
+  return r;
+}
+
+record_stream::~record_stream() = default;
+
+std::size_t record_stream::buffered() const {
+  return (in_ ? in_->size : 0) + (out_ ? out_->size : 0);
+}
+
+void record_stream::refuse(int fd, alert a, boost::system::error_code& ec) {
+  if (!out_ && !failed_) send_alert(fd, write_keys_, a, true);
+  failed_ = true;
+  in_.reset();
+  ec = tls_errc::record_refused;
+}
+
+bool record_stream::on_alert(std::span<const unsigned char> content,
+                             boost::system::error_code& ec) {
+  if (content.size() != 2) {
+    failed_ = true;  // a malformed alert ends the connection as well; no alert answers an alert
+    ec = tls_errc::record_refused;
+    return false;
+  }
+  if (content[1] == static_cast<unsigned char>(alert::close_notify)) {
+    read_closed_ = true;
+    ec = boost::asio::error::eof;
+    return false;
+  }
+  failed_ = true;
+  ec = tls_errc::peer_alert;
+  return false;
+}
+
+bool record_stream::on_handshake(int fd, std::span<const unsigned char> content,
+                                 boost::system::error_code& ec) {
+  // KeyUpdate (type 24, length 1, request_update) is the one handshake message a server accepts
+  // after the handshake, whole in its record and last in it (section 5.1: no message spans a key
+  // change). A NewSessionTicket from a client, a CertificateRequest, anything else: refused.
+  constexpr unsigned char key_update = 24;
+  if (content.empty() || content[0] != key_update) {
+    refuse(fd, alert::unexpected_message, ec);
+    return false;
+  }
+  if (content.size() != 5 || content[1] != 0 || content[2] != 0 || content[3] != 1) {
+    refuse(fd, alert::decode_error, ec);
+    return false;
+  }
+  if (content[4] > 1) {
+    refuse(fd, alert::illegal_parameter, ec);
+    return false;
+  }
+  if (!tls13::update_traffic_secret(read_keys_)) {
+    refuse(fd, alert::internal_error, ec);
+    return false;
+  }
+  if (content[4] == 1) key_update_due_ = true;
+  return true;
+}
+
+bool record_stream::fill(int fd, boost::system::error_code& ec) {
+  for (;;) {
+    if (in_ && in_->opened) {
+      if (in_->left > 0) return true;
+      in_.reset();
+    }
+    if (failed_) {
+      ec = tls_errc::record_refused;
+      return false;
+    }
+    if (read_closed_) {
+      ec = boost::asio::error::eof;
+      return false;
+    }
+    unsigned char* into = header_ + header_read_;
+    std::size_t want = tls13::header_size - header_read_;
+    if (in_) {
+      into = in_->body.get() + in_->got;
+      want = in_->size - in_->got;
+    }
+    const ssize_t n = ::recv(fd, into, want, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && would_block(errno)) {
+      ec = boost::asio::error::would_block;
+      return false;
+    }
+    if (n < 0) {
+      failed_ = true;
+      ec = system_error(errno);
+      return false;
+    }
+    if (n == 0) {
+      // The peer closed TCP without close_notify (as OpenSSL is told to take it: the end); a
+      // record cut short is never released.
+      read_closed_ = true;
+      in_.reset();
+      ec = boost::asio::error::eof;
+      return false;
+    }
+    if (!in_) {
+      header_read_ = static_cast<std::uint8_t>(header_read_ + n);
+      if (header_read_ < tls13::header_size) continue;
+      alert refusal = alert::internal_error;
+      const std::size_t size = tls13::body_size(header_, refusal);
+      if (size == 0) {
+        refuse(fd, refusal, ec);
+        return false;
+      }
+      in_.reset(new inbound(size));
+      continue;
+    }
+    in_->got += static_cast<std::size_t>(n);
+    if (in_->got < in_->size) continue;
+    header_read_ = 0;
+    tls13::opened record;
+    alert refusal = alert::internal_error;
+    if (!tls13::open(read_keys_, header_, std::span(in_->body.get(), in_->size), record, refusal)) {
+      refuse(fd, refusal, ec);
+      return false;
+    }
+    const std::span<const unsigned char> content(in_->body.get(), record.size);
+    switch (record.type) {
+      case content_type::application_data:
+        in_->opened = true;
+        in_->left = record.size;
+        continue;
+      case content_type::alert: {
+        const bool go_on = on_alert(content, ec);
+        in_.reset();
+        if (!go_on) return false;
+        continue;
+      }
+      case content_type::handshake: {
+        const bool go_on = on_handshake(fd, content, ec);
+        in_.reset();
+        if (!go_on) return false;
+        continue;
+      }
+      default:
+        refuse(fd, alert::unexpected_message, ec);
+        return false;
+    }
+  }
+}
+
+std::size_t record_stream::read(int fd, std::span<unsigned char> data,
+                                boost::system::error_code& ec) {
+  ec.clear();
+  if (data.empty()) return 0;
+  if (!fill(fd, ec)) return 0;
+  const std::size_t n = std::min(data.size(), in_->left);
+  std::memcpy(data.data(), in_->body.get() + in_->offset, n);
+  in_->offset += n;
+  in_->left -= n;
+  if (in_->left == 0) in_.reset();
+  return n;
+}
+
+record_stream::readiness record_stream::probe(int fd) {
+  boost::system::error_code ec;
+  if (fill(fd, ec)) return readiness::data;
+  return ec == boost::asio::error::would_block ? readiness::nothing : readiness::closed;
+}
+
+bool record_stream::flush(int fd, boost::system::error_code& ec) {
+  while (out_ && out_->sent < out_->size) {
+    const ssize_t n =
+        ::send(fd, out_->bytes.get() + out_->sent, out_->size - out_->sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && would_block(errno)) {
+      ec = boost::asio::error::would_block;
+      return false;
+    }
+    if (n < 0) {
+      failed_ = true;
+      ec = system_error(errno);
+      return false;
+    }
+    out_->sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::size_t record_stream::write(int fd, std::span<const std::span<const unsigned char>> parts,
+                                 boost::system::error_code& ec) {
+  ec.clear();
+  if (failed_) {
+    ec = tls_errc::record_refused;
+    return 0;
+  }
+  if (close_sent_) {
+    ec = boost::asio::error::shut_down;
+    return 0;
+  }
+  if (out_) {
+    if (!flush(fd, ec)) return 0;
+    const std::size_t n = out_->plaintext;
+    out_.reset();
+    return n;
+  }
+  // The first max_plaintext bytes of `parts`.
+  std::array<std::span<const unsigned char>, 16> taken;
+  std::size_t count = 0, plain = 0;
+  for (const auto& p : parts) {
+    if (p.empty()) continue;
+    if (count == taken.size() || plain == tls13::max_plaintext) break;
+    taken[count++] = p.first(std::min(p.size(), tls13::max_plaintext - plain));
+    plain += taken[count - 1].size();
+  }
+  if (plain == 0) return 0;
+
+  constexpr std::size_t key_update_record = tls13::header_size + 5 + 1 + tls13::tag_size;
+  std::array<unsigned char, key_update_record + tls13::max_sealed> buffer;
+  std::size_t size = 0;
+  if (key_update_due_) {
+    // Ours, update_not_requested, under the old key; then the new key for what follows.
+    static constexpr std::array<unsigned char, 5> key_update = {24, 0, 0, 1, 0};
+    const std::span<const unsigned char> message(key_update);
+    size = tls13::seal(write_keys_, content_type::handshake, std::span(&message, 1), buffer.data());
+    if (size == 0 || !tls13::update_traffic_secret(write_keys_)) {
+      failed_ = true;
+      ec = tls_errc::record_refused;
+      return 0;
+    }
+    key_update_due_ = false;
+  }
+  const std::size_t sealed = tls13::seal(write_keys_, content_type::application_data,
+                                         std::span(taken.data(), count), buffer.data() + size);
+  if (sealed == 0) {
+    failed_ = true;
+    ec = tls_errc::record_refused;
+    return 0;
+  }
+  size += sealed;
+  ssize_t n = 0;
+  do {
+    n = ::send(fd, buffer.data(), size, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(size)) return plain;
+  if (n < 0 && !would_block(errno)) {
+    failed_ = true;
+    ec = system_error(errno);
+    return 0;
+  }
+  // The record is sealed under its sequence number: it goes out as it is, never sealed again.
+  const std::size_t sent = n > 0 ? static_cast<std::size_t>(n) : 0;
+  out_.reset(new outbound(buffer.data() + sent, size - sent, plain));
+  ec = boost::asio::error::would_block;
+  return 0;
+}
+
+void record_stream::send_close_notify(int fd) {
+  if (failed_ || close_sent_) return;
+  close_sent_ = true;
+  boost::system::error_code ec;
+  if (out_ && !flush(fd, ec)) return;  // a half sent record cannot be cut into
+  out_.reset();
+  send_alert(fd, write_keys_, alert::close_notify, false);
+}
+
+}  // namespace ringcast
