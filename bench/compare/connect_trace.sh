@@ -81,6 +81,7 @@ for kind in "${kinds[@]}"; do
   perf trace -s -p "$pids" -o "$out/$name.trace" 2>/dev/null &
   trace_pid=$!
   sleep 1  # perf attaches
+  : >"$out/$name.load.log"
   RINGCAST_ADMIN_TOKEN=$token setsid "$load" --server-kind "$load_kind" --target "127.0.0.1:$port" \
     --clients "$clients" --mix ws --idle 100 --rate 2000 --procs 2 --publish-rate 0 \
     --warmup 30s --duration 60s >/dev/null 2>"$out/$name.load.log" &
