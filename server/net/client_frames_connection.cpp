@@ -1,8 +1,11 @@
 #include "net/client_frames_connection.hpp"
 
+#include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/post.hpp>
 
 #include <array>
+
+#include "net/exact_allocator.hpp"
 
 namespace ringcast {
 
@@ -57,12 +60,14 @@ void client_frames_connection::read() {
   asio::post(stream().get_executor(), [self = self()] { self->read(); });
 }
 
+// The wait an idle connection keeps pending, in a block of its own size (exact_allocator.hpp).
 void client_frames_connection::wait_readable() {
-  stream().async_wait_readable([self = self()](boost::system::error_code ec) {
-    if (ec == asio::error::operation_aborted) return;  // closed meanwhile
-    if (ec) return self->peer_gone();
-    self->read();
-  });
+  stream().async_wait_readable(
+      asio::bind_allocator(exact_allocator<void>{}, [self = self()](boost::system::error_code ec) {
+        if (ec == asio::error::operation_aborted) return;  // closed meanwhile
+        if (ec) return self->peer_gone();
+        self->read();
+      }));
 }
 
 bool client_frames_connection::consume(std::string_view bytes) {
