@@ -78,7 +78,7 @@ start_server() {  # start_server KIND LOG: sets server_pid, port, pids, load_kin
 for kind in "${kinds[@]}"; do
   name=$(basename "$kind")
   start_server "$kind" "$out/$name.server.log"
-  perf trace -s -p "$pids" -o "$out/$name.trace" 2>/dev/null &
+  perf trace -s -p "$pids" -o "$out/$name.trace" 2>"$out/$name.perf.log" &
   trace_pid=$!
   sleep 1  # perf attaches
   : >"$out/$name.load.log"
@@ -98,6 +98,8 @@ for kind in "${kinds[@]}"; do
   load_pid=
   stop_server || true
   echo "connect_trace.sh: $name, $clients clients; $(uptime | sed 's/.*load average/load average/')"
+  # perf drops events when a thread outruns its buffer: such a count is too low (rerun it).
+  grep -i lost "$out/$name.perf.log" "$out/$name.trace" 2>/dev/null | sed 's/^/  perf: /' || true
   python3 - "$out/$name.trace" "$clients" <<'EOF'
 import collections, re, sys
 calls = collections.Counter()
