@@ -18,8 +18,7 @@ source_slice slice_for(unsigned worker, unsigned workers) {
   return {1 + worker * per, worker * per + per};
 }
 
-boost::system::error_code bind_source(asio::ip::tcp::socket& socket,
-                                      const asio::ip::address_v4& source) {
+boost::system::error_code bind_source(stream_socket& socket, const asio::ip::address_v4& source) {
   boost::system::error_code ec;
   socket.open(asio::ip::tcp::v4(), ec);
   if (ec) return ec;

@@ -29,7 +29,7 @@ class exchange final : public http_exchange, public std::enable_shared_from_this
         url_(url),
         tls_(std::move(tls)),
         resolver_(io),
-        stream_(tcp::socket(io)),
+        stream_(stream_socket(io)),
         max_body_(max_body),
         done_(std::move(done)),
         pool_(std::move(pool)) {
@@ -91,7 +91,7 @@ class exchange final : public http_exchange, public std::enable_shared_from_this
     if (!reused_ || cancelled_ || parser_->got_some()) return false;
     reused_ = false;
     stream_.close();
-    stream_ = net_stream(tcp::socket(io_));
+    stream_ = net_stream(stream_socket(io_));
     buffer_.clear();
     new_parser();
     connect();

@@ -8,7 +8,7 @@ namespace ringcast {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-std::optional<accepted> accept_socket(tcp::socket& socket, const config& settings,
+std::optional<accepted> accept_socket(stream_socket& socket, const config& settings,
                                       address_limits& addresses, address_limits::time_point now) {
   boost::system::error_code ec;
   const auto peer = socket.remote_endpoint(ec);
@@ -19,7 +19,7 @@ std::optional<accepted> accept_socket(tcp::socket& socket, const config& setting
   return accept_socket_from(socket, peer.address(), settings, addresses, now);
 }
 
-std::optional<accepted> accept_socket_from(tcp::socket& socket, const asio::ip::address& peer,
+std::optional<accepted> accept_socket_from(stream_socket& socket, const asio::ip::address& peer,
                                            const config& settings, address_limits& addresses,
                                            address_limits::time_point now) {
   static repeated_warning refusals;  // logged at most once a second while it lasts

@@ -11,6 +11,7 @@
 
 #include "config/config.hpp"
 #include "net/address_limits.hpp"
+#include "tls/stream_socket.hpp"
 
 namespace ringcast {
 
@@ -22,13 +23,13 @@ struct accepted {
 };
 
 // The connection as accepted, or none when it was refused: the socket is closed then.
-std::optional<accepted> accept_socket(boost::asio::ip::tcp::socket& socket, const config& settings,
+std::optional<accepted> accept_socket(stream_socket& socket, const config& settings,
                                       address_limits& addresses, address_limits::time_point now);
 
 // As accept_socket, for a socket accepted from a listening socket that has TCP_NODELAY set
 // (accepted sockets inherit it), with the peer's address as accept() returned it: two system
 // calls fewer per connection (the listener's, docs/performance.md section 16).
-std::optional<accepted> accept_socket_from(boost::asio::ip::tcp::socket& socket,
+std::optional<accepted> accept_socket_from(stream_socket& socket,
                                            const boost::asio::ip::address& peer,
                                            const config& settings, address_limits& addresses,
                                            address_limits::time_point now);

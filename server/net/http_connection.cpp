@@ -30,7 +30,7 @@ std::string_view path_of(std::string_view target) {
 
 }  // namespace
 
-void http_connection::start(connection_context& ctx, tcp::socket socket, slot_type slot,
+void http_connection::start(connection_context& ctx, stream_socket socket, slot_type slot,
                             accepted how) {
   const auto tls = ctx.tls();
   if (!tls) {

@@ -18,6 +18,7 @@
 #include "net/admission.hpp"
 #include "net/connection_parts.hpp"
 #include "protocol/http_reply.hpp"
+#include "tls/stream_socket.hpp"
 
 namespace ringcast {
 
@@ -29,8 +30,7 @@ class http_connection final : public loop_timer,
 
   // A freshly accepted socket, counted against its address (none from a trusted proxy: counted
   // under its client once a request head names it).
-  static void start(connection_context& ctx, boost::asio::ip::tcp::socket socket, slot_type slot,
-                    accepted how);
+  static void start(connection_context& ctx, stream_socket socket, slot_type slot, accepted how);
   // A connection whose long-poll was answered, reading its next request (keep-alive).
   static void resume(connection_context& ctx, connection_parts parts);
   // A connection handed over by an upgrade in place: as resume, but its first request may be

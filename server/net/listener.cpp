@@ -107,12 +107,12 @@ void listener::accept() {
   connection_context& loop = *loops_[next_loop_++ % loops_.size()];
   // With the peer's address as accept() gives it (no getpeername() after).
   acceptor_.async_accept(loop.io(), peer_,
-                         [this, &loop](boost::system::error_code ec, tcp::socket socket) {
+                         [this, &loop](boost::system::error_code ec, stream_socket socket) {
                            on_accept(ec, std::move(socket), loop);
                          });
 }
 
-void listener::on_accept(boost::system::error_code ec, tcp::socket socket,
+void listener::on_accept(boost::system::error_code ec, stream_socket socket,
                          connection_context& loop) {
   if (!acceptor_.is_open()) return;
   if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
@@ -129,7 +129,7 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket,
   accept();
 }
 
-void listener::admit(tcp::socket socket, connection_context& loop) {
+void listener::admit(stream_socket socket, connection_context& loop) {
   connection_context& home = *loops_.front();  // this thread's: its settings are safe to read
   auto accepted = accept_socket_from(socket, peer_.address(), home.settings(),
                                      home.client_addresses(), home.now());

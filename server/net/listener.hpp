@@ -11,6 +11,7 @@
 #include "core/repeated_warning.hpp"
 #include "net/connection_context.hpp"
 #include "net/connection_limit.hpp"
+#include "tls/stream_socket.hpp"
 
 namespace ringcast {
 
@@ -33,9 +34,8 @@ class listener {
  private:
   void accept();
   void listening();  // logs the address and starts accepting
-  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket,
-                 connection_context& loop);
-  void admit(boost::asio::ip::tcp::socket socket, connection_context& loop);
+  void on_accept(boost::system::error_code ec, stream_socket socket, connection_context& loop);
+  void admit(stream_socket socket, connection_context& loop);
 
   std::vector<connection_context*> loops_;
   connection_limit& limit_;

@@ -100,7 +100,7 @@ pusher_connection::pusher_connection(connection_context& ctx, connection_parts p
 // Pusher has no resume: the session goes with its connection (it left its presence channels
 // first, so that a channel is vacated after its last member is removed).
 pusher_connection::~pusher_connection() {
-  if (!presence_.empty()) door().channels().leave_all(socket_id_);
+  if (occasional_ && !occasional_->presence.empty()) door().channels().leave_all(socket_id_);
   if (!current_session()) context().sessions().kick(session_user(socket_id_), context().now());
 }
 
@@ -122,17 +122,31 @@ void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refuse
   read();
 }
 
+pusher_connection::occasional_state& pusher_connection::occasional() {
+  if (!occasional_) occasional_ = std::make_unique<occasional_state>();
+  return *occasional_;
+}
+
+const std::string& pusher_connection::signed_in() const {
+  static const std::string none;
+  return occasional_ ? occasional_->signed_in : none;
+}
+
 bool pusher_connection::take_client_event_token() {
   const auto now = context().now();
-  if (!client_events_) client_events_ = std::make_unique<token_bucket>(now, client_event_rate);
-  return client_events_->take(now, {client_event_rate, client_event_rate});
+  auto& bucket = occasional().client_events;
+  if (!bucket) bucket.emplace(now, client_event_rate);
+  return bucket->take(now, {client_event_rate, client_event_rate});
 }
 
 void pusher_connection::release_idle() {
   release_idle_input();
-  if (client_events_ &&
-      client_events_->full(context().now(), {client_event_rate, client_event_rate}))
-    client_events_.reset();
+  if (!occasional_) return;
+  auto& bucket = occasional_->client_events;
+  if (bucket && bucket->full(context().now(), {client_event_rate, client_event_rate}))
+    bucket.reset();
+  if (!bucket && occasional_->presence.empty() && occasional_->signed_in.empty())
+    occasional_.reset();
 }
 
 // Every frame costs a --client-message-rate token, as on a ringcast WebSocket: beyond it the

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,7 +100,6 @@ class pusher_connection final : public client_frames_connection {
   std::string closing_frame(ending why) const override;
 
   std::string socket_id_;
-  std::string signed_in_;  // pusher:signin's user id; empty before
   // Presence channels it joined, with its member's user_id there (pusher_channels knows the
   // members); one still waiting for its member list hears no member events.
   struct presence_seat {
@@ -107,15 +107,21 @@ class pusher_connection final : public client_frames_connection {
     std::string user_id;
     bool waiting = true;
   };
-  std::vector<presence_seat> presence_;
+  // What only some connections use, held from its first use until none of it is left (as
+  // client_frames_connection holds its input): an idle connection on public channels holds none.
+  struct occasional_state {
+    std::string signed_in;  // pusher:signin's user id; empty before
+    std::vector<presence_seat> presence;
+    // The client-* events' bucket, from the first client event until it is full again.
+    std::optional<token_bucket> client_events;
+  };
+  std::unique_ptr<occasional_state> occasional_;
+  occasional_state& occasional();
+  const std::string& signed_in() const;
   presence_seat* seat_on(std::string_view channel);
-  // The client-* events' bucket, held only from the first client event until it is full again
-  // (as client_frames_connection holds its input).
   bool take_client_event_token();
   // A quiet moment: gives back what reading the client took, if nothing in it is needed now.
   void release_idle();
-
-  std::unique_ptr<token_bucket> client_events_;
 };
 
 }  // namespace ringcast

@@ -58,9 +58,11 @@ bool pusher_connection::listens_to(std::string_view channel) {
 }
 
 pusher_connection::presence_seat* pusher_connection::seat_on(std::string_view channel) {
-  auto it = std::find_if(presence_.begin(), presence_.end(),
+  if (!occasional_) return nullptr;
+  auto& seats = occasional_->presence;
+  auto it = std::find_if(seats.begin(), seats.end(),
                          [&](const presence_seat& p) { return p.channel == channel; });
-  return it == presence_.end() ? nullptr : &*it;
+  return it == seats.end() ? nullptr : &*it;
 }
 
 void pusher_connection::on_subscribe(pusher::subscribe_frame& f) {
@@ -78,7 +80,7 @@ void pusher_connection::on_subscribe(pusher::subscribe_frame& f) {
   }
   auto& grant = std::get<pusher::subscription_grant>(verdict);
   // The signed-in user's channel does not count against the limit.
-  const std::size_t limit = max_channels + (signed_in_.empty() ? 0 : 1);
+  const std::size_t limit = max_channels + (signed_in().empty() ? 0 : 1);
   if (!context().sessions().subscribe(*s, {f.channel}, limit)) {
     ++context().stats().client_errors;
     send_text(pusher::subscription_error(
@@ -91,7 +93,7 @@ void pusher_connection::on_subscribe(pusher::subscribe_frame& f) {
     after_subscribed(f.channel, grant.traits.cache);
     return;
   }
-  presence_.push_back({f.channel, grant.member->user_id, true});
+  occasional().presence.push_back({f.channel, grant.member->user_id, true});
   door().channels().join_presence(
       socket_id_, f.channel,
       {grant.member->user_id, boost::json::serialize(grant.member->user_info)},
@@ -128,7 +130,8 @@ void pusher_connection::on_unsubscribe(const pusher::unsubscribe_frame& f) {
   if (seat_on(f.channel)) {
     // Before the hub's unsubscribe: the member is removed before the channel is vacated.
     door().channels().leave_presence(socket_id_, f.channel);
-    std::erase_if(presence_, [&](const presence_seat& p) { return p.channel == f.channel; });
+    std::erase_if(occasional_->presence,
+                  [&](const presence_seat& p) { return p.channel == f.channel; });
   }
   context().sessions().unsubscribe(*s, {f.channel});
 }
@@ -169,10 +172,11 @@ void pusher_connection::on_signin(const pusher::signin_frame& f) {
   auto& user = std::get<pusher::signed_in_user>(verdict);
   session& s = *current_session();
   hub& h = context().sessions();
-  if (!signed_in_.empty())
-    h.unsubscribe(s, {std::string(pusher::server_to_user_prefix) + signed_in_});
-  signed_in_ = user.id;
-  h.subscribe(s, {std::string(pusher::server_to_user_prefix) + signed_in_}, max_channels + 1);
+  std::string& signed_in = occasional().signed_in;
+  if (!signed_in.empty())
+    h.unsubscribe(s, {std::string(pusher::server_to_user_prefix) + signed_in});
+  signed_in = user.id;
+  h.subscribe(s, {std::string(pusher::server_to_user_prefix) + signed_in}, max_channels + 1);
   send_text(pusher::signin_success(user.user_data));
 }
 

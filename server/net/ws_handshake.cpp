@@ -1,10 +1,13 @@
 #include "net/ws_handshake.hpp"
 
+#include <boost/asio/bind_allocator.hpp>
 #include <boost/beast/http/rfc7230.hpp>
 #include <boost/beast/websocket/detail/hybi13.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
 #include <memory>
+
+#include "net/exact_size_allocator.hpp"
 
 namespace ringcast {
 
@@ -57,8 +60,10 @@ void beast_refuses_upgrade(connection_context& ctx, net_stream stream, const htt
         res.set(http::field::server, "ringcast");
         if (extensions) res.set(http::field::sec_websocket_extensions, *extensions);
       }));
-  // The refusal is written, then the stream (and the connection) goes with the handler.
-  upgrade->async_accept(req, [upgrade](boost::beast::error_code) {});
+  // The refusal is written, then the stream (and the connection) goes with the handler. Its
+  // operations (~1 KB) are not left for the thread to recycle (exact_size_allocator.hpp).
+  upgrade->async_accept(req, boost::asio::bind_allocator(exact_size_allocator<void>(),
+                                                         [upgrade](boost::beast::error_code) {}));
 }
 
 }  // namespace ringcast

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "tls/heap_trim.hpp"
+#include "tls/stream_socket.hpp"
 #include "tls/tls_context.hpp"
 
 namespace ringcast {
@@ -51,7 +52,7 @@ constexpr std::size_t max_tls_record = 16 * 1024;
 
 class net_stream {
  public:
-  using socket_type = boost::asio::ip::tcp::socket;
+  using socket_type = stream_socket;
   using executor_type = socket_type::executor_type;
 
   explicit net_stream(socket_type socket) : socket_(std::move(socket)) {}

@@ -22,7 +22,9 @@
 #include "core/node_messages.hpp"
 #include "core/presence.hpp"
 #include "core/pusher_channels.hpp"
+#include "net/pusher_connection.hpp"
 #include "net/pusher_door.hpp"
+#include "net/ws_connection.hpp"
 #include "test_loop.hpp"
 
 namespace ringcast {
@@ -260,6 +262,53 @@ TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
   const std::int64_t used_then_idle = heap_in_use();
   EXPECT_LT((used_then_idle - fresh) / counted, 8)
       << (used_then_idle - fresh) / counted << " heap bytes a connection kept after its frame";
+  for (int fd : fds)
+    ::close(fd);
+  loop.run([] {});
+}
+
+// An idle Pusher connection holds what an idle ringcast WebSocket holds, plus its own fields and
+// the longer session key its names make (a string past the short-string buffer), and nothing
+// else: 300 of each, in turn, on one loop. Fails on the door whose idle wait kept the ~1 KB
+// block Asio recycled from the upgrade's write (976 bytes more than a WebSocket, not ~90):
+// net/exact_size_allocator.hpp.
+TEST(IdleMemory, AnIdlePusherConnectionHoldsWhatAWebSocketHoldsPlusItsFields) {
+  if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
+  test::test_loop loop(heartbeat_every_second());
+  presence_counts presence;
+  pusher_channels channels(presence);
+  no_publishes messages;
+  pusher_door door({.id = "1", .key = "key", .secret = "secret"}, messages, channels);
+  loop.set_pusher(&door);
+  std::vector<int> fds;
+  auto open_ws = [&](int i) { fds.push_back(open_websocket(loop.port(), i)); };
+  auto open_pusher = [&](int) {
+    fds.push_back(
+        open_websocket(loop.port(), "/app/key?protocol=7", "pusher:connection_established"));
+  };
+  constexpr int counted = 300;
+  auto heap_per_connection = [&](auto open, int first) {
+    loop.run([] {});
+    const std::int64_t before = heap_in_use();
+    for (int i = first; i < first + counted; ++i) {
+      open(i);
+      EXPECT_GE(fds.back(), 0);
+    }
+    loop.run([] {});
+    return (heap_in_use() - before) / counted;
+  };
+  for (int i = 0; i < 20; ++i) {  // one-time allocations of both doors
+    open_ws(i);
+    open_pusher(i);
+  }
+  const std::int64_t ws = heap_per_connection(open_ws, 20);
+  const std::int64_t pusher = heap_per_connection(open_pusher, 0);
+  std::printf("heap per idle connection: WebSocket %lld, Pusher %lld bytes\n",
+              static_cast<long long>(ws), static_cast<long long>(pusher));
+  const auto own_fields = static_cast<std::int64_t>(sizeof(pusher_connection)) -
+                          static_cast<std::int64_t>(sizeof(ws_connection));
+  constexpr std::int64_t longer_key = 32;  // a heap string's smallest block
+  EXPECT_LE(pusher - ws, own_fields + longer_key + 32) << "32: two blocks' rounding to 16 bytes";
   for (int fd : fds)
     ::close(fd);
   loop.run([] {});

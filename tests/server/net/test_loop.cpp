@@ -38,7 +38,7 @@ test_loop::~test_loop() {
 }
 
 void test_loop::accept() {
-  acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+  acceptor_.async_accept(io_, [this](boost::system::error_code ec, stream_socket socket) {
     if (ec) return;
     auto accepted = accept_socket(socket, settings(), client_addresses(), now());
     if (!accepted) return accept();  // refused per address, closed

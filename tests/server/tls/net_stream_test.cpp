@@ -45,11 +45,11 @@ class NetStreamTest : public testing::Test {
   }
 
   // A connected pair of loopback sockets on `io` (server side first).
-  std::pair<tcp::socket, tcp::socket> connected_pair() {
+  std::pair<stream_socket, stream_socket> connected_pair() {
     tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
-    tcp::socket client(io);
+    stream_socket client(io);
     client.connect(acceptor.local_endpoint());
-    return {acceptor.accept(), std::move(client)};
+    return {acceptor.accept(io), std::move(client)};
   }
 
   // TLS streams on both ends of a fresh connection, handshakes done.
