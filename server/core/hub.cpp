@@ -78,7 +78,7 @@ hub::attach_result hub::attach(const client_params& params, subscriber& conn, ti
     r.more = store_.bound_poll_batch(r.backlog, owed, params.since.value_or(0), r.last_id);
   if (!r.more) s.first_backlog_after_.reset();  // the backlog is all sent (or was not cut)
   for (const auto& m : r.backlog) {
-    m->delivered.fetch_add(1, std::memory_order_relaxed);
+    if (conn.wants(*m)) m->delivered.fetch_add(1, std::memory_order_relaxed);
     s.sent_up_to_ = std::max(s.sent_up_to_, m->id);
   }
   // A reconnect moves the existing node: nothing is reallocated.
@@ -100,6 +100,7 @@ std::string hub::hello_for(const attach_result& r) const {
 
 void hub::detach(session& s, const subscriber& conn, time_point now) {
   if (s.conn_ != &conn) return;
+  s.conn_->detaching();
   table_.detach_now(s, now);
   // A long-poll answered, or given up by its client, is followed by the next poll.
   if (s.transport_ != transport::poll) observers_.go_offline(s, "closed");
@@ -116,11 +117,14 @@ std::size_t hub::publish(const message_ptr& m, time_point now) {
   store_.keep(m, now);
   std::size_t recipients = 0;
   if (m->spread.count() > 0) {  // each at its turn (pacer), counted as delivered then
-    audience_.for_each_live_addressee(*m, [&](session&) { ++recipients; });
+    audience_.for_each_live_addressee(*m, [&](session& s) {
+      if (s.conn_->wants(*m)) ++recipients;
+    });
     m->recipients.fetch_add(recipients, std::memory_order_relaxed);
     pacer_.publish(m, now);
   } else {
     audience_.for_each_live_addressee(*m, [&](session& s) {
+      if (!s.conn_->wants(*m)) return;
       ++recipients;
       deliver(s, m, now);
     });

@@ -45,7 +45,9 @@ void pacer::walk(time_point now) {
     several = several || (only && only != &p);
     only = &p;
     index_.visit_range(first, end, [&](session& s) {
-      if (paced_for(s, *p.msg)) turns_.emplace_back(&s, &p.msg);
+      // A connection that does not want the message (subscriber::wants) is not counted at its turn.
+      if (paced_for(s, *p.msg) && (!s.conn_ || s.conn_->wants(*p.msg)))
+        turns_.emplace_back(&s, &p.msg);
     });
   });
   if (several) {

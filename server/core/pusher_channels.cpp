@@ -28,19 +28,11 @@ void pusher_channels::webhook(const boost::json::object& event) {
 // never the other way round).
 void pusher_channels::channel_occupied(const std::string& channel) {
   std::lock_guard lock(mutex_);
-  // Occupied again before its members here had left: it was never vacant.
-  if (vacated_after_members_.erase(channel) > 0) return;
   occupancy_changed(channel, true);
 }
 
-// A connection's session may go before the connection leaves its presence channels: the channel
-// is vacated after its last member here is removed, as Pusher orders them.
 void pusher_channels::channel_vacated(const std::string& channel) {
   std::lock_guard lock(mutex_);
-  if (channels_.contains(channel)) {
-    vacated_after_members_.insert(channel);
-    return;
-  }
   occupancy_changed(channel, false);
 }
 
@@ -99,9 +91,6 @@ pusher_node_state pusher_channels::node_state() const {
   for (auto& [name, figures] : presence_.channels_with_prefix(""))
     state.occupied.push_back(std::move(name));
   std::lock_guard lock(mutex_);
-  // Vacated here, but the cluster is told only once its members here have left.
-  state.occupied.insert(state.occupied.end(), vacated_after_members_.begin(),
-                        vacated_after_members_.end());
   for (const auto& [channel, members] : channels_)
     for (const auto& [user_id, entry] : members)
       state.members.push_back({channel, {user_id, entry.user_info}});
@@ -138,10 +127,8 @@ void pusher_channels::leave_locked(const std::string& channel, const std::string
   const auto m = c->second.find(user_id);
   if (m == c->second.end() || --m->second.connections > 0) return;
   c->second.erase(m);
-  const bool last = c->second.empty();
-  if (last) channels_.erase(c);
+  if (c->second.empty()) channels_.erase(c);
   member_removed_here(channel, user_id);
-  if (last && vacated_after_members_.erase(channel) > 0) occupancy_changed(channel, false);
 }
 
 void pusher_channels::leave_presence(const std::string& socket_id, const std::string& channel) {

@@ -10,9 +10,9 @@
 // class of each (join_presence / leave_presence / leave_all). A user with several connections on
 // a channel is one member: added with the first, removed with the last, with the first's
 // user_info. The door subscribes the session to the hub channel before join_presence, so that a
-// channel is occupied before its first member is added; a channel that presence vacates while it
-// still has members here is vacated once they have left, so that its last member_removed comes
-// before channel_vacated, as Pusher orders its webhooks, whichever the door does first.
+// channel is occupied before its first member is added, and leaves its presence channels before
+// its session goes offline (subscriber::detaching), so that a channel's last member_removed
+// comes before channel_vacated, as Pusher orders its webhooks.
 //
 // Threads: every call from any loop. The member table is behind one mutex, held for a few
 // hash-map updates; answers run on the caller's `origin`, never inside the call.
@@ -30,7 +30,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -186,8 +185,6 @@ class pusher_channels final : private channel_occupancy_events {
   pusher_cluster* cluster_ = nullptr;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, member_table> channels_;  // presence channel -> members
-  // Channels presence vacated while members here had not left yet (their vacate waits for them).
-  std::unordered_set<std::string> vacated_after_members_;
   // socket id -> presence channel -> its user_id there (what leave_all must undo).
   std::unordered_map<std::string, std::unordered_map<std::string, std::string>> sockets_;
 };

@@ -86,6 +86,7 @@ void session_table::detach_now(session& s, time_point now) {
 void session_table::end_connection(session& s, ending why, time_point now) {
   subscriber* conn = s.conn_;
   if (!conn) return;
+  conn->detaching();
   detach_now(s, now);
   // A poll answered `timeout` comes straight back; a replaced connection has its successor.
   const bool goes_on = why == ending::reconnect_timeout || why == ending::reconnect_replaced ||

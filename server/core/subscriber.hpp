@@ -15,6 +15,10 @@ class subscriber {
  public:
   virtual ~subscriber() = default;
   virtual transport kind() const = 0;
+  // Whether a message the hub addressed to the session goes to this client (the Pusher door
+  // sends only channel messages, never back to their sender); every one by default. One it does
+  // not want is neither sent nor counted (recipients, delivered).
+  virtual bool wants(const message&) const { return true; }
   // Queues a message for the client. A subscriber whose queue is full ends itself (close/slow)
   // through hub::end_connection; a long-poll answers at once and detaches.
   virtual void deliver(const message_ptr& m) = 0;
@@ -25,6 +29,11 @@ class subscriber {
   }
   // Nothing was sent for a heartbeat interval: a WebSocket ping, an SSE comment.
   virtual void heartbeat() = 0;
+  // The hub is about to detach this subscriber from its session (its client left, or the hub
+  // ends it), before the session's observers hear it go offline: what the connection holds
+  // elsewhere for the session goes first (the Pusher door's presence members leave before
+  // presence vacates their channel, so that member_removed comes before channel_vacated).
+  virtual void detaching() {}
   // Last words: the hub has already detached this subscriber from its session. It sends the
   // notice (if it still can) and closes.
   virtual void end(const ending_notice& notice) = 0;

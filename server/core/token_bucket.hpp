@@ -1,7 +1,10 @@
 // A token bucket: `rate` tokens a second flow in, at most `burst` are held, and an action costs
-// one. Rate and burst are passed at each call rather than stored, so that a bucket is 16 bytes
-// (one per WebSocket client, one per client address) and a SIGHUP that changes them applies at
-// once. Time is passed in: unit-tested on a simulated clock (tests/server/net/limits_test.cpp).
+// one. Kept as the one instant at which the bucket is full again (the "theoretical arrival time"
+// of GCRA, the generic cell rate algorithm): the level at any time follows from it, so a bucket
+// is 8 bytes, small enough to sit in every WebSocket client without being allocated and given
+// back. Rate and burst are passed at each call rather than stored, so that a SIGHUP that changes
+// them applies at once. Time is passed in: unit-tested on a simulated clock
+// (tests/server/net/limits_test.cpp).
 #pragma once
 
 #include <algorithm>
@@ -19,37 +22,26 @@ class token_bucket {
     double burst = 0;  // the most held; a new bucket starts full
   };
 
-  explicit token_bucket(time_point now, double tokens) : tokens_(tokens), last_(now) {}
-
-  // Takes a token if there is one.
+  // Takes a token if there is one: the bucket lacks at most `burst - 1` tokens before it.
   bool take(time_point now, shape s) {
-    refill(now, s);
-    if (tokens_ < 1) return false;
-    tokens_ -= 1;
+    const time_point from = std::max(full_at_, now);
+    if (from - now > time_for(s.burst - 1, s)) return false;
+    full_at_ = from + time_for(1, s);
     return true;
   }
   // Full again at `now` (nothing taken that has not flowed back).
-  bool full(time_point now, shape s) const { return level(now, s) >= s.burst; }
+  bool full(time_point now, shape) const { return full_at_ <= now; }
   // How long until the next token (zero if one is there).
   clock::duration wait(time_point now, shape s) const {
-    const double missing = 1 - level(now, s);
-    if (missing <= 0) return clock::duration::zero();
-    return std::chrono::duration_cast<clock::duration>(
-        std::chrono::duration<double>(missing / s.rate));
+    return std::max(clock::duration::zero(), full_at_ - now - time_for(s.burst - 1, s));
   }
 
  private:
-  double level(time_point now, shape s) const {
-    const double elapsed = std::chrono::duration<double>(now - last_).count();
-    return std::min(s.burst, tokens_ + std::max(0.0, elapsed) * s.rate);
-  }
-  void refill(time_point now, shape s) {
-    tokens_ = level(now, s);
-    if (now > last_) last_ = now;
+  static clock::duration time_for(double tokens, shape s) {
+    return std::chrono::round<clock::duration>(std::chrono::duration<double>(tokens / s.rate));
   }
 
-  double tokens_;
-  time_point last_;
+  time_point full_at_{};  // the clock's epoch: full
 };
 
 }  // namespace ringcast

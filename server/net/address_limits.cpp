@@ -26,7 +26,7 @@ address_limits::entry_of(const address& a, time_point now) {
   sweep(now);
   return table_
       .try_emplace(address_group(a, settings_.ipv6_prefix),
-                   entry{0, token_bucket(now, shape().burst), false})
+                   entry{0, token_bucket(), false})
       .first;
 }
 

@@ -20,20 +20,14 @@ constexpr int reads_per_turn = 16;
 
 client_frames_connection::client_input& client_frames_connection::input() {
   if (!input_) {
-    connection_context& ctx = context();
-    input_.reset(new client_input{
-        .reader = {client_message_limit(), max_client_frames},
-        .rate = token_bucket(ctx.now(), 2.0 * ctx.settings().client_message_rate)});
+    input_.reset(new client_input{.reader = {client_message_limit(), max_client_frames}});
     if (deflate_) input_->reader.accept_compressed();
   }
   return *input_;
 }
 
 void client_frames_connection::release_idle_input() {
-  if (!input_ || input_->reading || !input_->reader.between_messages()) return;
-  connection_context& ctx = context();
-  const double rate = ctx.settings().client_message_rate;
-  if (rate == 0 || input_->rate.full(ctx.now(), {rate, 2 * rate})) input_.reset();
+  if (input_ && !input_->reading && input_->reader.between_messages()) input_.reset();
 }
 
 // Every frame of the client costs a token (--client-message-rate a second, bursts of twice
@@ -41,7 +35,7 @@ void client_frames_connection::release_idle_input() {
 bool client_frames_connection::within_rate() {
   connection_context& ctx = context();
   const double rate = ctx.settings().client_message_rate;
-  if (rate == 0 || input().rate.take(ctx.now(), {rate, 2 * rate})) return true;
+  if (rate == 0 || rate_.take(ctx.now(), {rate, 2 * rate})) return true;
   ++ctx.stats().message_rate;
   reader_done_ = true;
   over_rate(rate);

@@ -5,10 +5,10 @@
 // every frame costs a --client-message-rate token; a ping is answered, a close echoed, a broken
 // frame closed with its code; a whole text or binary message goes to the door (on_message).
 //
-// What reading takes (the reader and the rate bucket) is held only while it is needed: from the
-// first byte the client sends until the reader is between messages and the bucket is full again
-// (a new bucket starts full, so dropping a full one changes nothing). A client that sends nothing
-// holds none of it (tests/server/net/idle_memory_test.cpp).
+// The reader is held only while it is needed: from the first byte the client sends until the
+// reader is between messages again, so that a client that sent its subscribe and now only
+// listens holds no more than one that sent nothing (tests/server/net/idle_memory_test.cpp). The
+// rate bucket is 8 bytes and stays (core/token_bucket.hpp).
 #pragma once
 
 #include <cstdint>
@@ -34,8 +34,7 @@ class client_frames_connection : public stream_connection {
   // Hands the client's bytes to the reader and acts on what it finds; false once the connection
   // is closed and reading must stop.
   bool consume(std::string_view bytes);
-  // Drops what reading takes if nothing in it is needed now (a quiet moment: a heartbeat, a
-  // delivery); never while a message is being handled.
+  // Drops the reader if it is between messages; never while a message is being handled.
   void release_idle_input();
   // A client's message is being read (the upgrade in place cannot move it now).
   bool mid_message() const { return input_ && !input_->reader.between_messages(); }
@@ -63,7 +62,6 @@ class client_frames_connection : public stream_connection {
  private:
   struct client_input {
     ws::reader reader;
-    token_bucket rate;     // the client's frames
     bool reading = false;  // in consume(): a message is handled in the reader's buffer
   };
   client_input& input();
@@ -75,6 +73,7 @@ class client_frames_connection : public stream_connection {
   }
 
   std::unique_ptr<client_input> input_;
+  token_bucket rate_;  // the client's frames
 };
 
 }  // namespace ringcast

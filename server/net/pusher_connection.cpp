@@ -97,11 +97,20 @@ pusher_connection::pusher_connection(connection_context& ctx, connection_parts p
     : client_frames_connection(ctx, std::move(parts), connection_kind::ws),
       socket_id_(std::move(socket_id)) {}
 
-// Pusher has no resume: the session goes with its connection (it left its presence channels
-// first, so that a channel is vacated after its last member is removed).
+// Pusher has no resume: the session goes with its connection. One still attached here is
+// detached by ~stream_connection, where detaching() no longer reaches this class: it leaves its
+// presence channels first.
 pusher_connection::~pusher_connection() {
+  if (current_session())
+    detaching();
+  else
+    context().sessions().kick(session_user(socket_id_), context().now());
+}
+
+// Before its session goes offline (the client left, or the hub ends it): a channel's last
+// member_removed comes before presence vacates it.
+void pusher_connection::detaching() {
   if (occasional_ && !occasional_->presence.empty()) door().channels().leave_all(socket_id_);
-  if (!current_session()) context().sessions().kick(session_user(socket_id_), context().now());
 }
 
 void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refused,
@@ -133,19 +142,13 @@ const std::string& pusher_connection::signed_in() const {
 }
 
 bool pusher_connection::take_client_event_token() {
-  const auto now = context().now();
-  auto& bucket = occasional().client_events;
-  if (!bucket) bucket.emplace(now, client_event_rate);
-  return bucket->take(now, {client_event_rate, client_event_rate});
+  return occasional().client_events.take(context().now(), {client_event_rate, client_event_rate});
 }
 
 void pusher_connection::release_idle() {
   release_idle_input();
-  if (!occasional_) return;
-  auto& bucket = occasional_->client_events;
-  if (bucket && bucket->full(context().now(), {client_event_rate, client_event_rate}))
-    bucket.reset();
-  if (!bucket && occasional_->presence.empty() && occasional_->signed_in.empty())
+  if (occasional_ && occasional_->presence.empty() && occasional_->signed_in.empty() &&
+      occasional_->client_events.full(context().now(), {client_event_rate, client_event_rate}))
     occasional_.reset();
 }
 

@@ -56,6 +56,7 @@ class pusher_connection final : public client_frames_connection {
 
   transport kind() const override { return transport::ws; }
   void heartbeat() override;  // pusher:ping
+  void detaching() override;  // leaves its presence channels
 
   // From pusher_door on this connection's loop: a member joined or left a presence channel it
   // listens to (not sent before its own subscription_succeeded, which lists the members).
@@ -112,8 +113,8 @@ class pusher_connection final : public client_frames_connection {
   struct occasional_state {
     std::string signed_in;  // pusher:signin's user id; empty before
     std::vector<presence_seat> presence;
-    // The client-* events' bucket, from the first client event until it is full again.
-    std::optional<token_bucket> client_events;
+    // The client-* events' bucket (held with the rest until it is full again).
+    token_bucket client_events;
   };
   std::unique_ptr<occasional_state> occasional_;
   occasional_state& occasional();

@@ -95,9 +95,6 @@ class stream_connection : public subscriber,
   virtual std::string closing_frame(ending) const { return {}; }
   // The final notice: frame("reconnect" or "close", its envelope, a reconnect's delay) by default.
   virtual std::string ending_frame(const ending_notice& notice) const;
-  // Whether a message the hub addressed to the session goes to this client (the Pusher door
-  // sends only channel messages, never back to their sender); every one by default.
-  virtual bool wants(const message&) const { return true; }
   // Everything, the final notice included, is written: end the stream.
   virtual void close_when_written() = 0;
 

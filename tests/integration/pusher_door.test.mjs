@@ -6,13 +6,13 @@
 // terminate, both doors onto one hub, and raw WebSocket clients for what pusher-js never does
 // (an unknown key, a client that stops answering pings).
 import { test, before, after } from 'node:test';
-import http from 'node:http';
 import assert from 'node:assert/strict';
 import PusherJs from 'pusher-js';
 import Echo from 'laravel-echo';
 import Pusher from 'pusher';
 import { startServer, uid, waitFor, WsClient, sleep } from './harness.mjs';
 import { pusherClient, eventOn } from './pusher_client.mjs';
+import { startWebhookReceiver } from './pusher_webhook_receiver.mjs';
 
 const app = { appId: 'door-app', key: 'door-key', secret: 'door-secret' };
 const appFlags = ['--pusher-app-id', app.appId, '--pusher-key', app.key, '--pusher-secret', app.secret];
@@ -223,21 +223,10 @@ test('client events: 10 a second per connection, the rest answered pusher:error;
 });
 
 test('client_event and cache_miss webhooks from the door, signed as the pusher SDK checks', async () => {
-  const events = [];
-  const receiver = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const webhook = backend.webhook({ headers: req.headers, rawBody: Buffer.concat(chunks).toString() });
-      assert.equal(webhook.isValid(), true);
-      events.push(...webhook.getEvents());
-      res.writeHead(200);
-      res.end();
-    });
-  });
-  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiver = await startWebhookReceiver(app);
+  const events = () => receiver.accepted();
   const hooked = await startServer([...appFlags, '--pusher-client-events', '--hook-flush', '50ms',
-    '--pusher-webhook-url', `http://127.0.0.1:${receiver.address().port}/hooks`]);
+    '--pusher-webhook-url', receiver.url]);
   try {
     const ann = await client({ server: hooked, user: { id: 'ann' } });
     const ben = await client({ server: hooked, user: { id: 'ben' } });
@@ -247,19 +236,19 @@ test('client_event and cache_miss webhooks from the door, signed as the pusher S
     await ben.next(eventOn('presence-hooks', 'client-typing'), 'typing');
     const cache = ann.pusher.subscribe('cache-hooks');
     await new Promise((resolve) => cache.bind('pusher:cache_miss', resolve));
-    await waitFor(() => events.some((e) => e.name === 'cache_miss') && events.some((e) => e.name === 'client_event'),
+    await waitFor(() => events().some((e) => e.name === 'cache_miss') && events().some((e) => e.name === 'client_event'),
       5000, 'both webhooks');
-    assert.deepEqual(events.find((e) => e.name === 'client_event'), {
+    assert.ok(receiver.posts.every((p) => p.valid));
+    assert.deepEqual(events().find((e) => e.name === 'client_event'), {
       name: 'client_event', channel: 'presence-hooks', event: 'client-typing', data: '{"on":true}',
       socket_id: ann.socketId, user_id: 'ann',
     });
-    assert.deepEqual(events.find((e) => e.name === 'cache_miss'), { name: 'cache_miss', channel: 'cache-hooks' });
+    assert.deepEqual(events().find((e) => e.name === 'cache_miss'), { name: 'cache_miss', channel: 'cache-hooks' });
     ann.close();
     ben.close();
   } finally {
     await hooked.stop();
-    receiver.closeAllConnections();
-    await new Promise((r) => receiver.close(r));
+    await receiver.close();
   }
 });
 

@@ -1,53 +1,21 @@
-// Pusher's webhooks (docs/pusher.md, "Webhooks") from the built binary to an HTTP server written
-// here, each checked with the real `pusher` SDK's webhook verification (webhook({headers,
-// rawBody}).isValid()): channel_occupied / channel_vacated as a channel (the hub channel of that
-// name, here through the ringcast door) gains its first session and loses its last, batched,
-// and retried while the receiver answers 500 (counted in /metrics).
+// Pusher's webhooks (docs/pusher.md, "Webhooks") from the built binary to a backend's receiver
+// (pusher_webhook_receiver.mjs, which checks each with the real `pusher` SDK's webhook
+// verification): channel_occupied / channel_vacated as a channel (the hub channel of that name,
+// here through the ringcast door) gains its first session and loses its last, batched, and
+// retried while the receiver answers 500 (counted in /metrics).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import Pusher from 'pusher';
 import { sleep, startServer, uid, waitFor } from './harness.mjs';
 import { pusherClient } from './pusher_client.mjs';
+import { startWebhookReceiver } from './pusher_webhook_receiver.mjs';
 
 const app = { appId: '4242', key: 'hook-key', secret: 'hook-secret' };
 const appFlags = ['--pusher-app-id', app.appId, '--pusher-key', app.key, '--pusher-secret', app.secret];
 const sdk = new Pusher({ ...app, host: '127.0.0.1' });
 
-// A receiver recording every POST as { status, headers, rawBody, valid, events }.
-async function startReceiver(answer = () => 200) {
-  const posts = [];
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const rawBody = Buffer.concat(chunks).toString();
-      const webhook = sdk.webhook({ headers: req.headers, rawBody });
-      const record = { headers: req.headers, rawBody, valid: webhook.isValid() };
-      record.events = record.valid ? webhook.getEvents() : [];
-      record.time = record.valid ? webhook.getTime() : null;
-      record.status = answer(posts.length);
-      posts.push(record);
-      res.writeHead(record.status);
-      res.end();
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/pusher/webhooks`,
-    posts,
-    accepted: () => posts.filter((p) => p.status === 200).flatMap((p) => p.events),
-    events: (channel) => posts.filter((p) => p.status === 200).flatMap((p) => p.events)
-      .filter((e) => e.channel === channel),
-    async close() {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
-
 test('channel_occupied and channel_vacated, signed as the pusher SDK checks, with Content-Type application/json', async () => {
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(app);
   const srv = await startServer([...appFlags, '--pusher-webhook-url', receiver.url, '--hook-flush', '100ms']);
   try {
     const a = await srv.wsHello({ user: uid('a'), sid: 's1', channels: 'sale' });
@@ -76,7 +44,7 @@ test('channel_occupied and channel_vacated, signed as the pusher SDK checks, wit
 });
 
 test('a receiver answering 500 gets the same events again, signed again, until it accepts them', async () => {
-  const receiver = await startReceiver((n) => (n < 2 ? 500 : 200));
+  const receiver = await startWebhookReceiver(app, (n) => (n < 2 ? 500 : 200));
   const srv = await startServer([...appFlags, '--pusher-webhook-url', receiver.url, '--hook-flush', '50ms']);
   try {
     const c = await srv.wsHello({ user: uid('c'), sid: 's1', channels: 'flash' });
@@ -104,7 +72,7 @@ test('a receiver answering 500 gets the same events again, signed again, until i
 });
 
 test('a draining node sends the webhooks that wait, the vacated ones of its last sessions included, before it exits', async () => {
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(app);
   // A flush interval far beyond the drain: only the drain can send these.
   const srv = await startServer([...appFlags, '--pusher-webhook-url', receiver.url, '--hook-flush', '30s',
     '--drain', '1s']);
@@ -121,7 +89,7 @@ test('a draining node sends the webhooks that wait, the vacated ones of its last
 });
 
 test('pusher-js clients: member_added / member_removed once per user however many connections, client_event with user_id, cache_miss', async () => {
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(app);
   const srv = await startServer([...appFlags, '--pusher-client-events', '--pusher-webhook-url', receiver.url,
     '--hook-flush', '50ms']);
   const clients = [];
@@ -155,6 +123,39 @@ test('pusher-js clients: member_added / member_removed once per user however man
     assert.equal(wave.socket_id, ann1.socketId);
     assert.ok(receiver.events(cache).some((e) => e.name === 'cache_miss'));
     assert.ok(receiver.posts.every((p) => p.valid));
+  } finally {
+    for (const c of clients) c.close();
+    await srv.stop();
+    await receiver.close();
+  }
+});
+
+// The sender of a client event is excluded from it (docs/pusher.md, "Client events"), and so from
+// what counts its deliveries: ringcast_messages_delivered_total rises by the one other
+// subscriber, and the client_event webhook is sent once. Failed on the hub that counted every
+// addressee (the sender's session too): 2.
+test('a client event is counted delivered to the other subscribers only, not to its excluded sender', async () => {
+  const receiver = await startWebhookReceiver(app);
+  const srv = await startServer([...appFlags, '--pusher-client-events', '--pusher-webhook-url', receiver.url,
+    '--hook-flush', '50ms']);
+  const clients = [];
+  try {
+    const chat = `private-${uid('chat')}`;
+    const ann = await pusherClient(srv, app);
+    const ben = await pusherClient(srv, app);
+    clients.push(ann, ben);
+    const annChat = await ann.subscribe(chat);
+    await ben.subscribe(chat);
+    const delivered = async () => Number(/^ringcast_messages_delivered_total (\d+)$/mu
+      .exec((await srv.get('/metrics')).text)[1]);
+    const before = await delivered();
+    annChat.trigger('client-typing', { on: true });
+    await ben.next((m) => m.channel === chat && m.event === 'client-typing', 'ben hears it');
+    await waitFor(() => receiver.events(chat).some((e) => e.name === 'client_event'), 5000, 'the webhook');
+    await sleep(300);  // every loop has counted what it delivered
+    assert.equal(await delivered() - before, 1);
+    assert.equal(ann.frames.filter((m) => m.event === 'client-typing').length, 0);
+    assert.equal(receiver.events(chat).filter((e) => e.name === 'client_event').length, 1);
   } finally {
     for (const c of clients) c.close();
     await srv.stop();

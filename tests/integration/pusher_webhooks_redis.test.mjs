@@ -4,42 +4,16 @@
 // has it vacated by the other node within a session TTL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import Pusher from 'pusher';
 import { startRedis, startServer, uid, waitFor, sleep } from './harness.mjs';
 import { pusherClient } from './pusher_client.mjs';
+import { startWebhookReceiver } from './pusher_webhook_receiver.mjs';
 
 const app = { appId: '77', key: 'cluster-key', secret: 'cluster-secret' };
 const appFlags = ['--pusher-app-id', app.appId, '--pusher-key', app.key, '--pusher-secret', app.secret];
-const sdk = new Pusher({ ...app, host: '127.0.0.1' });
-
-async function startReceiver() {
-  const posts = [];
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const webhook = sdk.webhook({ headers: req.headers, rawBody: Buffer.concat(chunks).toString() });
-      posts.push({ valid: webhook.isValid(), events: webhook.isValid() ? webhook.getEvents() : [] });
-      res.writeHead(200);
-      res.end();
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/hooks`,
-    posts,
-    events: (channel) => posts.flatMap((p) => p.events).filter((e) => e.channel === channel),
-    async close() {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
 
 test('two nodes: occupied and vacated once for the cluster; a dead node\'s channel is vacated by the other', async () => {
   const redis = await startRedis();
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(app);
   const ttlMs = 2000;
   const flags = ['--redis', redis.url, '--threads', '2', '--session-ttl', '2s', ...appFlags,
     '--pusher-webhook-url', receiver.url, '--hook-flush', '50ms'];
@@ -86,7 +60,7 @@ test('two nodes: occupied and vacated once for the cluster; a dead node\'s chann
 
 test('two nodes: a node that drains sends the vacated webhook of a channel it held alone before it exits, and not of one the other holds', async () => {
   const redis = await startRedis();
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(app);
   // A session TTL far beyond the test: only the draining node itself can send these.
   const flags = ['--redis', redis.url, '--threads', '2', '--session-ttl', '60s', ...appFlags,
     '--pusher-webhook-url', receiver.url, '--hook-flush', '30s', '--drain', '2s'];
@@ -113,7 +87,7 @@ test('two nodes: a node that drains sends the vacated webhook of a channel it he
 
 test('two nodes, pusher-js on each: a user on both nodes is added once and removed once, when its last connection anywhere leaves', async () => {
   const redis = await startRedis();
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver(app);
   const flags = ['--redis', redis.url, '--threads', '2', '--session-ttl', '60s', ...appFlags,
     '--pusher-webhook-url', receiver.url, '--hook-flush', '50ms'];
   const a = await startServer(flags);

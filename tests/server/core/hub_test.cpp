@@ -167,6 +167,36 @@ TEST_F(HubTest, ReachCountsRecipientsDeliveriesAndAcks) {
   EXPECT_EQ(the_hub().find(0), nullptr);
 }
 
+// A message a connection does not want (subscriber::wants: the sender of a Pusher client event,
+// a Pusher connection and a broadcast) is neither sent to it nor counted, at once, at its paced
+// turn, or in a resumed backlog. Fails on the hub that counted every addressee.
+TEST_F(HubTest, AMessageTheConnectionDoesNotWantIsNeitherSentNorCounted) {
+  fake_subscriber a(transport::ws), b(transport::ws);
+  b.wanted = false;
+  attach(params("alice"), a);
+  const auto rb = attach(params("bob"), b);
+  publish();  // 1
+  const message_ptr m = the_hub().find(1);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->recipients, 1u);
+  EXPECT_EQ(m->delivered, 1u);
+  EXPECT_EQ(stats.delivered, 1u);
+  const message_ptr paced = make_message(++last_id, 1'700'000'000'000, {}, "2", 0, 1s);
+  EXPECT_EQ(the_hub().publish(paced, now), 1u);
+  advance_to(now + 1s + cfg.tick);
+  EXPECT_EQ(paced->delivered, 1u);
+  EXPECT_EQ(stats.delivered, 2u);
+  EXPECT_EQ(stats.paced_delivered, 1u);
+  EXPECT_EQ(a.ids(), (ids{1, 2}));
+  EXPECT_TRUE(b.messages.empty());
+  detach(rb, b);
+  fake_subscriber back(transport::ws);
+  back.wanted = false;
+  attach(params("bob", "0", {}, 0), back);  // resumed from 0: both in its backlog
+  EXPECT_EQ(m->delivered, 1u);
+  EXPECT_EQ(paced->delivered, 1u);
+}
+
 // An ack counts only for a message sent to that session (docs/protocol.md, "WebSocket"): not one
 // from before it started, to another user, to a channel it has not joined, or not yet published.
 TEST_F(HubTest, WasSentOnlyWhatTheSessionWasHanded) {

@@ -30,6 +30,7 @@ class fake_subscriber final : public subscriber {
   explicit fake_subscriber(transport kind) : kind_(kind) {}
 
   transport kind() const override { return kind_; }
+  bool wants(const message&) const override { return wanted; }
   void deliver(const message_ptr& m) override {
     messages.push_back(m);
     if (on_deliver) on_deliver(m);
@@ -47,6 +48,7 @@ class fake_subscriber final : public subscriber {
   ending last_ending() const { return endings.back().why; }
 
   std::vector<message_ptr> messages;
+  bool wanted = true;  // false: wants no message (as a Pusher connection a broadcast)
   int heartbeats = 0;
   std::vector<ending_notice> endings;
   std::function<void(const message_ptr&)> on_deliver;  // e.g. a long-poll answering at once

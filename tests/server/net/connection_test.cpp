@@ -12,11 +12,9 @@
 #include <string>
 #include <thread>
 
-#include <poll.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
+#include "bare_websocket.hpp"
 #include "core/message.hpp"
 #include "protocol/client_address.hpp"
 #include "protocol/client_auth.hpp"
@@ -51,16 +49,9 @@ std::string get(std::string_view target) {
   return "GET " + std::string(target) + " HTTP/1.1\r\nHost: test\r\n\r\n";
 }
 
-// Asio's blocking reads wait forever; a test that expects bytes waits at most 5 s for them, so a
-// server that stays silent fails the test instead of hanging it.
-bool readable_within_5s(tcp::socket& s) {
-  pollfd p{s.native_handle(), POLLIN, 0};
-  return ::poll(&p, 1, 5000) == 1;
-}
-
 http::response<http::string_body> read_response(tcp::socket& s, beast::flat_buffer& buffer) {
   http::response<http::string_body> res;
-  if (buffer.size() == 0 && !readable_within_5s(s)) {
+  if (buffer.size() == 0 && !test::readable_within_5s(s.native_handle())) {
     ADD_FAILURE() << "no response within 5 s";
     return res;
   }
@@ -70,27 +61,15 @@ http::response<http::string_body> read_response(tcp::socket& s, beast::flat_buff
 
 // True when the server closed the connection: a read ends with EOF (or a reset).
 bool closed_by_server(tcp::socket& s) {
-  if (!readable_within_5s(s)) return false;
+  if (!test::readable_within_5s(s.native_handle())) return false;
   char byte;
   boost::system::error_code ec;
   s.read_some(asio::buffer(&byte, 1), ec);
   return ec == asio::error::eof || ec == asio::error::connection_reset;
 }
 
-// Reads until `text` has arrived (or 5 s pass without a byte); returns what was read.
-std::string read_until(tcp::socket& s, std::string_view text) {
-  std::string got;
-  char chunk[1024];
-  while (got.find(text) == std::string::npos && readable_within_5s(s)) {
-    boost::system::error_code ec;
-    const std::size_t n = s.read_some(asio::buffer(chunk), ec);
-    if (ec) break;
-    got.append(chunk, n);
-  }
-  return got;
-}
-
-// A WebSocket read bounded the same way (Beast may hold the frame already, so no poll()).
+// A WebSocket read bounded as test::readable_within_5s bounds a read (Beast may hold the frame
+// already, so no poll()).
 void ws_read(beast::websocket::stream<tcp::socket>& ws, beast::flat_buffer& buffer,
              boost::system::error_code& ec) {
   auto& io = static_cast<asio::io_context&>(ws.get_executor().context());
@@ -232,7 +211,7 @@ TEST(HttpConnection, PerAddressLimitCountsEveryConnectionFromAccept) {
   auto silent = loop.connect();
   auto stream = loop.connect();
   send(stream, get("/sse?user=a"));
-  EXPECT_NE(read_until(stream, "hello").find("hello"), std::string::npos);
+  EXPECT_NE(test::read_until(stream.native_handle(), "hello").find("hello"), std::string::npos);
   auto third = loop.connect();
   EXPECT_TRUE(closed_by_server(third));
   EXPECT_EQ(loop.client_addresses().snapshot().refused_connections, 1u);
@@ -403,10 +382,10 @@ TEST(WriteDeadline, AStreamThatKeepsReadingIsNotClosed) {
   test::test_loop loop(never_read_setup());
   auto c = loop.connect();
   send(c, get("/sse?user=u"));
-  read_until(c, "event: hello");
+  test::read_until(c.native_handle(), "event: hello");
   for (std::uint64_t id = 1; id <= 6; ++id) {
     publish(loop, id);
-    read_until(c, "\n\n");
+    test::read_until(c.native_handle(), "\n\n");
     loop.advance(500ms);  // twice --write-timeout in all: every frame is written at once
   }
   EXPECT_EQ(write_timeouts(loop), 0u);
@@ -477,14 +456,15 @@ TEST(SseConnection, HelloThenMessagesThenHeartbeatsOnTheSimulatedClock) {
   test::test_loop loop(short_timeouts());
   auto c = loop.connect();
   send(c, get("/sse?user=u"));
-  const std::string head = read_until(c, "event: hello");
+  const std::string head = test::read_until(c.native_handle(), "event: hello");
   EXPECT_NE(head.find("Content-Type: text/event-stream"), std::string::npos) << head;
 
   const auto m = publish(loop, 7);
-  EXPECT_NE(read_until(c, "\n\n").find("id: 7\nevent: message\ndata: " + m->json),
-            std::string::npos);
+  EXPECT_NE(
+      test::read_until(c.native_handle(), "\n\n").find("id: 7\nevent: message\ndata: " + m->json),
+      std::string::npos);
   loop.advance(5s + 10ms);  // --heartbeat without traffic
-  EXPECT_NE(read_until(c, ": hb\n\n").find(": hb"), std::string::npos);
+  EXPECT_NE(test::read_until(c.native_handle(), ": hb\n\n").find(": hb"), std::string::npos);
 }
 
 TEST(WsConnection, IdleTimeoutOnTheSimulatedClock) {
@@ -602,7 +582,7 @@ TEST(OriginFirst, AForeignPageIs403BeforeTheMethodTheQueryTheAddressLimitsAndThe
   loop.client_addresses().configure({.max_connections = 0, .connect_rate = 1});
   auto first = loop.connect();
   send(first, get("/sse?user=a"));  // the address's one connect this second
-  ASSERT_NE(read_until(first, "hello").find("hello"), std::string::npos);
+  ASSERT_NE(test::read_until(first.native_handle(), "hello").find("hello"), std::string::npos);
   auto c = loop.connect();
   beast::flat_buffer buffer;
   // A listed page meets the per-address limit...
@@ -631,7 +611,7 @@ TEST(CrossOrigin, SseAndPollRepliesCarryTheGrantForAListedPage) {
   test::test_loop loop(cfg);
   auto sse = loop.connect();
   send(sse, from_page("GET", "/sse?user=s", shop));
-  const std::string head = read_until(sse, "hello");
+  const std::string head = test::read_until(sse.native_handle(), "hello");
   EXPECT_NE(head.find("\r\nAccess-Control-Allow-Origin: https://www.shop.example\r\n"),
             std::string::npos)
       << head;

@@ -27,7 +27,7 @@ const clock::time_point t0 = clock::time_point{} + 1h;
 
 TEST(TokenBucket, StartsFullThenGivesTheRateAndNeverMoreThanTheBurst) {
   const token_bucket::shape s{10, 20};  // 10 a second, bursts of 20
-  token_bucket b(t0, s.burst);
+  token_bucket b;
   for (int i = 0; i < 20; ++i)
     ASSERT_TRUE(b.take(t0, s)) << i;
   EXPECT_FALSE(b.take(t0, s));
@@ -46,7 +46,7 @@ TEST(TokenBucket, StartsFullThenGivesTheRateAndNeverMoreThanTheBurst) {
 
 TEST(TokenBucket, OverOneSecondASteadySenderGetsTheRatePlusTheBurst) {
   const token_bucket::shape s{50, 100};
-  token_bucket b(t0, s.burst);
+  token_bucket b;
   int taken = 0;
   for (auto t = t0; t < t0 + 1s; t += 1ms)
     taken += b.take(t, s) ? 1 : 0;
