@@ -213,7 +213,7 @@ broadcast_run() {  # broadcast_run KIND N REPEAT
     --publish-rate "$publish_rate" --warmup "${warmup_ms}ms" \
     --duration "$((warmup_ms + publish_for * 1000))ms" \
     --settle "${settle_after}s" >"$out/$name.json" 2>"$out/$name.log" || status=$?
-  tail -n 9 "$out/$name.log" >&2
+  tail -n 10 "$out/$name.log" >&2
   ((status == 0)) || echo "compare.sh: $name: ringcast-load exited $status" >&2
   kill -0 "$server_pid" 2>/dev/null || echo "compare.sh: $name: the server died during the run" >&2
   stop_server || echo "compare.sh: $name: the server did not stop cleanly" >&2

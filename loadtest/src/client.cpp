@@ -54,6 +54,12 @@ void client::established() {
       std::chrono::duration_cast<std::chrono::microseconds>(took).count()));
 }
 
+void client::upgraded() {
+  const auto took = std::chrono::steady_clock::now() - connect_started_;
+  ctx_.result.upgrade_us.record(static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(took).count()));
+}
+
 reaction client::envelope(std::string_view text) {
   return state_.on_envelope(text, realtime_us());
 }

@@ -71,6 +71,8 @@ class client {
   std::string path(std::string_view endpoint) const;
   void connection_started();
   void established();
+  // ws: the server's 101 was read (before any frame after it).
+  void upgraded();
   reaction envelope(std::string_view text);
   // --server-kind nchan or pusher: the subscription is up (no hello comes), then raw published
   // bodies (pusher: each event's data string).

@@ -96,6 +96,7 @@ json::object make_report(const options& opts, const client_result& r, const run_
                                                  : "verified"}};
   out["elapsed_s"] = f.elapsed_s;
   out["connect_ms"] = latency(r.connect_us);
+  out["upgrade_ms"] = latency(r.upgrade_us);
   out["latency_ms"] = latency(r.latency_us);
   out["replay_latency_ms"] = latency(r.replay_latency_us);
   out["longest_gap_ms"] = static_cast<double>(r.longest_gap_us) / 1000.0;
@@ -199,6 +200,11 @@ std::string human_summary(const json::object& rep) {
                    secure ? fmt::format(", TLS ({})", std::string_view(tls->as_string())) : "");
   s += fmt::format("  connect     p50 {:.2f} ms  p99 {:.2f} ms\n",
                    num("connect_ms", "p50").as_double(), num("connect_ms", "p99").as_double());
+  // Only WebSockets read a 101: a run of sse and poll alone has none.
+  if (num("upgrade_ms", "count").as_uint64() > 0) {
+    s += fmt::format("  101 read    p50 {:.2f} ms  p99 {:.2f} ms\n",
+                     num("upgrade_ms", "p50").as_double(), num("upgrade_ms", "p99").as_double());
+  }
   s += fmt::format(
       "  latency     p50 {:.2f}  p90 {:.2f}  p99 {:.2f}  max {:.2f} ms ({} deliveries)\n",
       lat.at("p50").as_double(), lat.at("p90").as_double(), lat.at("p99").as_double(),

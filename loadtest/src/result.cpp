@@ -55,6 +55,7 @@ void client_result::merge(const client_result& other) {
   for (const auto& [name, member] : counters)
     this->*member += other.*member;
   connect_us.merge(other.connect_us);
+  upgrade_us.merge(other.upgrade_us);
   latency_us.merge(other.latency_us);
   replay_latency_us.merge(other.replay_latency_us);
   arrivals.merge(other.arrivals);
@@ -73,6 +74,7 @@ json::value client_result::to_json() const {
   for (const auto& [name, member] : counters)
     o[name] = this->*member;
   o["connect_us"] = connect_us.to_json();
+  o["upgrade_us"] = upgrade_us.to_json();
   o["latency_us"] = latency_us.to_json();
   o["replay_latency_us"] = replay_latency_us.to_json();
   o["longest_gap_us"] = longest_gap_us;
@@ -90,6 +92,7 @@ client_result client_result::from_json(const json::value& v) {
   for (const auto& [name, member] : counters)
     r.*member = o.at(name).to_number<std::uint64_t>();
   r.connect_us = histogram::from_json(o.at("connect_us"));
+  r.upgrade_us = histogram::from_json(o.at("upgrade_us"));
   r.latency_us = histogram::from_json(o.at("latency_us"));
   r.replay_latency_us = histogram::from_json(o.at("replay_latency_us"));
   r.longest_gap_us = o.at("longest_gap_us").to_number<std::uint64_t>();

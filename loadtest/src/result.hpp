@@ -15,7 +15,10 @@ namespace ringcast::load {
 // histograms merge bucket by bucket, per-message maxima take the max.
 struct client_result {
   std::uint64_t clients = 0;
-  histogram connect_us;         // TCP connect start -> hello (ws, sse) or connected (poll)
+  histogram connect_us;  // TCP connect start -> hello (ws, sse) or connected (poll)
+  // ws only: TCP connect start -> the 101 read, the one event every server kind answers with
+  // (Nchan sends no hello, and its connect_us ends at its 101).
+  histogram upgrade_us;
   histogram latency_us;         // live deliveries: receive time - publish time
   histogram replay_latency_us;  // messages replayed on resume (since / Last-Event-ID)
   // Per publish seq: the latest live arrival over all clients (-1: none arrived).

@@ -74,6 +74,7 @@ void ws_client::open() {
         c->ws.async_handshake(host, target, [this, c, kind](error_code hec) {
           if (c->abandoned) return;
           if (hec) return failed("ws_handshake");
+          upgraded();
           if (kind == server_kind::nchan) {
             nchan_connected();
             c->start_counting();

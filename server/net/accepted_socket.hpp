@@ -1,7 +1,8 @@
 // What every accepted TCP connection goes through before an event loop serves it (the listener's,
 // and the unit tests' loop): counted against its address (--max-connections-per-ip, closed at once
 // over it; a --trusted-proxy peer is counted later, under the client its request head names),
-// TCP_NODELAY, and a send buffer capped at --send-buffer.
+// TCP_NODELAY, a send buffer capped at --send-buffer, and non-blocking mode (set once: asio and
+// the write path then ask the kernel no more).
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -24,5 +25,13 @@ struct accepted {
 // The connection as accepted, or none when it was refused: the socket is closed then.
 std::optional<accepted> accept_socket(stream_socket& socket, const config& settings,
                                       address_limits& addresses, address_limits::time_point now);
+
+// As accept_socket, for a socket accepted from a listening socket that has TCP_NODELAY set
+// (accepted sockets inherit it), with the peer's address as accept() returned it: two system
+// calls fewer per connection (the listener's, docs/performance.md section 16).
+std::optional<accepted> accept_socket_from(stream_socket& socket,
+                                           const boost::asio::ip::address& peer,
+                                           const config& settings, address_limits& addresses,
+                                           address_limits::time_point now);
 
 }  // namespace ringcast

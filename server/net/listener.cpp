@@ -85,6 +85,11 @@ void listener::listening() {
   address_ = v6_ ? fmt::format("[{}]:{}", local.address().to_string(), local.port())
                  : fmt::format("{}:{}", local.address().to_string(), local.port());
   log_info("listening on {} with {} thread(s)", address_, loops_.size());
+  // Every accepted socket inherits it (accept_socket_from): one system call per listener, not one
+  // per connection. Pushes are small writes that must go out at once, not wait behind Nagle.
+  boost::system::error_code ec;
+  acceptor_.set_option(tcp::no_delay(true), ec);
+  if (ec) log_warn("listener: TCP_NODELAY: {}", ec.message());
   // Before the loops run: growing it later stalls the accepting loop (descriptor_table.hpp).
   reserve_descriptor_table(acceptor_.native_handle(), limit_.max() + descriptor_headroom);
   accept();
@@ -100,7 +105,8 @@ void listener::close() {
 
 void listener::accept() {
   connection_context& loop = *loops_[next_loop_++ % loops_.size()];
-  acceptor_.async_accept(loop.io(),
+  // With the peer's address as accept() gives it (no getpeername() after).
+  acceptor_.async_accept(loop.io(), peer_,
                          [this, &loop](boost::system::error_code ec, stream_socket socket) {
                            on_accept(ec, std::move(socket), loop);
                          });
@@ -125,7 +131,8 @@ void listener::on_accept(boost::system::error_code ec, stream_socket socket,
 
 void listener::admit(stream_socket socket, connection_context& loop) {
   connection_context& home = *loops_.front();  // this thread's: its settings are safe to read
-  auto accepted = accept_socket(socket, home.settings(), home.client_addresses(), home.now());
+  auto accepted = accept_socket_from(socket, peer_.address(), home.settings(),
+                                     home.client_addresses(), home.now());
   if (!accepted) return;  // refused (closed) or gone
   asio::post(loop.io(), [&loop, socket = std::move(socket), slot = limit_.try_open(),
                          accepted = std::move(*accepted)]() mutable {

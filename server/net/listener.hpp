@@ -42,6 +42,7 @@ class listener {
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer backoff_;    // out of file descriptors: wait instead of spinning
   repeated_warning out_of_descriptors_;  // logged at most once a second while it lasts
+  boost::asio::ip::tcp::endpoint peer_;  // of the accept in flight (one at a time)
   std::size_t next_loop_ = 0;
   std::string address_;
   bool v6_ = false;

@@ -1,8 +1,6 @@
 #include "net/pusher_connection.hpp"
 
-#include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/beast/websocket/stream.hpp>
 
 #include <boost/url/parse.hpp>
 
@@ -11,16 +9,14 @@
 
 #include "core/message_pusher.hpp"
 #include "core/repeated_warning.hpp"
-#include "net/exact_size_allocator.hpp"
 #include "net/pusher_door.hpp"
+#include "net/ws_handshake.hpp"
 #include "pusher/pusher_names.hpp"
 #include "pusher/pusher_server_frames.hpp"
 
 namespace ringcast {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace websocket = beast::websocket;
 
 namespace {
 
@@ -80,29 +76,20 @@ std::string pusher_connection::session_user(std::string_view socket_id) {
   return "#" + std::string(socket_id);
 }
 
+// The 101 goes with connection_established in one write (ws_handshake.hpp), as on /ws; an upgrade
+// Beast refuses is Beast's to answer.
 void pusher_connection::start(connection_context& ctx, connection_parts parts, http_request request,
                               std::optional<pusher::frame_refusal> refused, std::string socket_id) {
-  auto upgrade = std::make_shared<websocket::stream<net_stream>>(std::move(parts.stream));
-  upgrade->set_option(websocket::stream_base::timeout{ctx.settings().handshake_timeout,
-                                                      websocket::stream_base::none(), false});
-  upgrade->set_option(websocket::stream_base::decorator(
-      [](websocket::response_type& res) { res.set(beast::http::field::server, "ringcast"); }));
-  auto accepted = [&ctx, upgrade, buffer = std::move(parts.buffer), slot = std::move(parts.slot),
-                   address = std::move(parts.address), peer = parts.peer,
-                   refused = std::move(refused),
-                   socket_id = std::move(socket_id)](beast::error_code ec) mutable {
-    if (ec) return;  // the upgrade failed or timed out; nothing was attached
-    const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
-    auto c = std::make_shared<pusher_connection>(
-        ctx,
-        connection_parts{
-            std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address), peer},
-        std::move(socket_id));
-    c->begin(refused, early);
-  };
-  // The upgrade's operations (~1 KB) are not left for the thread to recycle: exact_size_allocator.
-  upgrade->async_accept(request,
-                        asio::bind_allocator(exact_size_allocator<void>(), std::move(accepted)));
+  if (!beast_would_accept(request))
+    return beast_refuses_upgrade(ctx, std::move(parts.stream), request, std::nullopt);
+  const std::string early(static_cast<const char*>(parts.buffer.data().data()),
+                          parts.buffer.data().size());
+  auto c = std::make_shared<pusher_connection>(
+      ctx,
+      connection_parts{
+          std::move(parts.stream), {}, std::move(parts.slot), std::move(parts.address), parts.peer},
+      std::move(socket_id));
+  c->begin(refused, early, switching_protocols(request, std::nullopt));
 }
 
 pusher_connection::pusher_connection(connection_context& ctx, connection_parts parts,
@@ -127,9 +114,10 @@ void pusher_connection::detaching() {
 }
 
 void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refused,
-                              std::string_view early_bytes) {
+                              std::string_view early_bytes, std::string switching) {
   if (refused) {
     reader_done_ = true;
+    send_framed(std::move(switching));
     refuse(refused->code, refused->message);
     return;
   }
@@ -137,7 +125,8 @@ void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refuse
   params.user = session_user(socket_id_);
   params.sid = socket_id_;
   params.sid_given = true;
-  attach(params, false);  // queues frame("hello"): pusher:connection_established
+  // Queues the 101, then frame("hello"): pusher:connection_established.
+  attach(params, false, std::move(switching));
   if (!early_bytes.empty() && !consume(early_bytes)) return;
   read();
 }

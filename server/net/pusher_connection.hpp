@@ -67,7 +67,9 @@ class pusher_connection final : public client_frames_connection {
   bool terminate();
 
  private:
-  void begin(const std::optional<pusher::frame_refusal>& refused, std::string_view early_bytes);
+  // `switching`: the 101, written first.
+  void begin(const std::optional<pusher::frame_refusal>& refused, std::string_view early_bytes,
+             std::string switching);
   void send_text(std::string_view text);
   // Sends pusher:error {code, message} and, with a code of 4000-4999, closes with that code.
   void refuse(std::optional<int> code, std::string_view message);

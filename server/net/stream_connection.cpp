@@ -32,13 +32,15 @@ stream_connection::~stream_connection() {
   if (session_) ctx_.sessions().detach(*session_, *this, ctx_.now());
 }
 
-void stream_connection::attach(const client_params& params, bool known_elsewhere) {
+void stream_connection::attach(const client_params& params, bool known_elsewhere,
+                               std::string head) {
   hub& h = ctx_.sessions();
   auto attached = h.attach(params, *this, ctx_.now(), known_elsewhere);
   session_ = attached.s;
   highest_id_ = params.since.value_or(0);
   std::vector<outbound> first;
-  first.reserve(attached.backlog.size() + 2);
+  first.reserve(attached.backlog.size() + 3);
+  if (!head.empty()) first.push_back({nullptr, std::move(head)});
   first.push_back({nullptr, frame("hello", h.hello_for(attached), std::nullopt)});
   for (auto& m : attached.backlog)
     if (wants(*m)) first.push_back(numbered(std::move(m)));

@@ -52,8 +52,9 @@ class stream_connection : public subscriber,
   stream_connection(connection_context& ctx, connection_parts parts, connection_kind kind);
   ~stream_connection();
 
-  // Attaches to the session and queues hello and the resumed backlog.
-  void attach(const client_params& params, bool known_elsewhere);
+  // Attaches to the session and queues hello and the resumed backlog; `head` (a WebSocket's 101),
+  // if any, goes before them, in the same write.
+  void attach(const client_params& params, bool known_elsewhere, std::string head = {});
   // In the new process of an upgrade: attaches to its session again without a hello (the client
   // had one), and queues first what the old process had not written yet (`queue`: queue_of()).
   void resume_moved(const moved_stream& m, std::vector<outbound> queue);

@@ -1,12 +1,6 @@
 #include "net/ws_connection.hpp"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-
-#include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/beast/websocket/stream.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -15,7 +9,7 @@
 
 #include "core/message_deflate.hpp"
 #include "core/repeated_warning.hpp"
-#include "net/exact_size_allocator.hpp"
+#include "net/ws_handshake.hpp"
 #include "protocol/client_message.hpp"
 #include "protocol/ws_deflate.hpp"
 
@@ -23,31 +17,13 @@ namespace ringcast {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
-namespace websocket = beast::websocket;
 
-namespace {
-
-// TCP_CORK from the upgrade to the hello: the 101 Beast writes waits in the socket, and the two go
-// out in one segment when the hello is written. Written apart, the 101 woke the client, which on a
-// busy machine could take the core before the hello it waits for was written (docs/performance.md,
-// section 16). Left as it is if the kernel refuses: the two then go apart, as before.
-void cork(net_stream& stream, bool on) {
-  const int value = on ? 1 : 0;
-  ::setsockopt(stream.socket().native_handle(), IPPROTO_TCP, TCP_CORK, &value, sizeof value);
-}
-
-}  // namespace
-
-// Beast answers the upgrade (refusing a bad one with 400 or 426) within the handshake timeout;
-// then the stream is taken back from it, with the bytes the client sent after its request.
+// The 101 goes with the hello, in one write (ws_handshake.hpp); the bytes the client sent after
+// its request are its first frames.
 void ws_connection::start(connection_context& ctx, connection_parts parts, admission admitted,
                           bool known_elsewhere) {
-  auto upgrade = std::make_shared<websocket::stream<net_stream>>(std::move(parts.stream));
-  cork(upgrade->next_layer(), true);
-  upgrade->set_option(websocket::stream_base::timeout{ctx.settings().handshake_timeout,
-                                                      websocket::stream_base::none(), false});
   auto& request = admitted.request;
-  // permessage-deflate is ours, not Beast's: Beast sees no extension and answers none but this.
+  // permessage-deflate is ours, not Beast's: the first offer it can honour is answered.
   std::optional<std::string> deflate;
   if (ctx.settings().compression) {
     std::string offers;
@@ -58,26 +34,16 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
     }
     if (!offers.empty()) deflate = ws::negotiate_deflate(offers);
   }
-  upgrade->set_option(websocket::stream_base::decorator([deflate](websocket::response_type& res) {
-    res.set(beast::http::field::server, "ringcast");
-    if (deflate) res.set(beast::http::field::sec_websocket_extensions, *deflate);
-  }));
-  auto accepted = [&ctx, upgrade, buffer = std::move(parts.buffer), slot = std::move(parts.slot),
-                   address = std::move(parts.address), peer = parts.peer,
-                   params = std::move(admitted.params), known_elsewhere,
-                   deflate = deflate.has_value()](beast::error_code ec) mutable {
-    if (ec) return;  // the upgrade failed or timed out; nothing was attached
-    const std::string early(static_cast<const char*>(buffer.data().data()), buffer.data().size());
-    auto c = std::make_shared<ws_connection>(
-        ctx,
-        connection_parts{
-            std::move(upgrade->next_layer()), {}, std::move(slot), std::move(address), peer},
-        deflate);
-    c->begin(params, known_elsewhere, early);
-  };
-  // The upgrade's operations (~1 KB) are not left for the thread to recycle: exact_size_allocator.
-  upgrade->async_accept(request,
-                        asio::bind_allocator(exact_size_allocator<void>(), std::move(accepted)));
+  if (!beast_would_accept(request))
+    return beast_refuses_upgrade(ctx, std::move(parts.stream), request, std::move(deflate));
+  const std::string early(static_cast<const char*>(parts.buffer.data().data()),
+                          parts.buffer.data().size());
+  auto c = std::make_shared<ws_connection>(
+      ctx,
+      connection_parts{
+          std::move(parts.stream), {}, std::move(parts.slot), std::move(parts.address), parts.peer},
+      deflate.has_value());
+  c->begin(admitted.params, known_elsewhere, early, switching_protocols(request, deflate));
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
@@ -112,9 +78,8 @@ void ws_connection::over_rate(double rate) {
 }
 
 void ws_connection::begin(const client_params& params, bool known_elsewhere,
-                          std::string_view early_bytes) {
-  attach(params, known_elsewhere);
-  cork(stream(), false);  // the 101 and the hello go now
+                          std::string_view early_bytes, std::string switching) {
+  attach(params, known_elsewhere, std::move(switching));
   if (!early_bytes.empty() && !consume(early_bytes)) return;
   read();
 }

@@ -1,8 +1,9 @@
 // A WebSocket client (docs/protocol.md, "WebSocket"): hello, resumed and live messages out; ping,
 // ack, subscribe and unsubscribe in.
 //
-// Beast answers the upgrade; after it the connection is a bare net_stream, read as
-// client_frames_connection reads it. A published message goes out as its shared header and
+// ringcast writes the upgrade's 101 with the hello (ws_handshake.hpp; Beast answers only an
+// upgrade it refuses); the connection is a bare net_stream, read as client_frames_connection
+// reads it. A published message goes out as its shared header and
 // payload; messages over 4 KiB or 32 frames from a client close the connection with 1009. With
 // permessage-deflate negotiated, a message goes as its shared compressed frame instead, and a
 // compressed client message is inflated (still at most 4 KiB).
@@ -34,7 +35,9 @@ class ws_connection final : public client_frames_connection {
   void heartbeat() override;
 
  private:
-  void begin(const client_params& params, bool known_elsewhere, std::string_view early_bytes);
+  // `switching`: the 101, written with the hello.
+  void begin(const client_params& params, bool known_elsewhere, std::string_view early_bytes,
+             std::string switching);
   // client_frames_connection
   std::uint32_t client_message_limit() const override { return max_client_message; }
   void on_message(std::string_view text) override;

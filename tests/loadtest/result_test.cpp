@@ -18,6 +18,7 @@ client_result worker(std::uint64_t base_latency, std::vector<std::int64_t> fanou
   for (std::uint64_t i = 0; i < 100; ++i)
     r.latency_us.record(base_latency + i);
   r.connect_us.record(base_latency * 10);
+  r.upgrade_us.record(base_latency * 9);
   r.fanout_us = std::move(fanout);
   r.longest_gap_us = base_latency * 3;
   r.server_closes["idle"] = 1;
@@ -45,6 +46,9 @@ TEST(ClientResult, MergeAddsCountersAndMergesHistograms) {
   EXPECT_EQ(a.ws_socket_bytes, 42000u);
   EXPECT_EQ(a.ws_socket_messages, 180u);
   EXPECT_EQ(a.latency_us.count(), 200u);
+  // The 101's times merge like the hello's (compare.sh's servers are compared by them).
+  EXPECT_EQ(a.upgrade_us.count(), 2u);
+  EXPECT_EQ(a.upgrade_us.min(), 9000u);
   EXPECT_EQ(a.latency_us.min(), 1000u);
   EXPECT_GE(a.latency_us.max(), 5099u);
   // The merged median lies between the two workers' ranges, as if one process had seen all.
