@@ -62,10 +62,10 @@ std::optional<pusher::frame_refusal> pusher_connection::refusal_of(std::string_v
   const std::string_view path = url->encoded_path();
   if (!path.starts_with(path_prefix) || path.substr(path_prefix.size()) != door.app().key)
     return pusher::frame_refusal{pusher::unknown_app, "Application does not exist"};
-  const auto protocol = url->params().find("protocol");
-  if (protocol == url->params().end() || !(*protocol).has_value)
+  const auto protocol = url->encoded_params().find("protocol");
+  if (protocol == url->encoded_params().end() || !(*protocol).has_value)
     return pusher::frame_refusal{pusher::no_protocol, "No protocol version supplied"};
-  const std::string version = (*protocol).value;
+  const std::string version = (*protocol).value.decode();
   if (version != "5" && version != "6" && version != "7")
     return pusher::frame_refusal{pusher::unsupported_protocol,
                                  "Unsupported protocol version " + version};

@@ -11,7 +11,7 @@
 
 #include <sys/socket.h>
 
-#include "tls/tls_context.hpp"
+#include "tls/tls_errors.hpp"
 
 namespace ringcast {
 

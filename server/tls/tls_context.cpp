@@ -104,30 +104,6 @@ void harden_server(SSL_CTX* ctx) {
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 }
 
-// Boost's error_category has a non-virtual destructor by design (categories are never deleted
-// through a base pointer).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
-class tls_error_category final : public boost::system::error_category {
- public:
-  const char* name() const noexcept override { return "tls"; }
-  std::string message(int value) const override {
-    switch (static_cast<tls_errc>(value)) {
-      case tls_errc::plain_http:
-        return "plaintext HTTP sent to a TLS port";
-      case tls_errc::not_tls:
-        return "not a TLS handshake";
-      case tls_errc::record_refused:
-        return "TLS record refused";
-      case tls_errc::peer_alert:
-        return "the peer sent a fatal TLS alert";
-    }
-    const char* reason = ERR_reason_error_string(static_cast<unsigned long>(value));
-    return reason ? reason : fmt::format("OpenSSL error {:#x}", value);
-  }
-};
-#pragma GCC diagnostic pop
-
 }  // namespace
 
 void tls_session_free::operator()(ssl_st* ssl) const noexcept {
@@ -205,23 +181,6 @@ tls_session tls_context::new_session(int fd, const std::string& server_name) con
     if (verifies_peer_) SSL_set1_host(ssl.get(), server_name.c_str());
   }
   return ssl;
-}
-
-const boost::system::error_category& tls_category() {
-  static const tls_error_category category;
-  return category;
-}
-
-boost::system::error_code make_error_code(tls_errc e) {
-  return {static_cast<int>(e), tls_category()};
-}
-
-boost::system::error_code last_tls_error() {
-  const unsigned long e = ERR_get_error();
-  ERR_clear_error();
-  // Packed OpenSSL 3 codes fit in 31 bits; 0 would read as success.
-  return {e ? static_cast<int>(e & 0x7fffffff) : static_cast<int>(ERR_PACK(ERR_LIB_SSL, 0, 1)),
-          tls_category()};
 }
 
 }  // namespace ringcast

@@ -52,7 +52,7 @@ beast_answer beast_accept(const http_request& req, const std::optional<std::stri
 
 TEST(WsHandshake, TheSwitchingProtocolsIsTheOneBeastWrote) {
   const auto req = upgrade_request();
-  for (const std::optional<std::string> extensions :
+  for (const std::optional<std::string>& extensions :
        {std::optional<std::string>{},
         std::optional<std::string>{
             "permessage-deflate; server_no_context_takeover; client_no_context_takeover"}}) {
@@ -93,7 +93,9 @@ TEST(WsHandshake, ItSwitchesWhereBeastSwitchesAndLeavesBeastEveryRefusal) {
     apply(req);
     const auto beast = beast_accept(req, std::nullopt);
     EXPECT_EQ(beast_would_accept(req), beast.switched) << name;
-    if (beast.switched) EXPECT_EQ(switching_protocols(req, std::nullopt), beast.bytes) << name;
+    if (beast.switched) {
+      EXPECT_EQ(switching_protocols(req, std::nullopt), beast.bytes) << name;
+    }
   }
 }
 
