@@ -159,15 +159,7 @@ bool record_stream::fill(int fd, boost::system::error_code& ec) {
     }
     const ssize_t n = ::recv(fd, into, want, 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && would_block(errno)) {
-      ec = boost::asio::error::would_block;
-      return false;
-    }
-    if (n < 0) {
-      failed_ = true;
-      ec = system_error(errno);
-      return false;
-    }
+    if (n < 0) return socket_refused(errno, ec);
     if (n == 0) {
       // The peer closed TCP without close_notify (as OpenSSL is told to take it: the end); a
       // record cut short is never released.
@@ -241,20 +233,22 @@ record_stream::readiness record_stream::probe(int fd) {
   return ec == boost::asio::error::would_block ? readiness::nothing : readiness::closed;
 }
 
+bool record_stream::socket_refused(int error, boost::system::error_code& ec) {
+  if (would_block(error)) {
+    ec = boost::asio::error::would_block;
+  } else {
+    failed_ = true;
+    ec = system_error(error);
+  }
+  return false;
+}
+
 bool record_stream::flush(int fd, boost::system::error_code& ec) {
   while (out_ && out_->sent < out_->size) {
     const ssize_t n =
         ::send(fd, out_->bytes.get() + out_->sent, out_->size - out_->sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && would_block(errno)) {
-      ec = boost::asio::error::would_block;
-      return false;
-    }
-    if (n < 0) {
-      failed_ = true;
-      ec = system_error(errno);
-      return false;
-    }
+    if (n < 0) return socket_refused(errno, ec);
     out_->sent += static_cast<std::size_t>(n);
   }
   return true;

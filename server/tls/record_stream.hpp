@@ -61,6 +61,9 @@ class record_stream {
  private:
   record_stream() = default;
 
+  // A recv or send failed with `error`: would_block, or the stream has failed. False.
+  bool socket_refused(int error, boost::system::error_code& ec);
+
   struct inbound;   // one record being read, then its plaintext
   struct outbound;  // the unsent rest of a sealed record
   struct inbound_free {

@@ -164,6 +164,16 @@ class no_publishes final : public node_messages {
   }
 };
 
+// A test loop with the Pusher door of app "1" (key "key") open.
+struct loop_with_pusher_door {
+  test::test_loop loop{heartbeat_every_second()};
+  presence_counts presence;
+  pusher_channels channels{presence};
+  no_publishes messages;
+  pusher_door door{{.id = "1", .key = "key", .secret = "secret"}, messages, channels};
+  loop_with_pusher_door() { loop.set_pusher(&door); }
+};
+
 // The Pusher door's idle connection gives back what reading its client took, as a ringcast
 // WebSocket does: 300 Pusher connections that each sent pusher:ping hold, once answered and
 // again after a heartbeat, what they held before they sent anything (no frame reader).
@@ -171,12 +181,8 @@ class no_publishes final : public node_messages {
 // a reader's buffer grown by the first frame).
 TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
   if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
-  test::test_loop loop(heartbeat_every_second());
-  presence_counts presence;
-  pusher_channels channels(presence);
-  no_publishes messages;
-  pusher_door door({.id = "1", .key = "key", .secret = "secret"}, messages, channels);
-  loop.set_pusher(&door);
+  loop_with_pusher_door with_door;
+  test::test_loop& loop = with_door.loop;
   const std::string ping = client_frame(text_whole, R"({"event":"pusher:ping","data":{}})");
   const std::string pong = R"({"event":"pusher:pong","data":{}})";
   std::vector<int> fds;
@@ -229,12 +235,8 @@ TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
 // net/exact_size_allocator.hpp.
 TEST(IdleMemory, AnIdlePusherConnectionHoldsWhatAWebSocketHoldsPlusItsFields) {
   if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
-  test::test_loop loop(heartbeat_every_second());
-  presence_counts presence;
-  pusher_channels channels(presence);
-  no_publishes messages;
-  pusher_door door({.id = "1", .key = "key", .secret = "secret"}, messages, channels);
-  loop.set_pusher(&door);
+  loop_with_pusher_door with_door;
+  test::test_loop& loop = with_door.loop;
   std::vector<int> fds;
   auto open_ws = [&](int i) { fds.push_back(open_websocket(loop.port(), i)); };
   auto open_pusher = [&](int) {
