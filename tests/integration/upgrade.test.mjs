@@ -85,6 +85,44 @@ test('SIGUSR2: the same process execs the new binary, which adopts the listening
   }
 });
 
+// Issue 40: every loop listens with a socket of its own (SO_REUSEPORT) and all of them are handed
+// over. A new process that runs fewer loops (--threads from the config file, read again by the
+// exec) accepts from every handed-over socket, so a request that arrived in any backlog during the
+// exec is answered; one that runs more opens a socket for each loop left without one.
+test('SIGUSR2 with --threads changed in the config file (2, then 1, then 3): every listening socket is handed over and accepted from, every request made during the upgrade answered', async () => {
+  const dir = madeDir();
+  const conf = path.join(dir, 'ringcast.conf');
+  fs.writeFileSync(conf, 'threads = 2\n');
+  const srv = await startServer(['--config', conf]);
+  try {
+    assert.match(srv.log, /listening on \S+ with 2 thread\(s\), 2 listening socket\(s\)/u);
+    for (const [round, threads, sockets] of [[1, 1, 2], [2, 3, 3]]) {
+      fs.writeFileSync(conf, `threads = ${threads}\n`);
+      const from = srv.log.length;
+      srv.proc.kill('SIGUSR2');
+      // A fresh connection every 5 ms until the new process serves, and a few after: some wait in
+      // the backlogs while the exec is under way.
+      const answers = [];
+      let done = false;
+      const finished = upgraded(srv, round).finally(() => { done = true; });
+      while (!done) {
+        answers.push(srv.admin('GET', '/healthz').then((r) => r.status, (e) => e.message));
+        await sleep(5);
+      }
+      const after = await finished;
+      for (let i = 0; i < 20; i++) {
+        answers.push(srv.admin('GET', '/healthz').then((r) => r.status, (e) => e.message));
+        await sleep(5);
+      }
+      assert.deepEqual(await Promise.all(answers), Array(answers.length).fill(200));
+      assert.equal(after.threads, threads);
+      assert.match(logSince(srv, from), new RegExp(`listening on \\S+ with ${threads} thread\\(s\\), ${sockets} listening socket\\(s\\)`, 'u'));
+    }
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('SIGUSR2 with a generated admin token: the new binary keeps the token', async () => {
   // No --admin-token and none in the environment: the server makes one and logs it.
   const env = { ...process.env };
@@ -190,7 +228,7 @@ for (const [what, makeBinary, reason, extra = []] of [
   // it is never exec'd.
   ['a new binary that reads another state format', () => script('other-format',
     `if [ "$1" = --version ]; then echo "ringcast 9.9.9"; echo "state format 99"; exit 0; fi\nexec "${BIN}" "$@"`),
-  /upgrade refused, serving on: .*does not read state format 6/u],
+  /upgrade refused, serving on: .*does not read state format 7/u],
   ['a new binary that refuses the settings', () => script('strict',
     `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
   /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],
