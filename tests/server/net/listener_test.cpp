@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -222,6 +223,23 @@ std::vector<std::size_t> served_on(std::initializer_list<test::test_loop*> loops
   return out;
 }
 
+// `n` clients connected to 127.0.0.1:port (-1 for one that could not connect).
+std::vector<int> connected(std::uint16_t port, int n) {
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(connect_to(port));
+  return out;
+}
+
+// Every client served, each by one of the two loops, and both loops serving some.
+void expect_served_by_both(test::test_loop& a, test::test_loop& b,
+                           const std::vector<int>& clients) {
+  const auto served = served_on({&a, &b}, clients.size());
+  EXPECT_EQ(served[0] + served[1], clients.size());
+  EXPECT_GT(served[0], 0u);
+  EXPECT_GT(served[1], 0u);
+}
+
 // Issue 40: a socket per loop, bound to one port, and the connections served on both loops, each
 // by the loop whose socket accepted it (the kernel spreads them by their addresses' hash). Fails on
 // 9c8eb71, which listened with one socket on loop 0 and handed every other connection over.
@@ -234,15 +252,9 @@ TEST(Listener, EveryLoopListensWithASocketOfItsOwnAndServesWhatItAccepts) {
   EXPECT_EQ(listening_sockets_on(port), 2);
   EXPECT_EQ(l.handover().size(), 2u);
   // 32 clients: all on one loop's socket by chance once in 2^31.
-  std::vector<int> clients;
-  for (int i = 0; i < 32; ++i) {
-    clients.push_back(connect_to(port));
-    ASSERT_GE(clients.back(), 0);
-  }
-  const auto served = served_on({&first, &second}, clients.size());
-  EXPECT_EQ(served[0] + served[1], clients.size());
-  EXPECT_GT(served[0], 0u);
-  EXPECT_GT(served[1], 0u);
+  const auto clients = connected(port, 32);
+  ASSERT_EQ(std::count(clients.begin(), clients.end(), -1), 0);
+  expect_served_by_both(first, second, clients);
   for (const int c : clients)
     ::close(c);
   close_on(l, {&first, &second});
@@ -256,11 +268,8 @@ TEST(Listener, WithFewerLoopsThanHandedOverSocketsAcceptsFromEveryOne) {
   std::uint16_t port = 0;
   auto handed = handed_over(3, connections, port);
   ASSERT_EQ(handed.size(), 3u);
-  std::vector<int> clients;
-  for (int i = 0; i < 24; ++i) {
-    clients.push_back(connect_to(port));  // completed by the kernel, queued in a backlog
-    ASSERT_GE(clients.back(), 0);
-  }
+  const auto clients = connected(port, 24);  // completed by the kernel, queued in the backlogs
+  ASSERT_EQ(std::count(clients.begin(), clients.end(), -1), 0);
   test::test_loop a{config{}}, b{config{}};
   listener fewer({&a, &b}, connections);
   ASSERT_TRUE(a.run([&] { return fewer.adopt(handed); }));
@@ -280,29 +289,21 @@ TEST(Listener, WithMoreLoopsThanHandedOverSocketsOpensOneMoreIntoTheGroup) {
   std::uint16_t port = 0;
   auto handed = handed_over(1, connections, port);
   ASSERT_EQ(handed.size(), 1u);
-  std::vector<int> queued;
-  for (int i = 0; i < 4; ++i) {
-    queued.push_back(connect_to(port));
-    ASSERT_GE(queued.back(), 0);
-  }
+  auto clients = connected(port, 4);  // queued in the handed-over backlog
   test::test_loop a{config{}}, b{config{}};
   listener more({&a, &b}, connections);
   ASSERT_TRUE(a.run([&] { return more.adopt(handed); }));
   EXPECT_EQ(more.handover().size(), 2u);
   EXPECT_EQ(listening_sockets_on(port), 2);
   EXPECT_EQ(more.address(), fmt::format("127.0.0.1:{}", port));
-  std::vector<int> clients = queued;
-  for (int i = 0; i < 32; ++i) {
-    clients.push_back(connect_to(port));
-    ASSERT_GE(clients.back(), 0);
-  }
-  const auto served = served_on({&a, &b}, clients.size());
-  EXPECT_EQ(served[0] + served[1], clients.size());
-  EXPECT_GT(served[0], 0u);
-  EXPECT_GT(served[1], 0u);
+  const auto later = connected(port, 32);
+  clients.insert(clients.end(), later.begin(), later.end());
+  ASSERT_EQ(std::count(clients.begin(), clients.end(), -1), 0);
+  expect_served_by_both(a, b, clients);
   close_on(more, {&a, &b});
   for (const int client : clients)
     ::close(client);
 }
+
 }  // namespace
 }  // namespace ringcast
