@@ -16,6 +16,9 @@
 
 namespace ringcast {
 
+// A broadcast prefetches this much of each recipient (subscriber.hpp).
+static_assert(sizeof(pusher_connection) <= subscriber::delivery_bytes);
+
 namespace asio = boost::asio;
 
 namespace {

@@ -15,6 +15,9 @@
 
 namespace ringcast {
 
+// A broadcast prefetches this much of each recipient (subscriber.hpp).
+static_assert(sizeof(ws_connection) <= subscriber::delivery_bytes);
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 
