@@ -106,6 +106,10 @@ bool listener::open(const std::string& host, std::uint16_t port) {
 }
 
 bool listener::adopt(const std::vector<listening_socket>& handed) {
+  if (handed.empty()) {  // check_handed_descriptors refuses such a state first
+    log_error("the upgrade state holds no listening socket");
+    return false;
+  }
   for (std::size_t i = 0; i < handed.size(); ++i) {
     boost::system::error_code ec;
     tcp::acceptor& socket = add(*loops_[i % loops_.size()]).socket();
