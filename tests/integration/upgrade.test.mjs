@@ -647,11 +647,9 @@ test('SIGUSR2: sessions, history, a scheduled promotion and reach are the same a
   }
 });
 
-// Issue 35: a state whose descriptors are not what it says is refused with an error exit and one
-// line naming what is wrong, before anything is adopted (it aborted with SIGABRT). The state is
-// written as the binary's own format has it (its --version), the listener named as descriptor 0,
-// which is /dev/null.
-test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2 and a line naming it, no abort', async () => {
+// The binary started with a state that names `listeners` (descriptors, IPv4) and nothing else,
+// written as the binary's own format has it (its --version), on descriptor 3: its exit and stderr.
+async function startedWithState(listeners) {
   const version = await new Promise((resolve) => {
     const p = spawn(BIN, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
@@ -663,7 +661,7 @@ test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2
   const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return b; };
   const payload = Buffer.concat([
     u64(5), u64(0), u64(0), u64(0), u64(0), // last id, upgrades, reconnected, pause, no admin token
-    u32(1), u32(0), Buffer.from([0]), // one listener: descriptor 0, IPv4
+    u32(listeners.length), ...listeners.flatMap((fd) => [u32(fd), Buffer.from([0])]), // IPv4
     u32(0), u32(0), // no streams, no HTTP connections
     ...(format >= 3 ? [u32(0)] : []), // no queued messages (format 3 on)
     u64(0), u64(0), // no node id, no node state
@@ -684,6 +682,25 @@ test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2
     p.on('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, err }); });
   });
   fs.closeSync(fd);
+  return result;
+}
+
+// Issue 35: a state whose descriptors are not what it says is refused with an error exit and one
+// line naming what is wrong, before anything is adopted (it aborted with SIGABRT). The listener is
+// named as descriptor 0, which is /dev/null.
+test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2 and a line naming it, no abort', async () => {
+  const result = await startedWithState([0]);
   assert.deepEqual({ code: result.code, signal: result.signal }, { code: 2, signal: null }, result.err);
   assert.equal(result.err, 'ringcast: --upgrade-state-fd: the listener: descriptor 0 is not a socket\n');
+});
+
+// Issue 40: a state holds a listening socket per loop of the old process; one with none (or more
+// than --threads' 1,024) is refused the same way.
+test('--upgrade-state-fd with no listening socket, or more than 1,024: exit 2 and a line saying so', async () => {
+  const none = await startedWithState([]);
+  assert.deepEqual({ code: none.code, signal: none.signal }, { code: 2, signal: null }, none.err);
+  assert.equal(none.err, 'ringcast: --upgrade-state-fd: no listening socket\n');
+  const many = await startedWithState(Array.from({ length: 1025 }, (_, i) => 100 + i));
+  assert.deepEqual({ code: many.code, signal: many.signal }, { code: 2, signal: null }, many.err);
+  assert.equal(many.err, 'ringcast: --upgrade-state-fd: 1025 listening sockets, more than 1024\n');
 });
