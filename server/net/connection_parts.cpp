@@ -4,7 +4,7 @@ namespace ringcast {
 
 std::optional<connection_parts::detached> connection_parts::detach() {
   boost::system::error_code ec;
-  auto d = stream.detach(ec);
+  auto d = stream.detach(peer, ec);
   if (ec) {
     stream.close();
     return std::nullopt;

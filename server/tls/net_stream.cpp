@@ -113,7 +113,7 @@ net_stream::net_stream(socket_type socket, tls_engine tls)
     : socket_(std::move(socket)), tls_(std::move(tls)) {
   // OpenSSL must get EAGAIN from the socket, never block the loop.
   boost::system::error_code ignored;
-  socket_.non_blocking(true, ignored);
+  if (!socket_.non_blocking()) socket_.non_blocking(true, ignored);
 }
 
 void net_stream::leave_openssl() {
@@ -253,15 +253,36 @@ net_stream::readable_state net_stream::probe_readable() {
                                                    : readable_state::nothing;
 }
 
-net_stream::detached net_stream::detach(boost::system::error_code& ec) {
+net_stream::detached net_stream::detach(const boost::asio::ip::address& peer,
+                                        boost::system::error_code& ec) {
   detached d;
-  d.protocol = socket_.local_endpoint(ec).protocol();
-  if (ec) return d;
+  if (peer.is_unspecified()) {
+    d.protocol = socket_.local_endpoint(ec).protocol();
+    if (ec) return d;
+  } else {
+    d.protocol = peer.is_v6() ? boost::asio::ip::tcp::v6() : boost::asio::ip::tcp::v4();
+  }
+  d.non_blocking = socket_.non_blocking();  // asio's own flag, no system call
   d.fd = socket_.release(ec);
   if (ec) return d;
   d.tls = std::move(tls_);
   return d;
 }
+
+namespace {
+
+// asio learns that a descriptor is non-blocking only by making it so (ioctl FIONBIO) and keeps
+// the answer in its socket's state, which assign() resets. A descriptor that was non-blocking in
+// this process still is (O_NONBLOCK belongs to the open file, which moved with it): its state is
+// set directly. The state is reached as a class derived from the socket may reach it.
+struct socket_state : net_stream::socket_type {
+  static void mark_non_blocking(net_stream::socket_type& socket) {
+    (socket.*&socket_state::impl_).get_implementation().state_ |=
+        boost::asio::detail::socket_ops::non_blocking;
+  }
+};
+
+}  // namespace
 
 std::optional<net_stream> net_stream::adopt(boost::asio::io_context& ctx, detached d) {
   socket_type socket(ctx);
@@ -271,6 +292,7 @@ std::optional<net_stream> net_stream::adopt(boost::asio::io_context& ctx, detach
     ::close(d.fd);
     return std::nullopt;
   }
+  if (d.non_blocking) socket_state::mark_non_blocking(socket);
   if (!d.tls) return net_stream(std::move(socket));
   return net_stream(std::move(socket), std::move(d.tls));
 }

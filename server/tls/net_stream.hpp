@@ -115,13 +115,19 @@ class net_stream {
   enum class readable_state { data, closed, nothing };
   readable_state probe_readable();
 
-  // For moving to another event loop: the socket leaves its io_context as a bare descriptor.
+  // For moving to another event loop: the socket leaves its io_context as a bare descriptor,
+  // with what this process knows of it, so that adopt() need not ask the kernel again.
   struct detached {
     int fd = -1;
     boost::asio::ip::tcp protocol = boost::asio::ip::tcp::v4();
     tls_engine tls;
+    // O_NONBLOCK is set (by this process): adopt() tells asio so instead of setting it again
+    // (an ioctl). False for a descriptor handed over by another process: it is set anew.
+    bool non_blocking = false;
   };
-  detached detach(boost::system::error_code& ec);
+  // `peer` is the address accept() gave: a socket's family is its peer's (an IPv6 socket's IPv4
+  // peers come as mapped IPv6 addresses), so no getsockname(); an unspecified one asks for it.
+  detached detach(const boost::asio::ip::address& peer, boost::system::error_code& ec);
   // Closes the descriptor if it cannot be adopted.
   static std::optional<net_stream> adopt(boost::asio::io_context& ctx, detached d);
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <openssl/ec.h>
 #include <openssl/evp.h>
@@ -208,7 +209,7 @@ TEST_F(NetStreamTest, TlsSurvivesAHandOffToAnotherIoContext) {
   auto [server, client] = tls_pair();
   EXPECT_EQ(transfer(client, server, "before", io), "before");
   error_code ec;
-  auto detached = server.detach(ec);
+  auto detached = server.detach(client.socket().local_endpoint().address(), ec);
   ASSERT_FALSE(ec) << ec.message();
   // Bytes the client sends while the connection is in flight are waiting in the kernel.
   std::optional<error_code> sent;
@@ -235,6 +236,41 @@ TEST_F(NetStreamTest, TlsSurvivesAHandOffToAnotherIoContext) {
   run_both_until([&] { return wrote && got; }, home);
   EXPECT_FALSE(*got) << got->message();
   EXPECT_EQ(back, reply);
+}
+
+// A hand-off between the loops of one process carries what is known of the socket: its family
+// (the peer's) and that it is non-blocking, so the new loop does not ask getsockname() or set
+// O_NONBLOCK again (ioctl). A peer left unspecified has its family asked of the kernel.
+TEST_F(NetStreamTest, AHandOffCarriesTheFamilyAndTheNonBlockingMode) {
+  for (const char* host : {"127.0.0.1", "::1"}) {
+    const auto loopback = asio::ip::make_address(host);
+    const tcp family = loopback.is_v6() ? tcp::v6() : tcp::v4();
+    tcp::acceptor acceptor(io, {loopback, 0});
+    stream_socket client(io);
+    client.connect(acceptor.local_endpoint());
+    stream_socket accepted = acceptor.accept(io);
+    accepted.non_blocking(true);
+    net_stream server(std::move(accepted));
+    error_code ec;
+    auto detached = server.detach(client.local_endpoint().address(), ec);
+    ASSERT_FALSE(ec) << ec.message();
+    EXPECT_EQ(detached.protocol, family) << host;
+    EXPECT_TRUE(detached.non_blocking) << host;
+
+    asio::io_context home;
+    auto adopted = net_stream::adopt(home, std::move(detached));
+    ASSERT_TRUE(adopted);
+    EXPECT_TRUE(adopted->socket().non_blocking()) << host;  // asio knows it, unasked
+    EXPECT_NE(::fcntl(adopted->socket().native_handle(), F_GETFL) & O_NONBLOCK, 0) << host;
+    char buffer[8];
+    EXPECT_EQ(adopted->read_now(asio::buffer(buffer), ec), 0u);
+    EXPECT_EQ(ec, asio::error::would_block) << host;
+
+    auto again = adopted->detach(asio::ip::address{}, ec);
+    ASSERT_FALSE(ec) << ec.message();
+    EXPECT_EQ(again.protocol, family) << host;
+    EXPECT_TRUE(net_stream::adopt(home, std::move(again)));
+  }
 }
 
 TEST_F(NetStreamTest, PlaintextHttpOnATlsPortIsRecognizedAndLeftUnread) {
