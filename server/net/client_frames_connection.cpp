@@ -54,6 +54,15 @@ void client_frames_connection::read() {
   asio::post(stream().get_executor(), [self = self()] { self->read(); });
 }
 
+// A read now would find nothing (a failing recvfrom per connect). Only a plaintext socket that
+// joined this loop's epoll in this same handler waits instead: epoll reports its readiness at the
+// next poll, while a readiness reported earlier with no wait queued is dropped by asio (kept only
+// for a speculative read) and a wait would miss it. TLS may hold bytes the socket no longer shows.
+void client_frames_connection::read_after_upgrade(bool registered_now) {
+  if (registered_now && !stream().secure()) return wait_readable();
+  read();
+}
+
 // The wait an idle connection keeps pending, in a block of its own size (exact_size_allocator.hpp):
 // recycled, it would take the block its thread freed last (an accept's, a hand-off to the session's
 // loop: up to ~630 bytes) and keep it as long as the connection idles.
