@@ -54,12 +54,11 @@ void client_frames_connection::read() {
   asio::post(stream().get_executor(), [self = self()] { self->read(); });
 }
 
-// A read now would find nothing (a failing recvfrom per connect). Only a plaintext socket that
-// joined this loop's epoll in this same handler waits instead: epoll reports its readiness at the
-// next poll, while a readiness reported earlier with no wait queued is dropped by asio (kept only
-// for a speculative read) and a wait would miss it. TLS may hold bytes the socket no longer shows.
-void client_frames_connection::read_after_upgrade(bool registered_now) {
-  if (registered_now && !stream().secure()) return wait_readable();
+// A read now would find nothing (a failing recvfrom per connect): a plaintext socket waits
+// instead. The wait misses nothing that came meanwhile: asio starts it with EPOLL_CTL_MOD, which
+// reports the socket's present readiness again. TLS may hold bytes the socket no longer shows.
+void client_frames_connection::read_after_upgrade() {
+  if (!stream().secure()) return wait_readable();
   read();
 }
 

@@ -33,7 +33,7 @@ class client_frames_connection : public stream_connection {
   void read();
   // The first read after the 101 (and the bytes that came with the request), which a client's
   // first frame reaches a round trip later: see client_frames_connection.cpp.
-  void read_after_upgrade(bool registered_now);
+  void read_after_upgrade();
   // Hands the client's bytes to the reader and acts on what it finds; false once the connection
   // is closed and reading must stop.
   bool consume(std::string_view bytes);

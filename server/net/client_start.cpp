@@ -30,11 +30,10 @@ std::optional<http_response> refusal(connection_context& home, const admission& 
 }
 
 void subscribe(connection_context& home, connection_parts parts, admission admitted,
-               bool known_elsewhere, http_resume resume, bool registered_now) {
+               bool known_elsewhere, http_resume resume) {
   switch (admitted.endpoint) {
     case transport::ws:
-      ws_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere,
-                           registered_now);
+      ws_connection::start(home, std::move(parts), std::move(admitted), known_elsewhere);
       break;
     case transport::sse:
       sse_connection::start(home, std::move(parts), admitted, known_elsewhere);
@@ -47,10 +46,8 @@ void subscribe(connection_context& home, connection_parts parts, admission admit
 
 // On the session's loop. With --redis the session may live on another node: take it over first,
 // so that node closes its connection and this one answers `resumed` truthfully.
-// `adopted_now`: the socket joined this loop's epoll in this handler; it still has, once
-// subscribed, if the claim answers at once (a single node).
 void claim_and_subscribe(connection_context& home, connection_parts parts, admission admitted,
-                         http_resume resume, http_refusal answer, bool adopted_now) {
+                         http_resume resume, http_refusal answer) {
   // Before the claim: a connect refused here must not take the session from another node.
   if (auto refused = refusal(home, admitted)) {
     answer(home, std::move(parts), std::move(*refused));
@@ -59,16 +56,13 @@ void claim_and_subscribe(connection_context& home, connection_parts parts, admis
   struct waiting {
     connection_parts parts;
     admission admitted;
-    bool claiming = true;  // false once claim_session has returned
   };
   // Shared, since the claim's callback is a std::function, which must be copyable.
   auto w = std::make_shared<waiting>(waiting{std::move(parts), std::move(admitted)});
-  home.claim_session(w->admitted.params.user, w->admitted.params.sid,
-                     [&home, w, resume, adopted_now](bool known_elsewhere) {
-                       subscribe(home, std::move(w->parts), std::move(w->admitted), known_elsewhere,
-                                 resume, adopted_now && w->claiming);
-                     });
-  w->claiming = false;
+  home.claim_session(
+      w->admitted.params.user, w->admitted.params.sid, [&home, w, resume](bool known_elsewhere) {
+        subscribe(home, std::move(w->parts), std::move(w->admitted), known_elsewhere, resume);
+      });
 }
 
 }  // namespace
@@ -77,7 +71,7 @@ void start_client(connection_context& ctx, connection_parts parts, admission adm
                   http_resume resume, http_refusal answer) {
   connection_context& home = ctx.home_of(admitted.params.user, admitted.params.sid);
   if (&home == &ctx) {
-    claim_and_subscribe(home, std::move(parts), std::move(admitted), resume, answer, false);
+    claim_and_subscribe(home, std::move(parts), std::move(admitted), resume, answer);
     return;
   }
   auto detached = parts.detach();
@@ -85,7 +79,7 @@ void start_client(connection_context& ctx, connection_parts parts, admission adm
   boost::asio::post(home.io(), [&home, detached = std::move(*detached),
                                 admitted = std::move(admitted), resume, answer]() mutable {
     if (auto adopted = connection_parts::adopt(home, std::move(detached))) {
-      claim_and_subscribe(home, std::move(*adopted), std::move(admitted), resume, answer, true);
+      claim_and_subscribe(home, std::move(*adopted), std::move(admitted), resume, answer);
     }
   });
 }

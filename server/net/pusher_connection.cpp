@@ -125,7 +125,7 @@ void pusher_connection::begin(const std::optional<pusher::frame_refusal>& refuse
   // Queues the 101, then frame("hello"): pusher:connection_established.
   attach(params, false, std::move(switching));
   if (!early_bytes.empty() && !consume(early_bytes)) return;
-  read();
+  read_after_upgrade();
 }
 
 pusher_connection::occasional_state& pusher_connection::occasional() {

@@ -24,7 +24,7 @@ namespace beast = boost::beast;
 // The 101 goes with the hello, in one write (ws_handshake.hpp); the bytes the client sent after
 // its request are its first frames.
 void ws_connection::start(connection_context& ctx, connection_parts parts, admission admitted,
-                          bool known_elsewhere, bool registered_now) {
+                          bool known_elsewhere) {
   auto& request = admitted.request;
   // permessage-deflate is ours, not Beast's: the first offer it can honour is answered.
   std::optional<std::string> deflate;
@@ -46,8 +46,7 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
       connection_parts{
           std::move(parts.stream), {}, std::move(parts.slot), std::move(parts.address), parts.peer},
       deflate.has_value());
-  c->begin(admitted.params, known_elsewhere, early, switching_protocols(request, deflate),
-           registered_now);
+  c->begin(admitted.params, known_elsewhere, early, switching_protocols(request, deflate));
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)
@@ -82,11 +81,10 @@ void ws_connection::over_rate(double rate) {
 }
 
 void ws_connection::begin(const client_params& params, bool known_elsewhere,
-                          std::string_view early_bytes, std::string switching,
-                          bool registered_now) {
+                          std::string_view early_bytes, std::string switching) {
   attach(params, known_elsewhere, std::move(switching));
   if (!early_bytes.empty() && !consume(early_bytes)) return;
-  read_after_upgrade(registered_now);
+  read_after_upgrade();
 }
 
 void ws_connection::on_message(std::string_view text) {

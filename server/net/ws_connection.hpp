@@ -22,10 +22,8 @@ class ws_connection final : public client_frames_connection {
  public:
   static constexpr std::uint32_t max_client_message = 4 * 1024;
 
-  // `registered_now`: the socket joined this loop's epoll in this handler (a hand-off from the
-  // loop that read the request, claimed at once): the first read may wait for readability.
   static void start(connection_context& ctx, connection_parts parts, admission admitted,
-                    bool known_elsewhere, bool registered_now);
+                    bool known_elsewhere);
   // `deflate`: permessage-deflate was negotiated (ws_deflate.hpp).
   ws_connection(connection_context& ctx, connection_parts parts, bool deflate = false);
   // In the new process of an upgrade in place: a WebSocket the old one handed over.
@@ -39,7 +37,7 @@ class ws_connection final : public client_frames_connection {
  private:
   // `switching`: the 101, written with the hello.
   void begin(const client_params& params, bool known_elsewhere, std::string_view early_bytes,
-             std::string switching, bool registered_now);
+             std::string switching);
   // client_frames_connection
   std::uint32_t client_message_limit() const override { return max_client_message; }
   void on_message(std::string_view text) override;
