@@ -1,11 +1,8 @@
 #include "net/client_frames_connection.hpp"
 
-#include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/post.hpp>
 
 #include <array>
-
-#include "net/exact_size_allocator.hpp"
 
 namespace ringcast {
 
@@ -54,17 +51,12 @@ void client_frames_connection::read() {
   asio::post(stream().get_executor(), [self = self()] { self->read(); });
 }
 
-// The wait an idle connection keeps pending, in a block of its own size (exact_size_allocator.hpp):
-// recycled, it would take the block its thread freed last (an accept's, a hand-off to the session's
-// loop: up to ~630 bytes) and keep it as long as the connection idles.
 void client_frames_connection::wait_readable() {
-  stream().async_wait_readable(asio::bind_allocator(exact_size_allocator<void>{},
-                                                    [self = self()](boost::system::error_code ec) {
-                                                      if (ec == asio::error::operation_aborted)
-                                                        return;  // closed meanwhile
-                                                      if (ec) return self->peer_gone();
-                                                      self->read();
-                                                    }));
+  stream().async_wait_readable([self = self()](boost::system::error_code ec) {
+    if (ec == asio::error::operation_aborted) return;  // closed meanwhile
+    if (ec) return self->peer_gone();
+    self->read();
+  });
 }
 
 bool client_frames_connection::consume(std::string_view bytes) {

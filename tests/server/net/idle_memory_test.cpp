@@ -3,6 +3,7 @@
 // its session and their entries, Asio's descriptor state and pending wait, and nothing else
 // (docs/performance.md, "What an idle connection holds").
 #include <malloc.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "core/pusher_channels.hpp"
 #include "net/pusher_connection.hpp"
 #include "net/pusher_door.hpp"
+#include "net/sse_connection.hpp"
 #include "net/ws_connection.hpp"
 #include "test_loop.hpp"
 
@@ -152,6 +154,65 @@ TEST(IdleMemory, ABucketDrainedBeforeAHeartbeatStillLimitsAfterIt) {
   ::close(fd);
 }
 
+// An SSE stream (/sse) on a new connection to the loop, read up to its hello; the descriptor, or
+// -1.
+int open_event_stream(std::uint16_t port, int i) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(port);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const std::string request =
+      fmt::format("GET /sse?user=u{}&sid=s{} HTTP/1.1\r\nHost: test\r\n\r\n", i, i);
+  auto opened = [](const std::string& got) {
+    return got.find("event: hello") != std::string::npos && got.ends_with("\n\n");
+  };
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0 ||
+      ::send(fd, request.data(), request.size(), 0) != static_cast<ssize_t>(request.size()) ||
+      !opened(test::read_until(fd, opened))) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// An idle SSE stream holds what an idle WebSocket holds, give or take the two connection objects'
+// sizes: its session is the same, and so is the one wait it keeps pending (for the client's
+// hang-up). 300 of each, in turn, on one loop.
+TEST(IdleMemory, AnIdleEventStreamHoldsWhatAWebSocketHoldsGiveOrTakeItsObject) {
+  if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
+  test::test_loop loop(heartbeat_every_second());
+  std::vector<int> fds;
+  auto open_ws = [&](int i) { fds.push_back(open_websocket(loop.port(), i)); };
+  auto open_sse = [&](int i) { fds.push_back(open_event_stream(loop.port(), i)); };
+  constexpr int counted = 300;
+  auto heap_per_connection = [&](auto open, int first) {
+    loop.run([] {});
+    const std::int64_t before = heap_in_use();
+    for (int i = first; i < first + counted; ++i) {
+      open(i);
+      EXPECT_GE(fds.back(), 0);
+    }
+    loop.run([] {});
+    return (heap_in_use() - before) / counted;
+  };
+  for (int i = 0; i < 20; ++i) {  // one-time allocations of both kinds
+    open_ws(i);
+    open_sse(1000 + i);
+  }
+  const std::int64_t ws = heap_per_connection(open_ws, 20);
+  const std::int64_t sse = heap_per_connection(open_sse, 1020);
+  std::printf("heap per idle connection: WebSocket %lld, SSE %lld bytes\n",
+              static_cast<long long>(ws), static_cast<long long>(sse));
+  const auto objects = static_cast<std::int64_t>(sizeof(sse_connection)) -
+                       static_cast<std::int64_t>(sizeof(ws_connection));
+  EXPECT_LE(sse - ws, objects + 32) << "32: two blocks' rounding to 16 bytes";
+  for (int fd : fds)
+    ::close(fd);
+  loop.run([] {});
+}
+
 // The node's publish path, which a Pusher client reaches only by a client event: none here.
 class no_publishes final : public node_messages {
  public:
@@ -232,7 +293,7 @@ TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
 // the longer session key its names make (a string past the short-string buffer), and nothing
 // else: 300 of each, in turn, on one loop. Fails on the door whose idle wait kept the ~1 KB
 // block Asio recycled from the upgrade's write (976 bytes more than a WebSocket, not ~90):
-// net/exact_size_allocator.hpp.
+// tls/exact_size_allocator.hpp.
 TEST(IdleMemory, AnIdlePusherConnectionHoldsWhatAWebSocketHoldsPlusItsFields) {
   if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
   loop_with_pusher_door with_door;
