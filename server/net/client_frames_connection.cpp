@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "net/ws_handshake.hpp"
+
 namespace ringcast {
 
 namespace asio = boost::asio;
@@ -14,6 +16,24 @@ namespace {
 constexpr int reads_per_turn = 16;
 
 }  // namespace
+
+std::optional<client_frames_connection::accepted_upgrade> client_frames_connection::accept_upgrade(
+    connection_context& ctx, connection_parts parts, const http_request& request,
+    const std::optional<std::string>& extensions) {
+  if (!beast_would_accept(request)) {
+    beast_refuses_upgrade(ctx, std::move(parts.stream), request, extensions);
+    return std::nullopt;
+  }
+  std::string early(static_cast<const char*>(parts.buffer.data().data()),
+                    parts.buffer.data().size());
+  return accepted_upgrade{.parts = {std::move(parts.stream),
+                                    {},
+                                    std::move(parts.slot),
+                                    std::move(parts.address),
+                                    parts.peer},
+                          .early_bytes = std::move(early),
+                          .switching = switching_protocols(request, extensions)};
+}
 
 client_frames_connection::client_input& client_frames_connection::input() {
   if (!input_) {
