@@ -3,7 +3,6 @@
 // its session and their entries, Asio's descriptor state and pending wait, and nothing else
 // (docs/performance.md, "What an idle connection holds").
 #include <malloc.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cstdio>
@@ -43,6 +42,9 @@ std::int64_t heap_in_use() {
   return static_cast<std::int64_t>(mallinfo2().uordblks);
 }
 
+// How many connections each figure is counted over.
+constexpr int counted = 300;
+
 // A ringcast WebSocket (/ws), read up to its hello.
 int open_websocket(std::uint16_t port, int i) {
   return open_websocket(port, fmt::format("/ws?user=u{}&sid=s{}", i, i), R"("type":"hello")");
@@ -80,7 +82,6 @@ TEST(IdleMemory, AnIdleWebSocketGivesBackWhatReadingAndWritingTook) {
     ASSERT_EQ(next_frame(fds.back()).second, R"({"type":"pong"})");
   }
   loop.run([] {});
-  constexpr int counted = 300;
   const std::int64_t before = heap_in_use();
   for (int i = 20; i < 20 + counted; ++i) {
     fds.push_back(open_websocket(loop.port(), i));
@@ -154,27 +155,28 @@ TEST(IdleMemory, ABucketDrainedBeforeAHeartbeatStillLimitsAfterIt) {
   ::close(fd);
 }
 
-// An SSE stream (/sse) on a new connection to the loop, read up to its hello; the descriptor, or
-// -1.
+// An SSE stream (/sse), read up to its hello.
 int open_event_stream(std::uint16_t port, int i) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_port = htons(port);
-  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const std::string request =
-      fmt::format("GET /sse?user=u{}&sid=s{} HTTP/1.1\r\nHost: test\r\n\r\n", i, i);
-  auto opened = [](const std::string& got) {
-    return got.find("event: hello") != std::string::npos && got.ends_with("\n\n");
-  };
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0 ||
-      ::send(fd, request.data(), request.size(), 0) != static_cast<ssize_t>(request.size()) ||
-      !opened(test::read_until(fd, opened))) {
-    ::close(fd);
-    return -1;
+  return test::open_connection(
+      port, fmt::format("GET /sse?user=u{}&sid=s{} HTTP/1.1\r\nHost: test\r\n\r\n", i, i),
+      [](const std::string& got) {
+        return got.find("event: hello") != std::string::npos && got.ends_with("\n\n");
+      });
+}
+
+// The heap per connection that `counted` connections opened by `open(i)`, i from `first`, hold
+// once the loop is idle again (their descriptors go into `fds`).
+template <class Open>
+std::int64_t heap_per_connection(test::test_loop& loop, std::vector<int>& fds, Open open,
+                                 int first) {
+  loop.run([] {});
+  const std::int64_t before = heap_in_use();
+  for (int i = first; i < first + counted; ++i) {
+    open(i);
+    EXPECT_GE(fds.back(), 0);
   }
-  return fd;
+  loop.run([] {});
+  return (heap_in_use() - before) / counted;
 }
 
 // An idle SSE stream holds what an idle WebSocket holds, give or take the two connection objects'
@@ -186,23 +188,12 @@ TEST(IdleMemory, AnIdleEventStreamHoldsWhatAWebSocketHoldsGiveOrTakeItsObject) {
   std::vector<int> fds;
   auto open_ws = [&](int i) { fds.push_back(open_websocket(loop.port(), i)); };
   auto open_sse = [&](int i) { fds.push_back(open_event_stream(loop.port(), i)); };
-  constexpr int counted = 300;
-  auto heap_per_connection = [&](auto open, int first) {
-    loop.run([] {});
-    const std::int64_t before = heap_in_use();
-    for (int i = first; i < first + counted; ++i) {
-      open(i);
-      EXPECT_GE(fds.back(), 0);
-    }
-    loop.run([] {});
-    return (heap_in_use() - before) / counted;
-  };
   for (int i = 0; i < 20; ++i) {  // one-time allocations of both kinds
     open_ws(i);
     open_sse(1000 + i);
   }
-  const std::int64_t ws = heap_per_connection(open_ws, 20);
-  const std::int64_t sse = heap_per_connection(open_sse, 1020);
+  const std::int64_t ws = heap_per_connection(loop, fds, open_ws, 20);
+  const std::int64_t sse = heap_per_connection(loop, fds, open_sse, 1020);
   std::printf("heap per idle connection: WebSocket %lld, SSE %lld bytes\n",
               static_cast<long long>(ws), static_cast<long long>(sse));
   const auto objects = static_cast<std::int64_t>(sizeof(sse_connection)) -
@@ -258,7 +249,6 @@ TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
     ASSERT_EQ(next_frame(fds.back()).second, pong);
   }
   loop.run([] {});
-  constexpr int counted = 300;
   const std::int64_t before = heap_in_use();
   for (int i = 0; i < counted; ++i) {
     open_pusher();
@@ -304,23 +294,12 @@ TEST(IdleMemory, AnIdlePusherConnectionHoldsWhatAWebSocketHoldsPlusItsFields) {
     fds.push_back(
         open_websocket(loop.port(), "/app/key?protocol=7", "pusher:connection_established"));
   };
-  constexpr int counted = 300;
-  auto heap_per_connection = [&](auto open, int first) {
-    loop.run([] {});
-    const std::int64_t before = heap_in_use();
-    for (int i = first; i < first + counted; ++i) {
-      open(i);
-      EXPECT_GE(fds.back(), 0);
-    }
-    loop.run([] {});
-    return (heap_in_use() - before) / counted;
-  };
   for (int i = 0; i < 20; ++i) {  // one-time allocations of both doors
     open_ws(i);
     open_pusher(i);
   }
-  const std::int64_t ws = heap_per_connection(open_ws, 20);
-  const std::int64_t pusher = heap_per_connection(open_pusher, 0);
+  const std::int64_t ws = heap_per_connection(loop, fds, open_ws, 20);
+  const std::int64_t pusher = heap_per_connection(loop, fds, open_pusher, 0);
   std::printf("heap per idle connection: WebSocket %lld, Pusher %lld bytes\n",
               static_cast<long long>(ws), static_cast<long long>(pusher));
   const auto own_fields = static_cast<std::int64_t>(sizeof(pusher_connection)) -
