@@ -78,7 +78,7 @@ std::vector<message_ptr> restore_queued_messages(const std::vector<moved_message
     m->id = t.id;
     m->json = t.json;
     m->sse_prefix = t.sse_prefix;
-    m->ws_header = ws::text_frame_header(m->json.size());
+    m->ws_frame = ws::text_frame(m->json);
     out.push_back(std::move(m));
   }
   return out;

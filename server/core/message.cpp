@@ -102,7 +102,7 @@ std::vector<std::string> split_users(std::string_view list) {
 void complete_message(message& m) {
   if (m.to == audience::users) m.users = split_users(m.target);
   m.sse_prefix = fmt::format("id: {}\nevent: message\ndata: ", m.id);
-  m.ws_header = ws::text_frame_header(m.json.size());
+  m.ws_frame = ws::text_frame(m.json);
   // Every held poll answered with this message gets these same bytes.
   m.poll_body = fmt::format(R"({{"type":"messages","messages":[{}],"last_id":{},"gap":false}})",
                             m.json, m.id);
@@ -136,7 +136,7 @@ message_ptr make_expired_notice(std::uint64_t id, std::uint64_t last_id) {
   m->id = id;
   m->json = fmt::format(R"({{"type":"expired","id":{}}})", id);
   m->sse_prefix = "event: expired\ndata: ";
-  m->ws_header = ws::text_frame_header(m->json.size());
+  m->ws_frame = ws::text_frame(m->json);
   m->poll_body = fmt::format(R"({{"type":"messages","messages":[{}],"last_id":{},"gap":false}})",
                              m->json, last_id);
   return m;

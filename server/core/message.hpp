@@ -49,7 +49,9 @@ struct message : upgrade::message_record<audience, std::chrono::milliseconds, st
   std::vector<std::string> users;  // audience::users: the ids of `target`, sorted
   std::string sse_prefix;  // "id: <id>\nevent: message\ndata: " (the event: prefix + json + "\n\n")
   std::string poll_body;   // a long-poll reply carrying just this message
-  ws::frame_header ws_header;  // of the WebSocket text frame whose payload is `json`
+  // The WebSocket text frame whose payload is `json`, header and payload in one buffer: a delivery
+  // is then one send() of it, as the floor's (docs/performance.md section 19).
+  std::string ws_frame;
 
   // The permessage-deflate frame of `json`, built by ws_deflated_frame() (message_deflate.hpp)
   // the first time a recipient that negotiated it needs it, then shared by all of them.

@@ -33,8 +33,8 @@ std::string sse_event_piece(std::string_view prefix, std::string_view json) {
 
 const std::string& ws_deflated_frame(const message& m, loop_stats& stats) {
   build_once(m.ws_deflate_once, stats, [&m] {
-    keep_if_shorter(ws::compressed_text_frame(ws::deflate_message(m.json)),
-                    m.ws_header.size + m.json.size(), m.ws_deflated);
+    keep_if_shorter(ws::compressed_text_frame(ws::deflate_message(m.json)), m.ws_frame.size(),
+                    m.ws_deflated);
   });
   return m.ws_deflated;
 }

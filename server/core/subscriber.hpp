@@ -1,6 +1,7 @@
 // What the hub needs from a live connection, whatever its transport.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -14,6 +15,11 @@ namespace ringcast {
 class subscriber {
  public:
   virtual ~subscriber() = default;
+  // The bytes from a connection's start that a delivery reads (its fields up to the socket and the
+  // send queue): a broadcast fetches them into the cache a few recipients ahead
+  // (audience_index::for_each_live_addressee). Each streaming connection asserts it is no larger
+  // (a held long-poll, answered once, reads past it).
+  static constexpr std::size_t delivery_bytes = 384;
   virtual transport kind() const = 0;
   // Whether a message the hub addressed to the session goes to this client (the Pusher door
   // sends only channel messages, never back to their sender); every one by default. One it does

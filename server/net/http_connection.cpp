@@ -38,7 +38,7 @@ void http_connection::start(connection_context& ctx, stream_socket socket, slot_
         std::make_shared<http_connection>(ctx, net_stream(std::move(socket)), std::move(slot),
                                           std::move(how.address), how.peer, beast::flat_buffer{});
     c->arm_deadline(waiting::first_request);
-    c->read_request();
+    c->wait_for_first_request();
     return;
   }
   tls_session session = tls->new_session(socket.native_handle());
@@ -115,6 +115,17 @@ void http_connection::on_handshake(beast::error_code ec) {
     return;
   }
   read_request();
+}
+
+// accept() returns before the client's request has come (it arrives a round trip after the
+// handshake's last ACK): a read now would find nothing and cost a recvfrom() per connection. A wait
+// is only queued (the socket is in epoll from the accept on), and the read that follows finds the
+// request. Cut short by begin_handover (cancel), it parks in read_request.
+void http_connection::wait_for_first_request() {
+  stream_.socket().async_wait(tcp::socket::wait_read,
+                              [self = shared_from_this()](beast::error_code) {
+                                if (!self->closing_) self->read_request();
+                              });
 }
 
 // The header block is gathered whole first, so that its raw bytes can be checked (obs-fold)

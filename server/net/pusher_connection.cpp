@@ -15,15 +15,12 @@
 
 namespace ringcast {
 
+// A broadcast prefetches this much of each recipient (subscriber.hpp).
+static_assert(sizeof(pusher_connection) <= subscriber::delivery_bytes);
+
 namespace asio = boost::asio;
 
 namespace {
-
-std::string text_frame(std::string_view text) {
-  std::string out(ws::text_frame_header(text.size()).view());
-  out += text;
-  return out;
-}
 
 // The Pusher code a hub ending is told with (docs/pusher.md, "Errors"): 4200-4299 reconnect at
 // once, 4100-4199 after a back-off, 4009 do not reconnect as is.
@@ -157,16 +154,16 @@ void pusher_connection::over_rate(double rate) {
 // Nothing was sent for a while: a quiet moment to give back what reading the client took.
 void pusher_connection::heartbeat() {
   release_idle();
-  static const std::string ping = text_frame(pusher::ping_frame_text());
+  static const std::string ping = ws::text_frame(pusher::ping_frame_text());
   send_framed(ping);
 }
 
 void pusher_connection::send_text(std::string_view text) {
-  send_framed(text_frame(text));
+  send_framed(ws::text_frame(text));
 }
 
 void pusher_connection::refuse(std::optional<int> code, std::string_view message) {
-  std::string frames = text_frame(pusher::error_frame(code, message));
+  std::string frames = ws::text_frame(pusher::error_frame(code, message));
   if (!code || *code < 4000 || *code > 4999) return send_framed(std::move(frames));
   frames += ws::close_frame(static_cast<std::uint16_t>(*code), message);
   finish(std::move(frames));
@@ -204,12 +201,12 @@ std::string pusher_connection::frame(std::string_view event, std::string_view,
   if (event != "hello") return {};
   const auto heartbeat =
       std::chrono::duration_cast<std::chrono::seconds>(context().settings().heartbeat).count();
-  return text_frame(pusher::connection_established(
+  return ws::text_frame(pusher::connection_established(
       socket_id_, static_cast<unsigned>(std::max<std::int64_t>(1, heartbeat))));
 }
 
 std::string pusher_connection::ending_frame(const ending_notice& notice) const {
-  return text_frame(pusher::error_frame(pusher_code(notice.why), reason_of(notice.why)));
+  return ws::text_frame(pusher::error_frame(pusher_code(notice.why), reason_of(notice.why)));
 }
 
 std::string pusher_connection::closing_frame(ending why) const {

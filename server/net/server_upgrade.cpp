@@ -1,6 +1,6 @@
 // Upgrade in place on SIGUSR2 (docs/operations.md, "Upgrading"): the new binary is checked, every
 // loop stops where it is, the state goes to a memfd and the binary is exec'd in this process, with
-// the listening socket and the connections that move. If anything fails before the exec is done,
+// the listening sockets and the connections that move. If anything fails before the exec is done,
 // the loops go on as if nothing had happened.
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/post.hpp>
@@ -32,7 +32,7 @@ namespace ringcast {
 namespace asio = boost::asio;
 
 // --version prints one format for the whole state: the process's section and the node's.
-static_assert(handover_format == 6 && upgrade::state_format == 4,
+static_assert(handover_format == 7 && upgrade::state_format == 4,
               "a change of either state's format bumps handover_format (handover_version.hpp)");
 
 namespace {
@@ -69,11 +69,7 @@ void server::adopt(process_handover state) {
 bool server::open_listener() {
   if (!upgrade_.adopted) return listener_->open(cfg_.listen_host, cfg_.listen_port);
   const process_handover& state = *upgrade_.adopted;
-  if (state.listeners.size() != 1) {
-    log_error("the upgrade state holds {} listening sockets, not 1", state.listeners.size());
-    return false;
-  }
-  if (!listener_->adopt(state.listeners[0].fd, state.listeners[0].v6)) return false;
+  if (!listener_->adopt(state.listeners)) return false;
   adopt_streams();
   adopt_http();
   const double pause_ms = static_cast<double>(steady_ns(clock_) - state.paused_at_ns) / 1e6;
@@ -215,7 +211,7 @@ process_handover server::capture_for_upgrade() {
   state.reconnected = upgrade_.reconnected;
   if (cfg_.admin_token_generated) state.generated_admin_token = cfg_.admin_token;
   state.last_id = node_->figures().last_id;
-  state.listeners.push_back({listener_->native_handle(), listener_->v6()});
+  state.listeners = listener_->handover();  // every loop's, whatever the new --threads
   state.node_id = node_->shared().state().node_id;
   return state;
 }

@@ -9,6 +9,9 @@
 
 namespace ringcast {
 
+// A broadcast prefetches this much of each recipient (subscriber.hpp).
+static_assert(sizeof(sse_connection) <= subscriber::delivery_bytes);
+
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 

@@ -69,16 +69,37 @@ bool stream_connection::falling_behind() {
   return true;
 }
 
+// A client that keeps up has each message written here as it comes, straight from the message: no
+// queue item, so no copy of the message's shared pointer (an atomic increment and decrement on a
+// line every loop delivering the message writes; docs/performance.md section 19).
 void stream_connection::deliver(const message_ptr& m) {
   if (closing_ || !wants(*m) || falling_behind()) return;
-  outbound item = numbered(m);
-  send({&item, 1});
+  const bool unnumbered = number(*m);
+  if (queue_.empty() && !waiting_ && !failed_) {
+    frame_buffers parts;
+    const std::span buffers(parts.data(), message_buffers(*m, unnumbered, parts));
+    boost::system::error_code ec;
+    const std::size_t taken = stream_.write_now(buffers, ec);
+    if (ec && ec != boost::asio::error::would_block) return peer_gone();
+    if (!ec) {
+      ctx_.stats().bytes_written += taken;
+      if (taken == boost::asio::buffer_size(buffers)) return;
+      written_ = taken;  // the rest waits in the queue, from here
+    }
+  }
+  push({.msg = m, .text = {}, .unnumbered = unnumbered});
+  flush();
+}
+
+bool stream_connection::number(const message& m) {
+  const bool unnumbered = m.spread.count() > 0 && m.id < highest_id_ && numbers_frames();
+  if (!unnumbered) highest_id_ = std::max(highest_id_, m.id);
+  queued(m, unnumbered);
+  return unnumbered;
 }
 
 outbound stream_connection::numbered(message_ptr m) {
-  const bool unnumbered = m->spread.count() > 0 && m->id < highest_id_ && numbers_frames();
-  if (!unnumbered) highest_id_ = std::max(highest_id_, m->id);
-  queued(*m, unnumbered);
+  const bool unnumbered = number(*m);
   return {.msg = std::move(m), .text = {}, .unnumbered = unnumbered};
 }
 

@@ -117,7 +117,9 @@ class stream_connection : public subscriber,
   time_point write_due() const;
   // Arms this connection's one timer for the earlier of the ending grace and the write deadline.
   void arm_deadline();
-  // The queue item of a published message (numbered or not, see numbers_frames()).
+  // Whether `m` goes unnumbered (see numbers_frames()); records its id as sent otherwise.
+  bool number(const message& m);
+  // The queue item of a published message (numbered or not).
   outbound numbered(message_ptr m);
   void drop_unstarted();
   void flush();

@@ -29,6 +29,9 @@ namespace {
 
 // The state of a node is far smaller; beyond this a descriptor is not ours.
 constexpr std::size_t max_state_bytes = std::size_t{1} << 32;
+// A listening socket per loop of the old process, and a process has at most --threads' 1024 (one
+// that had fewer took over as many as it was handed: the count never grows past the most loops).
+constexpr std::size_t max_listeners = 1024;
 
 std::vector<char*> c_strings(std::vector<std::string>& words) {
   std::vector<char*> out;
@@ -275,15 +278,18 @@ std::optional<std::string> read_state_fd(int fd, std::string& error) {
 }
 
 std::string check_handed_descriptors(const process_handover& state) {
-  if (state.listeners.size() != 1)
-    return fmt::format("{} listening sockets, not 1", state.listeners.size());
+  if (state.listeners.empty()) return "no listening socket";
+  if (state.listeners.size() > max_listeners)
+    return fmt::format("{} listening sockets, more than {}", state.listeners.size(), max_listeners);
   std::unordered_set<int> seen;
   auto check = [&seen](const char* what, int fd, bool v6, bool listening) -> std::string {
     if (!seen.insert(fd).second) return fmt::format("{}: descriptor {} is named twice", what, fd);
     const std::string why = not_a_tcp_socket(fd, v6, listening);
     return why.empty() ? why : fmt::format("{}: {}", what, why);
   };
-  std::string why = check("the listener", state.listeners[0].fd, state.listeners[0].v6, true);
+  std::string why;
+  for (std::size_t i = 0; why.empty() && i < state.listeners.size(); ++i)
+    why = check("the listener", state.listeners[i].fd, state.listeners[i].v6, true);
   for (std::size_t i = 0; why.empty() && i < state.streams.size(); ++i)
     why = check("a WebSocket or SSE connection", state.streams[i].fd, state.streams[i].v6, false);
   for (std::size_t i = 0; why.empty() && i < state.http.size(); ++i)

@@ -56,9 +56,9 @@ std::string exec_with_state(const opened_binary& binary, const std::vector<std::
 // The new process: the old one's state from descriptor `fd` (closed after), or why not.
 std::optional<std::string> read_state_fd(int fd, std::string& error);
 
-// The new process: empty if every descriptor the state names is what it says (one listening TCP
-// socket; each connection a connected TCP socket of its family; none named twice), else what is
-// wrong, in a line. A state that fails this is refused before anything is adopted.
+// The new process: empty if every descriptor the state names is what it says (one to 1,024
+// listening TCP sockets; each connection a connected TCP socket of its family; none named twice),
+// else what is wrong, in a line. A state that fails this is refused before anything is adopted.
 std::string check_handed_descriptors(const process_handover& state);
 
 }  // namespace ringcast

@@ -14,6 +14,9 @@
 
 namespace ringcast {
 
+// A broadcast prefetches this much of each recipient (subscriber.hpp).
+static_assert(sizeof(ws_connection) <= subscriber::delivery_bytes);
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 
@@ -134,7 +137,7 @@ void ws_connection::queued(const message& m, bool) {
   const std::string& frame = ws_deflated_frame(m, stats);
   if (frame.empty()) return;
   ++stats.compressed_sent;
-  stats.compression_saved += m.ws_header.size + m.json.size() - frame.size();
+  stats.compression_saved += m.ws_frame.size() - frame.size();
 }
 
 std::size_t ws_connection::message_buffers(const message& m, bool, frame_buffers& out) const {
@@ -142,16 +145,13 @@ std::size_t ws_connection::message_buffers(const message& m, bool, frame_buffers
     out[0] = asio::buffer(m.ws_deflated);
     return 1;
   }
-  out[0] = asio::buffer(m.ws_header.view());
-  out[1] = asio::buffer(m.json);
-  return 2;
+  out[0] = asio::buffer(m.ws_frame);
+  return 1;
 }
 
 std::string ws_connection::frame(std::string_view, std::string_view json,
                                  std::optional<std::uint32_t>) const {
-  std::string out(ws::text_frame_header(json.size()).view());
-  out += json;
-  return out;
+  return ws::text_frame(json);
 }
 
 std::string ws_connection::closing_frame(ending why) const {

@@ -9,12 +9,14 @@
 //      declaration order (a queued frame's text and a table message's bytes even when empty)
 //   5  the node's state in its format 3 (a scheduled promotion's record after its slot and timer)
 //   6  the node's state in its format 4 (a message's Pusher event name, excluded socket, sender)
+//   7  a listening socket per event loop of the old process (one SO_REUSEPORT group), where 6
+//      held exactly one: a binary of format 6 would refuse the state and exit
 #pragma once
 
 #include <cstdint>
 
 namespace ringcast {
 
-inline constexpr std::uint32_t handover_format = 6;
+inline constexpr std::uint32_t handover_format = 7;
 
 }  // namespace ringcast

@@ -34,6 +34,12 @@ frame_header text_frame_header(std::size_t payload_size) {
   return h;
 }
 
+std::string text_frame(std::string_view payload) {
+  std::string out(text_frame_header(payload.size()).view());
+  out += payload;
+  return out;
+}
+
 std::string compressed_text_frame(std::string_view compressed) {
   frame_header h = text_frame_header(compressed.size());
   h.bytes[0] = static_cast<char>(h.bytes[0] | 0x40);  // RSV1: "Per-Message Compressed"

@@ -35,6 +35,8 @@ struct frame_header {
   std::string_view view() const { return {bytes.data(), size}; }
 };
 frame_header text_frame_header(std::size_t payload_size);
+// A whole unmasked, final text frame of `payload`: its header, then the payload.
+std::string text_frame(std::string_view payload);
 // A whole text frame of a permessage-deflate message (ws_deflate.hpp): RSV1 set, then `compressed`.
 std::string compressed_text_frame(std::string_view compressed);
 

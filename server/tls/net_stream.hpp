@@ -8,6 +8,8 @@
 // keys and nothing else while idle (about 14 KB less per connection). TLS 1.2 stays with OpenSSL.
 #pragma once
 
+#include <iterator>
+
 #include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/compose.hpp>
@@ -318,7 +320,13 @@ template <class ConstBuffers>
 std::size_t net_stream::write_now(const ConstBuffers& buffers, boost::system::error_code& ec) {
   if (!secure()) {
     if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
-    const std::size_t n = socket_.write_some(buffers, ec);
+    // One buffer (a message's frame, delivered as it comes) goes out with send(), not sendmsg():
+    // asio picks send() for a single buffer, and the kernel then imports no iovec array.
+    const auto first = boost::asio::buffer_sequence_begin(buffers);
+    const auto last = boost::asio::buffer_sequence_end(buffers);
+    const std::size_t n = first != last && std::next(first) == last
+                              ? socket_.write_some(boost::asio::const_buffer(*first), ec)
+                              : socket_.write_some(buffers, ec);
     if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
       ec = boost::asio::error::would_block;
       write_waits_for_ = socket_type::wait_write;

@@ -147,7 +147,7 @@ test('--version prints the project version from CMakeLists.txt and the upgrade s
   const version = /project\(ringcast VERSION (\S+)/u.exec(cmake)[1];
   const r = await run(['--version']);
   assert.equal(r.code, 0, r.err);
-  assert.equal(r.out, `ringcast ${version}\nstate format 6\n`);
+  assert.equal(r.out, `ringcast ${version}\nstate format 7\n`);
 });
 
 test('--web-root that is not a readable directory exits 2 naming it', async () => {

@@ -85,6 +85,44 @@ test('SIGUSR2: the same process execs the new binary, which adopts the listening
   }
 });
 
+// Issue 40: every loop listens with a socket of its own (SO_REUSEPORT) and all of them are handed
+// over. A new process that runs fewer loops (--threads from the config file, read again by the
+// exec) accepts from every handed-over socket, so a request that arrived in any backlog during the
+// exec is answered; one that runs more opens a socket for each loop left without one.
+test('SIGUSR2 with --threads changed in the config file (2, then 1, then 3): every listening socket is handed over and accepted from, every request made during the upgrade answered', async () => {
+  const dir = madeDir();
+  const conf = path.join(dir, 'ringcast.conf');
+  fs.writeFileSync(conf, 'threads = 2\n');
+  const srv = await startServer(['--config', conf]);
+  try {
+    assert.match(srv.log, /listening on \S+ with 2 thread\(s\), 2 listening socket\(s\)/u);
+    for (const [round, threads, sockets] of [[1, 1, 2], [2, 3, 3]]) {
+      fs.writeFileSync(conf, `threads = ${threads}\n`);
+      const from = srv.log.length;
+      srv.proc.kill('SIGUSR2');
+      // A fresh connection every 5 ms until the new process serves, and a few after: some wait in
+      // the backlogs while the exec is under way.
+      const answers = [];
+      let done = false;
+      const finished = upgraded(srv, round).finally(() => { done = true; });
+      while (!done) {
+        answers.push(srv.admin('GET', '/healthz').then((r) => r.status, (e) => e.message));
+        await sleep(5);
+      }
+      const after = await finished;
+      for (let i = 0; i < 20; i++) {
+        answers.push(srv.admin('GET', '/healthz').then((r) => r.status, (e) => e.message));
+        await sleep(5);
+      }
+      assert.deepEqual(await Promise.all(answers), Array(answers.length).fill(200));
+      assert.equal(after.threads, threads);
+      assert.match(logSince(srv, from), new RegExp(`listening on \\S+ with ${threads} thread\\(s\\), ${sockets} listening socket\\(s\\)`, 'u'));
+    }
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('SIGUSR2 with a generated admin token: the new binary keeps the token', async () => {
   // No --admin-token and none in the environment: the server makes one and logs it.
   const env = { ...process.env };
@@ -190,7 +228,7 @@ for (const [what, makeBinary, reason, extra = []] of [
   // it is never exec'd.
   ['a new binary that reads another state format', () => script('other-format',
     `if [ "$1" = --version ]; then echo "ringcast 9.9.9"; echo "state format 99"; exit 0; fi\nexec "${BIN}" "$@"`),
-  /upgrade refused, serving on: .*does not read state format 6/u],
+  /upgrade refused, serving on: .*does not read state format 7/u],
   ['a new binary that refuses the settings', () => script('strict',
     `for a in "$@"; do [ "$a" = --check-config ] && { echo "ringcast: --listen: refused" >&2; exit 2; }; done\nexec "${BIN}" "$@"`),
   /upgrade refused, serving on: .*--check-config exited 2: ringcast: --listen: refused/u],
@@ -609,11 +647,9 @@ test('SIGUSR2: sessions, history, a scheduled promotion and reach are the same a
   }
 });
 
-// Issue 35: a state whose descriptors are not what it says is refused with an error exit and one
-// line naming what is wrong, before anything is adopted (it aborted with SIGABRT). The state is
-// written as the binary's own format has it (its --version), the listener named as descriptor 0,
-// which is /dev/null.
-test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2 and a line naming it, no abort', async () => {
+// The binary started with a state that names `listeners` (descriptors, IPv4) and nothing else,
+// written as the binary's own format has it (its --version), on descriptor 3: its exit and stderr.
+async function startedWithState(listeners) {
   const version = await new Promise((resolve) => {
     const p = spawn(BIN, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
@@ -625,7 +661,7 @@ test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2
   const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return b; };
   const payload = Buffer.concat([
     u64(5), u64(0), u64(0), u64(0), u64(0), // last id, upgrades, reconnected, pause, no admin token
-    u32(1), u32(0), Buffer.from([0]), // one listener: descriptor 0, IPv4
+    u32(listeners.length), ...listeners.flatMap((fd) => [u32(fd), Buffer.from([0])]), // IPv4
     u32(0), u32(0), // no streams, no HTTP connections
     ...(format >= 3 ? [u32(0)] : []), // no queued messages (format 3 on)
     u64(0), u64(0), // no node id, no node state
@@ -646,6 +682,25 @@ test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2
     p.on('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, err }); });
   });
   fs.closeSync(fd);
+  return result;
+}
+
+// Issue 35: a state whose descriptors are not what it says is refused with an error exit and one
+// line naming what is wrong, before anything is adopted (it aborted with SIGABRT). The listener is
+// named as descriptor 0, which is /dev/null.
+test('--upgrade-state-fd with a listener descriptor that is not a socket: exit 2 and a line naming it, no abort', async () => {
+  const result = await startedWithState([0]);
   assert.deepEqual({ code: result.code, signal: result.signal }, { code: 2, signal: null }, result.err);
   assert.equal(result.err, 'ringcast: --upgrade-state-fd: the listener: descriptor 0 is not a socket\n');
+});
+
+// Issue 40: a state holds a listening socket per loop of the old process; one with none (or more
+// than --threads' 1,024) is refused the same way.
+test('--upgrade-state-fd with no listening socket, or more than 1,024: exit 2 and a line saying so', async () => {
+  const none = await startedWithState([]);
+  assert.deepEqual({ code: none.code, signal: none.signal }, { code: 2, signal: null }, none.err);
+  assert.equal(none.err, 'ringcast: --upgrade-state-fd: no listening socket\n');
+  const many = await startedWithState(Array.from({ length: 1025 }, (_, i) => 100 + i));
+  assert.deepEqual({ code: many.code, signal: many.signal }, { code: 2, signal: null }, many.err);
+  assert.equal(many.err, 'ringcast: --upgrade-state-fd: 1025 listening sockets, more than 1024\n');
 });

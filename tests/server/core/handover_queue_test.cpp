@@ -61,7 +61,7 @@ TEST(HandoverQueue, EachMessageOnceAcrossStreamsAndLoopsTheNodesOnlyById) {
     EXPECT_EQ(q[1].text, "hb");
     EXPECT_EQ(q[2].msg, queues[0][2].msg);  // one object, shared
     EXPECT_EQ(q[2].msg->json, gone->json);
-    EXPECT_EQ(q[2].msg->ws_header.view(), gone->ws_header.view());
+    EXPECT_EQ(q[2].msg->ws_frame, gone->ws_frame);
     EXPECT_EQ(q[3].msg->sse_prefix, notice->sse_prefix);
   }
 }

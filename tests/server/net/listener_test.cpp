@@ -1,6 +1,8 @@
 // The listener grows the process's descriptor table for --max-connections when it opens, before
 // the loops run: growing it later, in a process of several threads, stalls the accept() that needs
-// the room for an RCU grace period (net/descriptor_table.hpp).
+// the room for an RCU grace period (net/descriptor_table.hpp). It listens with a socket per loop
+// in one SO_REUSEPORT group, each loop serving what its own socket accepts, and refuses a port
+// that something else listens on.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -9,19 +11,23 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
 
 #include <fstream>
+#include <numeric>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "config/config.hpp"
 #include "net/connection_limit.hpp"
 #include "net/listener.hpp"
 #include "test_loop.hpp"
+#include "upgrade/process_handover.hpp"
 
 namespace ringcast {
 namespace {
@@ -47,6 +53,53 @@ std::size_t descriptor_table_size() {
   for (std::string line; std::getline(status, line);)
     if (line.starts_with("FDSize:")) return std::stoul(line.substr(7));
   return 0;
+}
+
+// This process's listening sockets bound to `port` on IPv4.
+int listening_sockets_on(std::uint16_t port) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    sockaddr_in got{};
+    socklen_t size = sizeof got;
+    int listening = 0;
+    socklen_t length = sizeof listening;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&got), &size) == 0 &&
+        got.sin_family == AF_INET && ntohs(got.sin_port) == port &&
+        ::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0 && listening)
+      ++n;
+  }
+  return n;
+}
+
+std::uint16_t port_of(const listener& l) {
+  const auto& address = l.address();
+  return static_cast<std::uint16_t>(std::stoi(address.substr(address.find(':') + 1)));
+}
+
+// A blocking client connected to 127.0.0.1:port.
+int connect_to(std::uint16_t port) {
+  const int client = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in server{};
+  server.sin_family = AF_INET;
+  server.sin_port = htons(port);
+  server.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (client >= 0 && ::connect(client, reinterpret_cast<sockaddr*>(&server), sizeof server) != 0) {
+    ::close(client);
+    return -1;
+  }
+  return client;
+}
+
+// Closes the listener on its loops, then lets the accepts it cancelled come back, before it goes.
+void close_on(listener& l, std::initializer_list<test::test_loop*> loops) {
+  loops.begin()[0]->run([&] {
+    l.close();
+    return 0;
+  });
+  for (int round = 0; round < 2; ++round)
+    for (auto* loop : loops)
+      loop->run([] { return 0; });
 }
 
 TEST(Listener, GrowsTheDescriptorTableForMaxConnectionsWhenItOpens) {
@@ -97,10 +150,11 @@ TEST(Listener, AnAcceptedSocketHasNoDelayTheSendBufferAndNonBlockingMode) {
   sockaddr_in mine{};
   socklen_t size = sizeof mine;
   ASSERT_EQ(::getsockname(client, reinterpret_cast<sockaddr*>(&mine), &size), 0);
-  // Accepted and handed to its connection on the loop's thread.
+  // Accepted and handed to its connection on the loop's thread (accept() may have returned it
+  // before its handler ran: only a connection waiting for its request is looked for).
   int accepted = -1;
   for (int i = 0; i < 200 && accepted < 0; ++i) {
-    accepted = loop.run([&] { return socket_with_peer(mine); });
+    accepted = loop.run([&] { return loop.idle_connections() > 0 ? socket_with_peer(mine) : -1; });
     if (accepted < 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_GE(accepted, 0);
@@ -118,6 +172,137 @@ TEST(Listener, AnAcceptedSocketHasNoDelayTheSendBufferAndNonBlockingMode) {
   });
   loop.run([] { return 0; });
   loop.run([] { return 0; });
+}
+
+// SO_REUSEPORT lets a socket of the same user join a group that listens already: a second server
+// started on the same port by mistake would share its connections. The listener refuses a port
+// that something listens on, a group of its own kind included ("Address already in use").
+TEST(Listener, RefusesAPortAnotherListenerOfTheSameUserListensOn) {
+  test::test_loop first{config{}}, second{config{}};
+  connection_limit connections(100);
+  listener running({&first}, connections);
+  ASSERT_TRUE(first.run([&] { return running.open("127.0.0.1", 0); }));
+  listener again({&second}, connections);
+  EXPECT_FALSE(second.run([&] { return again.open("127.0.0.1", port_of(running)); }));
+  EXPECT_EQ(listening_sockets_on(port_of(running)), 1);
+  close_on(running, {&first});
+  close_on(again, {&second});  // none opened, unless it joined
+}
+
+// What an upgrading process with `sockets` loops hands over: its listening sockets (dup'd, as the
+// exec keeps them), its own descriptors closed, so that nothing accepts from them: connections made
+// now wait in the backlogs.
+std::vector<listening_socket> handed_over(std::size_t sockets, connection_limit& connections,
+                                          std::uint16_t& port) {
+  std::vector<listening_socket> handed;
+  test::test_loop old_loop{config{}};
+  listener old(std::vector<connection_context*>(sockets, &old_loop), connections);
+  old_loop.run([&] {
+    if (!old.open("127.0.0.1", 0)) return 0;
+    for (const auto& s : old.handover())
+      handed.push_back({::dup(s.fd), s.v6});
+    return 0;
+  });
+  port = port_of(old);
+  close_on(old, {&old_loop});
+  return handed;
+}
+
+// Connections served on `loops` (waiting for their first request), once `count` have come or 2 s
+// have passed.
+std::vector<std::size_t> served_on(std::initializer_list<test::test_loop*> loops,
+                                   std::size_t count) {
+  std::vector<std::size_t> out;
+  for (int i = 0; i < 400; ++i) {
+    out.clear();
+    for (auto* loop : loops)
+      out.push_back(loop->run([&] { return loop->idle_connections(); }));
+    if (std::accumulate(out.begin(), out.end(), std::size_t{0}) >= count) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return out;
+}
+
+// `n` clients connected to 127.0.0.1:port (-1 for one that could not connect).
+std::vector<int> connected(std::uint16_t port, int n) {
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(connect_to(port));
+  return out;
+}
+
+// Every client served, each by one of the two loops, and both loops serving some.
+void expect_served_by_both(test::test_loop& a, test::test_loop& b,
+                           const std::vector<int>& clients) {
+  const auto served = served_on({&a, &b}, clients.size());
+  EXPECT_EQ(served[0] + served[1], clients.size());
+  EXPECT_GT(served[0], 0u);
+  EXPECT_GT(served[1], 0u);
+}
+
+// Issue 40: a socket per loop, bound to one port, and the connections served on both loops, each
+// by the loop whose socket accepted it (the kernel spreads them by their addresses' hash). Fails on
+// 9c8eb71, which listened with one socket on loop 0 and handed every other connection over.
+TEST(Listener, EveryLoopListensWithASocketOfItsOwnAndServesWhatItAccepts) {
+  test::test_loop first{config{}}, second{config{}};
+  connection_limit connections(100);
+  listener l({&first, &second}, connections);
+  ASSERT_TRUE(first.run([&] { return l.open("127.0.0.1", 0); }));
+  const std::uint16_t port = port_of(l);
+  EXPECT_EQ(listening_sockets_on(port), 2);
+  EXPECT_EQ(l.handover().size(), 2u);
+  // 32 clients: all on one loop's socket by chance once in 2^31.
+  const auto clients = connected(port, 32);
+  ASSERT_EQ(std::count(clients.begin(), clients.end(), -1), 0);
+  expect_served_by_both(first, second, clients);
+  for (const int c : clients)
+    ::close(c);
+  close_on(l, {&first, &second});
+}
+
+// An upgrade's new process with fewer loops than the old one had: every handed-over socket is
+// accepted from (loop i takes sockets i, i + loops, ...), so no connection waiting in a backlog
+// is lost.
+TEST(Listener, WithFewerLoopsThanHandedOverSocketsAcceptsFromEveryOne) {
+  connection_limit connections(100);
+  std::uint16_t port = 0;
+  auto handed = handed_over(3, connections, port);
+  ASSERT_EQ(handed.size(), 3u);
+  const auto clients = connected(port, 24);  // completed by the kernel, queued in the backlogs
+  ASSERT_EQ(std::count(clients.begin(), clients.end(), -1), 0);
+  test::test_loop a{config{}}, b{config{}};
+  listener fewer({&a, &b}, connections);
+  ASSERT_TRUE(a.run([&] { return fewer.adopt(handed); }));
+  EXPECT_EQ(fewer.handover().size(), 3u);
+  const auto served = served_on({&a, &b}, clients.size());
+  EXPECT_EQ(served[0] + served[1], clients.size())
+      << "a connection queued in a handed-over backlog was lost";
+  close_on(fewer, {&a, &b});
+  for (const int client : clients)
+    ::close(client);
+}
+
+// With more loops than handed-over sockets, a loop left without one opens one into the group:
+// every loop accepts, and the next upgrade hands over all of them.
+TEST(Listener, WithMoreLoopsThanHandedOverSocketsOpensOneMoreIntoTheGroup) {
+  connection_limit connections(100);
+  std::uint16_t port = 0;
+  auto handed = handed_over(1, connections, port);
+  ASSERT_EQ(handed.size(), 1u);
+  auto clients = connected(port, 4);  // queued in the handed-over backlog
+  test::test_loop a{config{}}, b{config{}};
+  listener more({&a, &b}, connections);
+  ASSERT_TRUE(a.run([&] { return more.adopt(handed); }));
+  EXPECT_EQ(more.handover().size(), 2u);
+  EXPECT_EQ(listening_sockets_on(port), 2);
+  EXPECT_EQ(more.address(), fmt::format("127.0.0.1:{}", port));
+  const auto later = connected(port, 32);
+  clients.insert(clients.end(), later.begin(), later.end());
+  ASSERT_EQ(std::count(clients.begin(), clients.end(), -1), 0);
+  expect_served_by_both(a, b, clients);
+  close_on(more, {&a, &b});
+  for (const int client : clients)
+    ::close(client);
 }
 
 }  // namespace
