@@ -1,5 +1,7 @@
 #include "stamped_stream.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -42,6 +44,15 @@ std::size_t stamped_stream::receive(boost::asio::mutable_buffer buffer,
   }
   ec = {};
   return static_cast<std::size_t>(n);
+}
+
+kernel_stamping::kernel_stamping() : fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
+  const int on = 1;
+  if (fd_ >= 0) setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+kernel_stamping::~kernel_stamping() {
+  if (fd_ >= 0) close(fd_);
 }
 
 }  // namespace ringcast::load

@@ -82,4 +82,19 @@ class stamped_stream {
   std::int64_t last_arrival_us_ = 0;
 };
 
+// Linux stamps received packets only while some socket asks for it, and turns stamping on a
+// moment after the first one asks (deferred work): the first replies of a run would come
+// unstamped. Held by a worker for its whole run (--arrival kernel), a socket of its own keeps it
+// on.
+class kernel_stamping {
+ public:
+  kernel_stamping();
+  ~kernel_stamping();
+  kernel_stamping(const kernel_stamping&) = delete;
+  kernel_stamping& operator=(const kernel_stamping&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace ringcast::load

@@ -45,6 +45,8 @@ worker::worker(asio::io_context& io, const options& opts, connector net, std::si
     }
   }
   ctx_.result.clients = clients_.size();
+  // On well before the first connect: the coordinator says go once every worker is up.
+  if (opts.kernel_arrival) stamping_.emplace();
 }
 
 void worker::start() {

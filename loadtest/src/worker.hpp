@@ -2,12 +2,14 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <vector>
 
 #include "client.hpp"
 #include "loopback.hpp"
+#include "stamped_stream.hpp"
 
 namespace ringcast::load {
 
@@ -41,7 +43,8 @@ class worker {
   boost::asio::steady_timer ramp_timer_;
   boost::asio::steady_timer churn_timer_;
   boost::asio::steady_timer yield_timer_;
-  double churn_owed_ = 0;  // fractional clients carried to the next second
+  std::optional<kernel_stamping> stamping_;  // --arrival kernel
+  double churn_owed_ = 0;                    // fractional clients carried to the next second
   std::minstd_rand random_{12345};
 };
 
