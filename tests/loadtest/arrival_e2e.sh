@@ -8,15 +8,8 @@ set -euo pipefail
 
 server=${1:?usage: arrival_e2e.sh <ringcast> <ringcast-load>}
 load=${2:?usage: arrival_e2e.sh <ringcast> <ringcast-load>}
-work=$(mktemp -d /tmp/ringcast-arrival.XXXXXX)
-server_pid=
 source "$(dirname "${BASH_SOURCE[0]}")/../../loadtest/server_process.sh"
-cleanup() {
-  stop_server || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+use_scratch_dir arrival
 
 export RINGCAST_ADMIN_TOKEN=arrival-$RANDOM$RANDOM
 start_ringcast "$work/server.log" "$server" --threads 2 --max-connections-per-ip 0 --idle-timeout 2m \
