@@ -61,3 +61,12 @@ stop_server() {
   fi
   ((ok))
 }
+
+# use_scratch_dir NAME: sets work to a new directory /tmp/ringcast-NAME.XXXXXX; when the script
+# exits, the server it started (if any) is stopped and the directory removed. INT and TERM exit 130.
+use_scratch_dir() {
+  work=$(mktemp -d "/tmp/ringcast-$1.XXXXXX")
+  server_pid=
+  trap 'stop_server || true; rm -rf "$work"' EXIT
+  trap 'exit 130' INT TERM
+}

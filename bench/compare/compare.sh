@@ -20,8 +20,11 @@
 #
 #   bench/compare/compare.sh [--sizes 1000,5000,15000] [--repeats 1] [--publish-rate 5]
 #                            [--publish-for 20] [--tls-sizes 5000] [--before BINARY]
-#                            [--doors] [--smoke] [--out DIR] [--build DIR] [--no-build]
+#                            [--doors] [--arrival read|kernel] [--smoke] [--out DIR]
+#                            [--build DIR] [--no-build]
 # --before BINARY: another ringcast binary (the build before a change) measured beside this one.
+# --arrival kernel: the last delivery is when the bytes reached each client's socket (the kernel's
+# receive time), the clients at idle priority while publishing (ringcast-load --arrival).
 # --sizes '' with --tls-sizes: the TLS leg alone.
 # --smoke: the CI figure (scripts/test.sh, CTest compare_smoke): 500 clients, 40 broadcasts, no
 # TLS leg, Nchan only if its module is installed; about 25 s.
@@ -37,6 +40,7 @@ publish_rate=5
 publish_for=20 # seconds of publishing per run
 tls_sizes=
 before=
+arrival=read
 smoke=0
 doors=0
 build_it=1
@@ -49,6 +53,7 @@ while (($#)); do
     --publish-for) publish_for=$2 ;;
     --tls-sizes) tls_sizes=$2 ;;
     --before) before=$2 ;;
+    --arrival) arrival=$2 ;;
     --out) out=$2 ;;
     --build) build=$2 ;;
     --smoke | --no-build | --doors)
@@ -57,7 +62,7 @@ while (($#)); do
       continue
       ;;
     -h | --help)
-      sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -212,7 +217,7 @@ broadcast_run() {  # broadcast_run KIND N REPEAT
     --target "127.0.0.1:$port" --server-pid "$pids" --clients "$n" --mix ws --idle 100 --rate 2000 --procs 2 \
     --publish-rate "$publish_rate" --warmup "${warmup_ms}ms" \
     --duration "$((warmup_ms + publish_for * 1000))ms" \
-    --settle "${settle_after}s" >"$out/$name.json" 2>"$out/$name.log" || status=$?
+    --settle "${settle_after}s" --arrival "$arrival" >"$out/$name.json" 2>"$out/$name.log" || status=$?
   tail -n 10 "$out/$name.log" >&2
   ((status == 0)) || echo "compare.sh: $name: ringcast-load exited $status" >&2
   kill -0 "$server_pid" 2>/dev/null || echo "compare.sh: $name: the server died during the run" >&2
@@ -281,4 +286,4 @@ for ((r = 1; r <= repeats; r++)); do
   done
 done
 
-python3 "$here/table.py" "$out" "$sizes" "$repeats" "$tls_sizes" | tee "$out/table.md"
+python3 "$here/table.py" "$out" "$sizes" "$repeats" "$tls_sizes" "$arrival" | tee "$out/table.md"

@@ -14,6 +14,7 @@ import statistics
 import sys
 
 LOOPS = 2  # the servers' event loops (ringcast --threads 2, nginx worker_processes 2)
+ARRIVAL = "read"  # ringcast-load --arrival of the broadcast runs (compare.sh --arrival)
 SERVERS = ("ringcast_before", "ringcast", "nchan", "ringcast_channel", "pusher")
 
 
@@ -68,6 +69,12 @@ def broadcast_tables(out, sizes, repeats):
           f"{LOOPS} loops, the issue-40 bound for the last delivery of a broadcast. "
           "101: TCP connect to the 101 read, the same event for every server; first message: to "
           "ringcast's (and the floor's) hello, to Nchan's 101 (it sends no hello).")
+    if ARRIVAL == "kernel":
+        print()
+        print("Last delivery (compare.sh --arrival kernel): when the message's bytes reached the "
+              "client's socket, the kernel's receive time; the clients ran at idle priority while "
+              "publishing, so that the server had the two cores as with clients on other machines "
+              "(docs/loadtest.md).")
     print()
     print("| clients | run | server | connected | broadcasts | RSS B/idle conn | PSS B/idle conn "
           "| CPU µs/delivery | × floor | 101 p50 / p99 ms | first message p50 / p99 ms "
@@ -142,9 +149,11 @@ def tls_table(out, tls_sizes, repeats):
 
 
 def main():
+    global ARRIVAL
     out, repeats = sys.argv[1], int(sys.argv[3])
     sizes = [int(x) for x in sys.argv[2].split(",") if x]
     tls_sizes = [int(x) for x in sys.argv[4].split(",") if x] if len(sys.argv) > 4 else []
+    ARRIVAL = sys.argv[5] if len(sys.argv) > 5 else "read"
     if sizes:
         broadcast_tables(out, sizes, repeats)
     if tls_sizes:

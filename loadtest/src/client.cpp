@@ -60,8 +60,8 @@ void client::upgraded() {
       std::chrono::duration_cast<std::chrono::microseconds>(took).count()));
 }
 
-reaction client::envelope(std::string_view text) {
-  return state_.on_envelope(text, realtime_us());
+reaction client::envelope(std::string_view text, std::int64_t arrived_us) {
+  return state_.on_envelope(text, arrived_us);
 }
 
 void client::nchan_connected() {
@@ -69,8 +69,8 @@ void client::nchan_connected() {
   established();
 }
 
-void client::raw_message(std::string_view text) {
-  state_.on_raw_message(text, realtime_us());
+void client::raw_message(std::string_view text, std::int64_t arrived_us) {
+  state_.on_raw_message(text, arrived_us);
 }
 
 void client::react(const reaction& r) {

@@ -73,11 +73,13 @@ class client {
   void established();
   // ws: the server's 101 was read (before any frame after it).
   void upgraded();
-  reaction envelope(std::string_view text);
+  // `arrived_us`: when the message reached the client (Unix µs): read now, unless a ws client's
+  // stream gave the kernel's receive time (--arrival kernel).
+  reaction envelope(std::string_view text, std::int64_t arrived_us);
   // --server-kind nchan or pusher: the subscription is up (no hello comes), then raw published
   // bodies (pusher: each event's data string).
   void nchan_connected();
-  void raw_message(std::string_view text);
+  void raw_message(std::string_view text, std::int64_t arrived_us);
   void react(const reaction& r);
   // The connection is gone without an envelope saying why: count it and come back later.
   void failed(const std::string& kind);

@@ -206,6 +206,11 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
       ("payload", value("FILE"),
        "a JSON object whose members every published message carries after its \"t\" and "
        "\"seq\" (realistic sizes and content)")  //
+      ("arrival", value("read|kernel"),
+       "when a message reached a client: when it read it (default), or the kernel's receive "
+       "time of its bytes, the client processes then running at idle priority while the server "
+       "fans out (the server's own time, as with clients on other machines; --mix ws, --procs 2 "
+       "or more, not --tls)")  //
       ("expect-zero-loss",
        "exit 1 when a message was lost or duplicated, or nothing was measured (no client "
        "connected, no publish acknowledged, a publish refused)");
@@ -329,6 +334,18 @@ std::optional<options> parse_flags(int argc, const char* const* argv, const char
     }
   }
   o.expect_zero_loss = vm.count("expect-zero-loss") > 0;
+  if (auto v = text("arrival")) {
+    if (*v != "read" && *v != "kernel") throw flag_error("--arrival: read or kernel");
+    o.kernel_arrival = *v == "kernel";
+  }
+  if (o.kernel_arrival) {
+    // The stamps come from the ws clients' own reads of plain sockets; the publisher lives in the
+    // first process, which must not drop to idle priority with the clients.
+    if (o.mix.weight[1] != 0 || o.mix.weight[2] != 0)
+      throw flag_error("--arrival kernel: ws clients only (--mix ws)");
+    if (o.tls) throw flag_error("--arrival kernel: not with --tls");
+    if (o.procs < 2) throw flag_error("--arrival kernel: needs --procs 2 or more");
+  }
   return o;
 }
 

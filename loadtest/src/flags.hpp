@@ -66,6 +66,8 @@ struct options {
   std::string payload_members;
   std::string tls_ca;  // PEM to verify the server against; empty: not verified
   bool expect_zero_loss = false;
+  // --arrival kernel: the kernel's receive times, the clients at idle priority while publishing.
+  bool kernel_arrival = false;
 };
 
 // Thrown for a flag the tool cannot run with; main prints what() and exits 2.

@@ -59,7 +59,7 @@ void poll_client::poll(std::shared_ptr<connection> c) {
       c->reply_deadline.cancel();
       const auto& res = c->parser->get();
       if (res.result_int() != 200) return failed("http_" + std::to_string(res.result_int()));
-      const auto r = envelope(res.body());
+      const auto r = envelope(res.body(), realtime_us());
       if (r.what == reaction::kind::give_up) return react(r);
       if (!res.keep_alive()) {
         // The server closed the connection after this reply: poll again on a new one.

@@ -91,6 +91,7 @@ json::object make_report(const options& opts, const client_result& r, const run_
                    {"procs", opts.procs},
                    {"targets", targets},
                    {"ws_deflate", opts.ws_deflate},
+                   {"arrival", opts.kernel_arrival ? "kernel" : "read"},
                    {"tls", !opts.tls             ? "off"
                            : opts.tls_ca.empty() ? "unverified"
                                                  : "verified"}};

@@ -40,7 +40,7 @@ void sse_client::open() {
   c->events = sse_parser([this, weak](std::string_view, std::string_view data) {
     auto self = weak.lock();
     if (!self || self->pending) return;
-    const auto r = envelope(data);
+    const auto r = envelope(data, realtime_us());
     established();
     if (r.what != reaction::kind::keep) self->pending = r;
   });

@@ -1,5 +1,7 @@
 #include "worker.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -13,7 +15,11 @@ namespace asio = boost::asio;
 
 worker::worker(asio::io_context& io, const options& opts, connector net, std::size_t begin,
                std::size_t end, source_slice sources, double rate)
-    : ctx_{io, opts, std::move(net), {}, {}}, rate_(rate), ramp_timer_(io), churn_timer_(io) {
+    : ctx_{io, opts, std::move(net), {}, {}},
+      rate_(rate),
+      ramp_timer_(io),
+      churn_timer_(io),
+      yield_timer_(io) {
   const auto kinds = assign_transports(opts.mix, end);
   // Idle choice counts ws clients globally so that every worker agrees on who is idle.
   std::size_t ws_ordinal = static_cast<std::size_t>(
@@ -39,6 +45,8 @@ worker::worker(asio::io_context& io, const options& opts, connector net, std::si
     }
   }
   ctx_.result.clients = clients_.size();
+  // On well before the first connect: the coordinator says go once every worker is up.
+  if (opts.kernel_arrival) stamping_.emplace();
 }
 
 void worker::start() {
@@ -48,6 +56,19 @@ void worker::start() {
   ctx_.publishing_from = ramp_start_ + ctx_.opts.warmup - std::chrono::milliseconds(200);
   ramp();
   if (ctx_.opts.churn_pct > 0) churn_tick();
+  if (ctx_.opts.kernel_arrival) yield_cpu_when_publishing();
+}
+
+// The clients then read when the server leaves a core idle, as clients on other machines would
+// not compete with it; their arrival times are the kernel's (stamped_stream.hpp), so reading late
+// does not make a delivery late. The connects before are timed at normal priority.
+void worker::yield_cpu_when_publishing() {
+  yield_timer_.expires_at(ctx_.publishing_from);
+  yield_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    const sched_param idle{};
+    if (sched_setscheduler(0, SCHED_IDLE, &idle) != 0) ctx_.count_error("idle_priority");
+  });
 }
 
 void worker::ramp() {
@@ -81,6 +102,7 @@ void worker::churn_tick() {
 void worker::stop() {
   ramp_timer_.cancel();
   churn_timer_.cancel();
+  yield_timer_.cancel();
   for (auto& c : clients_)
     c->stop();
 }

@@ -2,12 +2,14 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <vector>
 
 #include "client.hpp"
 #include "loopback.hpp"
+#include "stamped_stream.hpp"
 
 namespace ringcast::load {
 
@@ -30,6 +32,8 @@ class worker {
  private:
   void ramp();
   void churn_tick();
+  // --arrival kernel: from the first publish on, this process runs at idle priority.
+  void yield_cpu_when_publishing();
 
   worker_context ctx_;
   std::vector<std::unique_ptr<client>> clients_;
@@ -38,7 +42,9 @@ class worker {
   std::chrono::steady_clock::time_point ramp_start_;
   boost::asio::steady_timer ramp_timer_;
   boost::asio::steady_timer churn_timer_;
-  double churn_owed_ = 0;  // fractional clients carried to the next second
+  boost::asio::steady_timer yield_timer_;
+  std::optional<kernel_stamping> stamping_;  // --arrival kernel
+  double churn_owed_ = 0;                    // fractional clients carried to the next second
   std::minstd_rand random_{12345};
 };
 

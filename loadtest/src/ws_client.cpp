@@ -7,6 +7,7 @@
 #include <deque>
 
 #include "socket_bytes.hpp"
+#include "stamped_stream.hpp"
 
 namespace ringcast::load {
 
@@ -17,7 +18,7 @@ using error_code = boost::system::error_code;
 
 struct ws_client::connection {
   explicit connection(asio::io_context& io) : ws(net_stream::socket_type(io)), ping_timer(io) {}
-  websocket::stream<net_stream> ws;
+  websocket::stream<stamped_stream> ws;
   beast::flat_buffer buffer;
   asio::steady_timer ping_timer;
   bool abandoned = false;
@@ -28,7 +29,8 @@ struct ws_client::connection {
   std::optional<std::uint64_t> counted_from;
   std::uint64_t messages_read = 0;
 
-  int fd() { return ws.next_layer().socket().native_handle(); }
+  net_stream& stream() { return ws.next_layer().next_layer(); }
+  int fd() { return stream().socket().native_handle(); }
   void start_counting() { counted_from = socket_bytes_received(fd()); }
   // Books what was received since start_counting() into `result`.
   void count_into(client_result& result) {
@@ -45,10 +47,11 @@ void ws_client::open() {
   conn_ = c;
   connection_started();
   ctx_.net.connect(
-      c->ws.next_layer(), id_.server, id_.source, connect_timeout,
-      [this, c](std::string_view failure) {
+      c->stream(), id_.server, id_.source, connect_timeout, [this, c](std::string_view failure) {
         if (c->abandoned) return;
         if (!failure.empty()) return failed(std::string(failure));
+        if (ctx_.opts.kernel_arrival && !c->ws.next_layer().stamp_arrivals())
+          return failed("arrival_stamp");
         // The websocket stream keeps its own timers from here on (handshake, then the server's
         // pings).
         auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::client);
@@ -86,6 +89,13 @@ void ws_client::open() {
       });
 }
 
+std::int64_t ws_client::arrival(const connection& c) {
+  if (!ctx_.opts.kernel_arrival) return realtime_us();
+  if (const std::int64_t stamped = c.ws.next_layer().last_arrival_us()) return stamped;
+  ctx_.count_error("arrival_unstamped");  // and booked at the time it was read
+  return realtime_us();
+}
+
 void ws_client::read(std::shared_ptr<connection> c) {
   c->ws.async_read(c->buffer, [this, c](error_code ec, std::size_t) {
     if (c->abandoned) return;
@@ -94,7 +104,7 @@ void ws_client::read(std::shared_ptr<connection> c) {
     const std::string_view text(static_cast<const char*>(data.data()), data.size());
     if (c->counted_from) ++c->messages_read;
     if (ctx_.opts.kind == server_kind::nchan) {
-      raw_message(text);
+      raw_message(text, arrival(*c));
       c->buffer.consume(c->buffer.size());
       return read(c);
     }
@@ -105,7 +115,7 @@ void ws_client::read(std::shared_ptr<connection> c) {
       return;
     }
     // The hello ends the connect: it is what a browser waits for before it shows anything.
-    const auto r = envelope(text);
+    const auto r = envelope(text, arrival(*c));
     c->buffer.consume(c->buffer.size());
     established();
     if (!c->counted_from) c->start_counting();
@@ -140,7 +150,7 @@ bool ws_client::pusher_frame(const std::shared_ptr<connection>& c, std::string_v
     failed(std::string(name.substr(name.find(':') + 1)));
     return false;
   } else if (const auto* data = frame->if_contains("data"); data && data->is_string()) {
-    raw_message(data->get_string());
+    raw_message(data->get_string(), arrival(*c));
   }
   return true;
 }
@@ -187,7 +197,7 @@ void ws_client::drop() {
   conn_->count_into(ctx_.result);
   conn_->counted_from.reset();
   conn_->ping_timer.cancel();
-  conn_->ws.next_layer().close();
+  conn_->stream().close();
   conn_.reset();
 }
 

@@ -23,6 +23,9 @@ class ws_client final : public client {
   void read(std::shared_ptr<connection> c);
   void schedule_ping(std::shared_ptr<connection> c);
   bool pusher_frame(const std::shared_ptr<connection>& c, std::string_view text);
+  // When the message just read reached the client (Unix µs): the kernel's receive time with
+  // --arrival kernel, else now.
+  std::int64_t arrival(const connection& c);
   void send(const std::shared_ptr<connection>& c, std::string text);
   void write_next(const std::shared_ptr<connection>& c);
 

@@ -1,11 +1,10 @@
 #include "net/client_frames_connection.hpp"
 
-#include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/post.hpp>
 
 #include <array>
 
-#include "net/exact_size_allocator.hpp"
+#include "net/ws_handshake.hpp"
 
 namespace ringcast {
 
@@ -17,6 +16,24 @@ namespace {
 constexpr int reads_per_turn = 16;
 
 }  // namespace
+
+std::optional<client_frames_connection::accepted_upgrade> client_frames_connection::accept_upgrade(
+    connection_context& ctx, connection_parts parts, const http_request& request,
+    const std::optional<std::string>& extensions) {
+  if (!beast_would_accept(request)) {
+    beast_refuses_upgrade(ctx, std::move(parts.stream), request, extensions);
+    return std::nullopt;
+  }
+  std::string early(static_cast<const char*>(parts.buffer.data().data()),
+                    parts.buffer.data().size());
+  return accepted_upgrade{.parts = {std::move(parts.stream),
+                                    {},
+                                    std::move(parts.slot),
+                                    std::move(parts.address),
+                                    parts.peer},
+                          .early_bytes = std::move(early),
+                          .switching = switching_protocols(request, extensions)};
+}
 
 client_frames_connection::client_input& client_frames_connection::input() {
   if (!input_) {
@@ -62,17 +79,12 @@ void client_frames_connection::read_after_upgrade() {
   read();
 }
 
-// The wait an idle connection keeps pending, in a block of its own size (exact_size_allocator.hpp):
-// recycled, it would take the block its thread freed last (an accept's, a hand-off to the session's
-// loop: up to ~630 bytes) and keep it as long as the connection idles.
 void client_frames_connection::wait_readable() {
-  stream().async_wait_readable(asio::bind_allocator(exact_size_allocator<void>{},
-                                                    [self = self()](boost::system::error_code ec) {
-                                                      if (ec == asio::error::operation_aborted)
-                                                        return;  // closed meanwhile
-                                                      if (ec) return self->peer_gone();
-                                                      self->read();
-                                                    }));
+  stream().async_wait_readable([self = self()](boost::system::error_code ec) {
+    if (ec == asio::error::operation_aborted) return;  // closed meanwhile
+    if (ec) return self->peer_gone();
+    self->read();
+  });
 }
 
 bool client_frames_connection::consume(std::string_view bytes) {

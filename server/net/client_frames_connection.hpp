@@ -13,10 +13,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/token_bucket.hpp"
 #include "net/stream_connection.hpp"
+#include "protocol/http_reply.hpp"
 #include "protocol/ws_codec.hpp"
 
 namespace ringcast {
@@ -29,6 +32,19 @@ class client_frames_connection : public stream_connection {
 
  protected:
   using stream_connection::stream_connection;
+
+  // An upgrade both doors take the same way (the 101 goes with the door's first frame: see
+  // ws_handshake.hpp): the parts the connection is made of (without the request's buffer), the
+  // bytes the client sent after its request (its first frames, for consume()) and the 101 with
+  // `extensions`, for begin(). Nullopt when Beast would refuse the upgrade: Beast answers it.
+  struct accepted_upgrade {
+    connection_parts parts;
+    std::string early_bytes;
+    std::string switching;
+  };
+  static std::optional<accepted_upgrade> accept_upgrade(
+      connection_context& ctx, connection_parts parts, const http_request& request,
+      const std::optional<std::string>& extensions);
 
   void read();
   // The first read after the 101 (and the bytes that came with the request), which a client's

@@ -10,7 +10,6 @@
 #include "core/message_pusher.hpp"
 #include "core/repeated_warning.hpp"
 #include "net/pusher_door.hpp"
-#include "net/ws_handshake.hpp"
 #include "pusher/pusher_names.hpp"
 #include "pusher/pusher_server_frames.hpp"
 
@@ -77,16 +76,11 @@ std::string pusher_connection::session_user(std::string_view socket_id) {
 // Beast refuses is Beast's to answer.
 void pusher_connection::start(connection_context& ctx, connection_parts parts, http_request request,
                               std::optional<pusher::frame_refusal> refused, std::string socket_id) {
-  if (!beast_would_accept(request))
-    return beast_refuses_upgrade(ctx, std::move(parts.stream), request, std::nullopt);
-  const std::string early(static_cast<const char*>(parts.buffer.data().data()),
-                          parts.buffer.data().size());
-  auto c = std::make_shared<pusher_connection>(
-      ctx,
-      connection_parts{
-          std::move(parts.stream), {}, std::move(parts.slot), std::move(parts.address), parts.peer},
-      std::move(socket_id));
-  c->begin(refused, early, switching_protocols(request, std::nullopt));
+  auto upgrade = accept_upgrade(ctx, std::move(parts), request, std::nullopt);
+  if (!upgrade) return;
+  auto c =
+      std::make_shared<pusher_connection>(ctx, std::move(upgrade->parts), std::move(socket_id));
+  c->begin(refused, upgrade->early_bytes, std::move(upgrade->switching));
 }
 
 pusher_connection::pusher_connection(connection_context& ctx, connection_parts parts,

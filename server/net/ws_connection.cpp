@@ -9,7 +9,6 @@
 
 #include "core/message_deflate.hpp"
 #include "core/repeated_warning.hpp"
-#include "net/ws_handshake.hpp"
 #include "protocol/client_message.hpp"
 #include "protocol/ws_deflate.hpp"
 
@@ -37,16 +36,10 @@ void ws_connection::start(connection_context& ctx, connection_parts parts, admis
     }
     if (!offers.empty()) deflate = ws::negotiate_deflate(offers);
   }
-  if (!beast_would_accept(request))
-    return beast_refuses_upgrade(ctx, std::move(parts.stream), request, std::move(deflate));
-  const std::string early(static_cast<const char*>(parts.buffer.data().data()),
-                          parts.buffer.data().size());
-  auto c = std::make_shared<ws_connection>(
-      ctx,
-      connection_parts{
-          std::move(parts.stream), {}, std::move(parts.slot), std::move(parts.address), parts.peer},
-      deflate.has_value());
-  c->begin(admitted.params, known_elsewhere, early, switching_protocols(request, deflate));
+  auto upgrade = accept_upgrade(ctx, std::move(parts), request, deflate);
+  if (!upgrade) return;
+  auto c = std::make_shared<ws_connection>(ctx, std::move(upgrade->parts), deflate.has_value());
+  c->begin(admitted.params, known_elsewhere, upgrade->early_bytes, std::move(upgrade->switching));
 }
 
 ws_connection::ws_connection(connection_context& ctx, connection_parts parts, bool deflate)

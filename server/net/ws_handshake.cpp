@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "net/exact_size_allocator.hpp"
+#include "tls/exact_size_allocator.hpp"
 
 namespace ringcast {
 

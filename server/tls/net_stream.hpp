@@ -10,6 +10,7 @@
 
 #include <iterator>
 
+#include <boost/asio/bind_allocator.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/compose.hpp>
 #include <boost/asio/io_context.hpp>
@@ -24,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "tls/exact_size_allocator.hpp"
 #include "tls/heap_trim.hpp"
 #include "tls/record_stream.hpp"
 #include "tls/stream_socket.hpp"
@@ -95,13 +97,21 @@ class net_stream {
   std::size_t read_now(boost::asio::mutable_buffer buffer, boost::system::error_code& ec);
   template <class ConstBuffers>
   std::size_t write_now(const ConstBuffers& buffers, boost::system::error_code& ec);
+  // The wait is the one operation an idle connection keeps pending: it takes a block of its own
+  // size (tls/exact_size_allocator.hpp). Recycled by Asio's thread cache, it would take the block
+  // its thread freed last (a request's read, a hand-off to the session's loop: up to ~1 KB) and
+  // keep it as long as the connection idles.
   template <class Handler>
   void async_wait_readable(Handler&& handler) {
-    socket_.async_wait(read_waits_for_, std::forward<Handler>(handler));
+    socket_.async_wait(
+        read_waits_for_,
+        boost::asio::bind_allocator(exact_size_allocator<void>{}, std::forward<Handler>(handler)));
   }
   template <class Handler>
   void async_wait_writable(Handler&& handler) {
-    socket_.async_wait(write_waits_for_, std::forward<Handler>(handler));
+    socket_.async_wait(
+        write_waits_for_,
+        boost::asio::bind_allocator(exact_size_allocator<void>{}, std::forward<Handler>(handler)));
   }
 
   // TLS: tells the peer the stream ends, if the socket takes the alert now (never waits).

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include <sys/socket.h>
@@ -81,7 +82,11 @@ std::unique_ptr<record_stream> record_stream::make(tls13::suite s,
   return r;
 }
 
-record_stream::~record_stream() = default;
+// The keys clear themselves (~traffic_keys); the thread's cipher contexts may still hold their
+// schedule.
+record_stream::~record_stream() {
+  tls13::forget_thread_keys();
+}
 
 std::size_t record_stream::buffered() const {
   return (in_ ? in_->size : 0) + (out_ ? out_->size : 0);
@@ -129,11 +134,30 @@ bool record_stream::on_handshake(int fd, std::span<const unsigned char> content,
     refuse(fd, alert::illegal_parameter, ec);
     return false;
   }
+  if (!key_update_within_budget()) {
+    refuse(fd, alert::unexpected_message, ec);
+    ec = tls_errc::key_update_limit;
+    return false;
+  }
   if (!tls13::update_traffic_secret(read_keys_)) {
     refuse(fd, alert::internal_error, ec);
     return false;
   }
   if (content[4] == 1) key_update_due_ = true;
+  return true;
+}
+
+bool record_stream::key_update_within_budget() {
+  const auto now =
+      static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+  if (key_updates_ == 0 || now - key_update_window_ >= key_update_window_seconds) {
+    key_update_window_ = now;
+    key_updates_ = 0;
+  }
+  if (key_updates_ == key_updates_per_window) return false;
+  ++key_updates_;
   return true;
 }
 

@@ -3,48 +3,64 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
 namespace ringcast::tls13 {
 namespace {
 
+// Fetched once for the process: a cipher named by EVP_aes_128_gcm() and the like is fetched again
+// from its provider by every EVP_CipherInit_ex that sets it up.
 const EVP_CIPHER* cipher_of(suite s) {
+  static EVP_CIPHER* const aes_128_gcm = EVP_CIPHER_fetch(nullptr, "AES-128-GCM", nullptr);
+  static EVP_CIPHER* const aes_256_gcm = EVP_CIPHER_fetch(nullptr, "AES-256-GCM", nullptr);
+  static EVP_CIPHER* const chacha20_poly1305 =
+      EVP_CIPHER_fetch(nullptr, "ChaCha20-Poly1305", nullptr);
   switch (s) {
     case suite::aes_128_gcm_sha256:
-      return EVP_aes_128_gcm();
+      return aes_128_gcm;
     case suite::aes_256_gcm_sha384:
-      return EVP_aes_256_gcm();
+      return aes_256_gcm;
     case suite::chacha20_poly1305_sha256:
-      return EVP_chacha20_poly1305();
+      return chacha20_poly1305;
   }
   return nullptr;
 }
 
 // One cipher context per suite and direction, per thread. A thread_local, not a member of the
 // event loop: the record layer runs inside net_stream, which reaches only its socket, and Asio's
-// per-io_context services are found under a lock. A context holds nothing between records but
-// the last record's key schedule (a key of a connection still open, or closed since then); it is
-// set up with its cipher once and only re-keyed after that (no allocation per record).
+// per-io_context services are found under a lock. A context is set up with its cipher once and
+// only re-keyed for each record after that (no allocation per record). Between records it holds
+// the last record's key schedule, which may be a closed connection's: forget() frees the contexts
+// (OpenSSL clears what they held) when a connection's record layer goes, and the next record
+// sets them up again.
 class cipher_contexts {
  public:
   cipher_contexts() = default;
   cipher_contexts(const cipher_contexts&) = delete;
   cipher_contexts& operator=(const cipher_contexts&) = delete;
-  ~cipher_contexts() {
-    for (auto& ctx : contexts_)
-      EVP_CIPHER_CTX_free(ctx);
-  }
+  ~cipher_contexts() { forget(); }
   EVP_CIPHER_CTX* get(suite s, bool encrypt) {
     EVP_CIPHER_CTX*& ctx = contexts_[static_cast<std::size_t>(s) * 2 + (encrypt ? 1 : 0)];
     if (ctx) return ctx;
-    ctx = EVP_CIPHER_CTX_new();
-    if (ctx &&
-        EVP_CipherInit_ex(ctx, cipher_of(s), nullptr, nullptr, nullptr, encrypt ? 1 : 0) != 1) {
+    const EVP_CIPHER* cipher = cipher_of(s);
+    ctx = cipher ? EVP_CIPHER_CTX_new() : nullptr;
+    if (ctx && EVP_CipherInit_ex(ctx, cipher, nullptr, nullptr, nullptr, encrypt ? 1 : 0) != 1) {
       EVP_CIPHER_CTX_free(ctx);
       ctx = nullptr;
     }
     return ctx;
+  }
+  void forget() {
+    for (auto& ctx : contexts_) {
+      EVP_CIPHER_CTX_free(ctx);
+      ctx = nullptr;
+    }
+  }
+  std::size_t held() const {
+    return static_cast<std::size_t>(std::count_if(contexts_.begin(), contexts_.end(),
+                                                  [](EVP_CIPHER_CTX* c) { return c != nullptr; }));
   }
 
  private:
@@ -102,6 +118,14 @@ std::size_t seal(traffic_keys& keys, content_type type,
   if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, tag_size, at) != 1) return 0;
   ++keys.seq;
   return header_size + body;
+}
+
+void forget_thread_keys() {
+  contexts.forget();
+}
+
+std::size_t thread_cipher_contexts() {
+  return contexts.held();
 }
 
 std::size_t body_size(const unsigned char (&header)[header_size], alert& refusal) {

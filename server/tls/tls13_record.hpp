@@ -46,6 +46,15 @@ enum class alert : std::uint8_t {
 std::size_t seal(traffic_keys& keys, content_type type,
                  std::span<const std::span<const unsigned char>> parts, unsigned char* out);
 
+// A connection's record layer is going: this thread's cipher contexts, which hold the key
+// schedule of the last record sealed or opened here, are freed (EVP_CIPHER_CTX_free clears them)
+// and set up again by the next record. The connection's own secrets, keys and IVs are cleared by
+// ~traffic_keys. A connection moved to another loop leaves its last key schedule in the first
+// loop's contexts until that loop's next record or closed connection.
+void forget_thread_keys();
+// How many cipher contexts this thread holds (0 to 6): what forget_thread_keys() frees.
+std::size_t thread_cipher_contexts();
+
 // The body length the record header `header` announces, or 0 with `refusal` set: the outer type
 // must be application_data (a change_cipher_spec or plaintext record after the handshake is an
 // unexpected_message), the version 0x0303 (decode_error), the length between 17 (one byte of

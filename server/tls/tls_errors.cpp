@@ -27,6 +27,8 @@ class tls_error_category final : public boost::system::error_category {
         return "TLS record refused";
       case tls_errc::peer_alert:
         return "the peer sent a fatal TLS alert";
+      case tls_errc::key_update_limit:
+        return "too many TLS KeyUpdates from the peer";
     }
     const char* reason = ERR_reason_error_string(static_cast<unsigned long>(value));
     return reason ? reason : fmt::format("OpenSSL error {:#x}", value);

@@ -11,10 +11,12 @@ namespace ringcast {
 const boost::system::error_category& tls_category();
 
 enum class tls_errc {
-  plain_http = 1,  // the first bytes are a plaintext HTTP request
-  not_tls,         // the first byte cannot start a TLS handshake
-  record_refused,  // ringcast's record layer refused a record (a fatal alert went out) or failed
-  peer_alert,      // the peer ended the connection with a fatal alert
+  plain_http = 1,    // the first bytes are a plaintext HTTP request
+  not_tls,           // the first byte cannot start a TLS handshake
+  record_refused,    // ringcast's record layer refused a record (a fatal alert went out) or failed
+  peer_alert,        // the peer ended the connection with a fatal alert
+  key_update_limit,  // the peer sent KeyUpdates faster than record_stream takes them (it was sent
+                     // an unexpected_message alert)
 };
 boost::system::error_code make_error_code(tls_errc e);
 

@@ -8,15 +8,8 @@ set -euo pipefail
 
 server=${1:?usage: e2e.sh <ringcast> <ringcast-load>}
 load=${2:?usage: e2e.sh <ringcast> <ringcast-load>}
-work=$(mktemp -d /tmp/ringcast-e2e.XXXXXX)
-server_pid=
 source "$(dirname "${BASH_SOURCE[0]}")/../../loadtest/server_process.sh"
-cleanup() {
-  stop_server || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+use_scratch_dir e2e
 
 token=e2e-$RANDOM$RANDOM
 export RINGCAST_ADMIN_TOKEN=$token

@@ -34,12 +34,27 @@ TEST(Flags, Defaults) {
   EXPECT_TRUE(o->tls_ca.empty());
   EXPECT_FALSE(o->ws_deflate);
   EXPECT_TRUE(o->payload_members.empty());
+  EXPECT_FALSE(o->kernel_arrival);
 }
 
 TEST(Flags, WsDeflateOffers) {
   const auto o = parse({"--ws-deflate"});
   ASSERT_TRUE(o);
   EXPECT_TRUE(o->ws_deflate);
+}
+
+TEST(Flags, KernelArrivalNeedsPlainWsClientsInWorkerProcesses) {
+  const auto o = parse({"--arrival", "kernel", "--procs", "2"});
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->kernel_arrival);
+  EXPECT_FALSE(parse({"--arrival", "read"})->kernel_arrival);
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"--arrival", "kernel"},  // --procs 1: the publisher would run at idle priority
+           {"--arrival", "kernel", "--procs", "2", "--tls"},
+           {"--arrival", "kernel", "--procs", "2", "--mix", "ws=50,sse=50"},
+           {"--arrival", "soon", "--procs", "2"}}) {
+    EXPECT_THROW(parse(bad), flag_error) << bad.back();
+  }
 }
 
 TEST(Flags, PayloadMembersAreKeptAsWritten) {

@@ -13,15 +13,8 @@ usage="usage: paced_e2e.sh <server> <ringcast-load> [ringcast|floor]"
 server=${1:?$usage}
 load=${2:?$usage}
 kind=${3:-ringcast}
-work=$(mktemp -d /tmp/ringcast-paced-e2e.XXXXXX)
-server_pid=
 source "$(dirname "${BASH_SOURCE[0]}")/../../loadtest/server_process.sh"
-cleanup() {
-  stop_server || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+use_scratch_dir paced-e2e
 
 export RINGCAST_ADMIN_TOKEN=paced-e2e-$RANDOM$RANDOM
 case $kind in

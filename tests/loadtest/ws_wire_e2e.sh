@@ -9,15 +9,8 @@ set -euo pipefail
 server=${1:?usage: ws_wire_e2e.sh <ringcast> <ringcast-load>}
 load=${2:?usage: ws_wire_e2e.sh <ringcast> <ringcast-load>}
 payload=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../bench/compression" && pwd)/catalog-2k.json
-work=$(mktemp -d /tmp/ringcast-ws-wire.XXXXXX)
-server_pid=
 source "$(dirname "${BASH_SOURCE[0]}")/../../loadtest/server_process.sh"
-cleanup() {
-  stop_server || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+use_scratch_dir ws-wire
 
 export RINGCAST_ADMIN_TOKEN=wire-$RANDOM$RANDOM
 start_ringcast "$work/server.log" "$server" --threads 2 --max-connections-per-ip 0 --idle-timeout 2m --session-ttl 2m \

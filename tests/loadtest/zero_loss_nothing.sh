@@ -8,14 +8,8 @@ set -euo pipefail
 
 server=${1:?usage: zero_loss_nothing.sh <ringcast> <ringcast-load>}
 load=${2:?usage: zero_loss_nothing.sh <ringcast> <ringcast-load>}
-work=$(mktemp -d /tmp/ringcast-zero-loss.XXXXXX)
-server_pid=
 source "$(dirname "${BASH_SOURCE[0]}")/../../loadtest/server_process.sh"
-cleanup() {
-  stop_server || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+use_scratch_dir zero-loss
 
 # expect_failure NAME PATTERN LOAD_FLAGS...: ringcast-load exits 1 and its stderr matches PATTERN.
 expect_failure() {

@@ -35,17 +35,14 @@ std::string read_until(int fd, std::string_view text) {
                     [text](const std::string& got) { return got.find(text) != std::string::npos; });
 }
 
-int open_websocket(std::uint16_t port, std::string_view target, std::string_view first_frame) {
+int open_connection(std::uint16_t port, std::string_view request,
+                    const std::function<bool(const std::string&)>& opened) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
   sockaddr_in to{};
   to.sin_family = AF_INET;
   to.sin_port = htons(port);
   to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const std::string request = upgrade_request(target);
-  auto opened = [first_frame](const std::string& got) {
-    return got.find(first_frame) != std::string::npos && got.back() == '}';
-  };
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0 ||
       ::send(fd, request.data(), request.size(), 0) != static_cast<ssize_t>(request.size()) ||
       !opened(read_until(fd, opened))) {
@@ -53,6 +50,12 @@ int open_websocket(std::uint16_t port, std::string_view target, std::string_view
     return -1;
   }
   return fd;
+}
+
+int open_websocket(std::uint16_t port, std::string_view target, std::string_view first_frame) {
+  return open_connection(port, upgrade_request(target), [first_frame](const std::string& got) {
+    return got.find(first_frame) != std::string::npos && got.back() == '}';
+  });
 }
 
 std::string client_frame(std::uint8_t first_byte, std::string_view payload) {

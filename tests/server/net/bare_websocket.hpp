@@ -30,6 +30,11 @@ std::string read_until(int fd, const std::function<bool(const std::string&)>& en
 // Reads until `text` has arrived (or as above).
 std::string read_until(int fd, std::string_view text);
 
+// A new connection to 127.0.0.1:`port` that sent `request` and read until `opened` held of what
+// arrived; the descriptor, or -1 (closed) if it never did.
+int open_connection(std::uint16_t port, std::string_view request,
+                    const std::function<bool(const std::string&)>& opened);
+
 // A WebSocket upgraded on a new connection to 127.0.0.1:`port` at `target`, read up to a frame
 // ending in '}' after `first_frame` arrived; the descriptor, or -1.
 int open_websocket(std::uint16_t port, std::string_view target, std::string_view first_frame);

@@ -23,6 +23,7 @@
 #include "core/pusher_channels.hpp"
 #include "net/pusher_connection.hpp"
 #include "net/pusher_door.hpp"
+#include "net/sse_connection.hpp"
 #include "net/ws_connection.hpp"
 #include "test_loop.hpp"
 
@@ -40,6 +41,9 @@ using test::text_whole;
 std::int64_t heap_in_use() {
   return static_cast<std::int64_t>(mallinfo2().uordblks);
 }
+
+// How many connections each figure is counted over.
+constexpr int counted = 300;
 
 // A ringcast WebSocket (/ws), read up to its hello.
 int open_websocket(std::uint16_t port, int i) {
@@ -78,7 +82,6 @@ TEST(IdleMemory, AnIdleWebSocketGivesBackWhatReadingAndWritingTook) {
     ASSERT_EQ(next_frame(fds.back()).second, R"({"type":"pong"})");
   }
   loop.run([] {});
-  constexpr int counted = 300;
   const std::int64_t before = heap_in_use();
   for (int i = 20; i < 20 + counted; ++i) {
     fds.push_back(open_websocket(loop.port(), i));
@@ -152,6 +155,55 @@ TEST(IdleMemory, ABucketDrainedBeforeAHeartbeatStillLimitsAfterIt) {
   ::close(fd);
 }
 
+// An SSE stream (/sse), read up to its hello.
+int open_event_stream(std::uint16_t port, int i) {
+  return test::open_connection(
+      port, fmt::format("GET /sse?user=u{}&sid=s{} HTTP/1.1\r\nHost: test\r\n\r\n", i, i),
+      [](const std::string& got) {
+        return got.find("event: hello") != std::string::npos && got.ends_with("\n\n");
+      });
+}
+
+// The heap per connection that `counted` connections opened by `open(i)`, i from `first`, hold
+// once the loop is idle again (their descriptors go into `fds`).
+template <class Open>
+std::int64_t heap_per_connection(test::test_loop& loop, std::vector<int>& fds, Open open,
+                                 int first) {
+  loop.run([] {});
+  const std::int64_t before = heap_in_use();
+  for (int i = first; i < first + counted; ++i) {
+    open(i);
+    EXPECT_GE(fds.back(), 0);
+  }
+  loop.run([] {});
+  return (heap_in_use() - before) / counted;
+}
+
+// An idle SSE stream holds what an idle WebSocket holds, give or take the two connection objects'
+// sizes: its session is the same, and so is the one wait it keeps pending (for the client's
+// hang-up). 300 of each, in turn, on one loop.
+TEST(IdleMemory, AnIdleEventStreamHoldsWhatAWebSocketHoldsGiveOrTakeItsObject) {
+  if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
+  test::test_loop loop(heartbeat_every_second());
+  std::vector<int> fds;
+  auto open_ws = [&](int i) { fds.push_back(open_websocket(loop.port(), i)); };
+  auto open_sse = [&](int i) { fds.push_back(open_event_stream(loop.port(), i)); };
+  for (int i = 0; i < 20; ++i) {  // one-time allocations of both kinds
+    open_ws(i);
+    open_sse(1000 + i);
+  }
+  const std::int64_t ws = heap_per_connection(loop, fds, open_ws, 20);
+  const std::int64_t sse = heap_per_connection(loop, fds, open_sse, 1020);
+  std::printf("heap per idle connection: WebSocket %lld, SSE %lld bytes\n",
+              static_cast<long long>(ws), static_cast<long long>(sse));
+  const auto objects = static_cast<std::int64_t>(sizeof(sse_connection)) -
+                       static_cast<std::int64_t>(sizeof(ws_connection));
+  EXPECT_LE(sse - ws, objects + 32) << "32: two blocks' rounding to 16 bytes";
+  for (int fd : fds)
+    ::close(fd);
+  loop.run([] {});
+}
+
 // The node's publish path, which a Pusher client reaches only by a client event: none here.
 class no_publishes final : public node_messages {
  public:
@@ -197,7 +249,6 @@ TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
     ASSERT_EQ(next_frame(fds.back()).second, pong);
   }
   loop.run([] {});
-  constexpr int counted = 300;
   const std::int64_t before = heap_in_use();
   for (int i = 0; i < counted; ++i) {
     open_pusher();
@@ -232,7 +283,7 @@ TEST(IdleMemory, AnIdlePusherConnectionGivesBackWhatReadingTook) {
 // the longer session key its names make (a string past the short-string buffer), and nothing
 // else: 300 of each, in turn, on one loop. Fails on the door whose idle wait kept the ~1 KB
 // block Asio recycled from the upgrade's write (976 bytes more than a WebSocket, not ~90):
-// net/exact_size_allocator.hpp.
+// tls/exact_size_allocator.hpp.
 TEST(IdleMemory, AnIdlePusherConnectionHoldsWhatAWebSocketHoldsPlusItsFields) {
   if (!test::glibc_counts_the_heap()) GTEST_SKIP() << "mallinfo2 does not see this allocator";
   loop_with_pusher_door with_door;
@@ -243,23 +294,12 @@ TEST(IdleMemory, AnIdlePusherConnectionHoldsWhatAWebSocketHoldsPlusItsFields) {
     fds.push_back(
         open_websocket(loop.port(), "/app/key?protocol=7", "pusher:connection_established"));
   };
-  constexpr int counted = 300;
-  auto heap_per_connection = [&](auto open, int first) {
-    loop.run([] {});
-    const std::int64_t before = heap_in_use();
-    for (int i = first; i < first + counted; ++i) {
-      open(i);
-      EXPECT_GE(fds.back(), 0);
-    }
-    loop.run([] {});
-    return (heap_in_use() - before) / counted;
-  };
   for (int i = 0; i < 20; ++i) {  // one-time allocations of both doors
     open_ws(i);
     open_pusher(i);
   }
-  const std::int64_t ws = heap_per_connection(open_ws, 20);
-  const std::int64_t pusher = heap_per_connection(open_pusher, 0);
+  const std::int64_t ws = heap_per_connection(loop, fds, open_ws, 20);
+  const std::int64_t pusher = heap_per_connection(loop, fds, open_pusher, 0);
   std::printf("heap per idle connection: WebSocket %lld, Pusher %lld bytes\n",
               static_cast<long long>(ws), static_cast<long long>(pusher));
   const auto own_fields = static_cast<std::int64_t>(sizeof(pusher_connection)) -

@@ -317,6 +317,64 @@ TEST_F(RecordLayerTest, KeyUpdateBothWays) {
   EXPECT_EQ(std::count(received.begin(), received.end(), 24), 3);
 }
 
+// A client may send KeyUpdates as fast as it likes, each a key derivation on the loop: the first
+// record_stream::key_updates_per_window in a minute are taken, and the next ends the connection
+// with an unexpected_message alert (fails on the layer that took them without bound: all 100).
+TEST_F(RecordLayerTest, KeyUpdatesBeyondTheBudgetEndTheConnection) {
+  connect();
+  int taken = 0;
+  for (; taken < 100; ++taken) {
+    ASSERT_EQ(SSL_key_update(client, SSL_KEY_UPDATE_NOT_REQUESTED), 1);
+    client_write("after update " + std::to_string(taken));
+    if (server_read() != "after update " + std::to_string(taken)) break;
+  }
+  EXPECT_EQ(taken, record_stream::key_updates_per_window);
+  EXPECT_EQ(last_read_error, tls_errc::key_update_limit);
+  EXPECT_TRUE(records->failed());
+  client_read();
+  EXPECT_EQ(client_reason, SSL_R_SSLV3_ALERT_UNEXPECTED_MESSAGE);
+}
+
+// A KeyUpdate the client asks ours for counts the same, and the budget is per connection: a
+// second connection on the same thread starts with all of it.
+TEST_F(RecordLayerTest, TheKeyUpdateBudgetIsPerConnection) {
+  for (int connection = 0; connection < 2; ++connection) {
+    SCOPED_TRACE(connection);
+    TearDown();
+    SetUp();
+    connect();
+    for (int round = 0; round < record_stream::key_updates_per_window; ++round) {
+      ASSERT_EQ(SSL_key_update(client, SSL_KEY_UPDATE_REQUESTED), 1);
+      client_write("r" + std::to_string(round));
+      ASSERT_EQ(server_read(), "r" + std::to_string(round));
+      server_write("a" + std::to_string(round));
+      ASSERT_EQ(client_read(), "a" + std::to_string(round));
+    }
+    EXPECT_FALSE(records->failed());
+  }
+}
+
+// When a connection's record layer goes, this thread's cipher contexts (which hold the key
+// schedule of the last record they sealed or opened) go with it, and the next connection's
+// records work with new ones. What this shows is that the contexts are freed, which OpenSSL
+// documents as clearing them (EVP_CIPHER_CTX_free); not that the freed memory reads as zeros.
+// ~traffic_keys clears the connection's own secrets, keys and IVs.
+TEST_F(RecordLayerTest, AClosedConnectionLeavesTheThreadNoCipherContext) {
+  for (int connection = 0; connection < 2; ++connection) {
+    SCOPED_TRACE(connection);
+    TearDown();
+    SetUp();
+    connect();
+    client_write("ping");
+    EXPECT_EQ(server_read(), "ping");
+    server_write("pong");
+    EXPECT_EQ(client_read(), "pong");
+    EXPECT_GT(tls13::thread_cipher_contexts(), 0u);
+    records.reset();
+    EXPECT_EQ(tls13::thread_cipher_contexts(), 0u);
+  }
+}
+
 TEST_F(RecordLayerTest, ATamperedRecordEndsTheConnectionWithBadRecordMac) {
   connect();
   client_write("secret");

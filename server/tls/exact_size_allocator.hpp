@@ -4,7 +4,8 @@
 // operation that writes an upgrade's 101 was then kept by the idle wait of the connection that
 // followed, ~850 bytes more than the wait needs, for as long as the connection lived
 // (docs/performance.md, section 17). One-off operations this large use this allocator, so that
-// what the thread recycles stays the size of the operations that come and go.
+// what the thread recycles stays the size of the operations that come and go; so does every
+// readiness wait of net_stream, the one operation an idle connection keeps pending.
 #pragma once
 
 #include <cstddef>
