@@ -18,7 +18,6 @@ namespace ringcast {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-using tcp = asio::ip::tcp;
 
 namespace {
 
@@ -122,10 +121,9 @@ void http_connection::on_handshake(beast::error_code ec) {
 // is only queued (the socket is in epoll from the accept on), and the read that follows finds the
 // request. Cut short by begin_handover (cancel), it parks in read_request.
 void http_connection::wait_for_first_request() {
-  stream_.socket().async_wait(tcp::socket::wait_read,
-                              [self = shared_from_this()](beast::error_code) {
-                                if (!self->closing_) self->read_request();
-                              });
+  stream_.async_wait_readable([self = shared_from_this()](beast::error_code) {
+    if (!self->closing_) self->read_request();
+  });
 }
 
 // The header block is gathered whole first, so that its raw bytes can be checked (obs-fold)
