@@ -67,6 +67,9 @@ describe('--max-connections 20', () => {
   after(async () => { await srv?.stop(); });
 
   test('at the limit every further request gets 503 overloaded; below it again, all is served', async () => {
+    // The start-up's /healthz connection may not have closed yet; if it still held a slot, the
+    // 20th socket below would be refused and a later /healthz served. Only the stats request's own.
+    await srv.statsUntil((s) => s.connections.total === 1, 3000, 'no connection but this one');
     const held = [];
     for (let i = 0; i < 20; i++) held.push(await rawConnect(srv));
     await waitFor(async () => (await srv.get('/healthz')).status === 503, 3000, 'the limit reached');
