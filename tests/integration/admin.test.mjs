@@ -277,6 +277,8 @@ describe('--max-connections 3', () => {
   after(async () => { await small?.stop(); });
 
   test('503 overloaded at the limit; accepted again once a connection closes', async () => {
+    // Not before the start-up's /healthz connection has closed: it would hold one of the three.
+    await small.statsUntil((s) => s.connections.total === 1, 3000, 'no connection but this one');
     const cs = [];
     for (let i = 0; i < 3; i++) cs.push(await small.wsHello({ user: uid('mc') }));
     const r = await small.wsRefused({ user: uid('mc4') });
