@@ -95,6 +95,7 @@ std::string stats_json(const server_snapshot& s) {
       {"sessions",
        {{"total", all.sessions},
         {"connected", all.connected},
+        {"handed", t.connects_handed},
         {"refused",
          {{"max_sessions", t.sessions_refused_total},
           {"max_sessions_per_user", t.sessions_refused_user}}}}},
@@ -222,6 +223,9 @@ std::string prometheus_text(const server_snapshot& s) {
   });
   metric("ringcast_sessions_reused_total", "counter",
          "Connects that found their session within its TTL.", t.sessions_reused);
+  metric("ringcast_connects_handed_total", "counter",
+         "Connects read on one event loop and handed to the one holding their user's sessions.",
+         t.connects_handed);
   metric("ringcast_client_errors_total", "counter", "Malformed client messages.", t.client_errors);
   metric("ringcast_bytes_written_total", "counter",
          "Bytes written to clients (WebSocket, SSE, long-poll and other HTTP replies), as on the "

@@ -75,6 +75,8 @@ class hub {
   // The node's count of sessions against --max-sessions, shared by its loops (by default the
   // hub counts its own against the limit).
   void share_budget(session_budget& b) { table_.share_budget(b); }
+  // Where the node's loops find each user's sessions (home_slots.hpp); this hub is loop `loop`.
+  void share_homes(home_slots& homes, std::size_t loop) { table_.share_homes(homes, loop); }
   // How make_room asks another loop of the node to drop its longest-idle session, when the node
   // is full and every session of this loop is live (set by the node before its loops run).
   void displace_elsewhere_with(std::function<void()> ask) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/hub.hpp"
+#include "core/log.hpp"
 #include "upgrade/record_walk.hpp"
 
 namespace ringcast {
@@ -97,6 +98,11 @@ void hub::restore(const upgrade::loop_state& state, const handover_messages& mes
     table_.by_user_[s.user()].idle.push_back(s);
     table_.join_idle(s);
     table_.budget_->take();
+    // The old process held the slot on this loop's index too (same slots, same hash, same loop
+    // count: node::restore), so this only fails on a state no process of this version wrote.
+    if (!table_.count_home(s))
+      log_warn("upgrade: the session of {} is restored on loop {}, whose slot another loop holds",
+               s.user(), table_.loop_);
     timers_.arm(s, from(st.timer_due));
   }
   // Longest idle first; a live one waiting for its connection leaves it (adopt) or becomes the

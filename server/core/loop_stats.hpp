@@ -52,6 +52,9 @@ struct loop_stats {
   // --max-sessions-per-user with every session of the user live (429).
   std::uint64_t sessions_refused_total = 0;
   std::uint64_t sessions_refused_user = 0;
+  // Connects read on this loop and handed to the one that holds their user's sessions
+  // (core/home_slots.hpp).
+  std::uint64_t connects_handed = 0;
 
   std::uint64_t sessions_reused = 0;  // a connect found its session within the TTL
   std::uint64_t moves_reconnect = 0;  // node moves caused by a reconnect
@@ -105,6 +108,7 @@ inline constexpr std::array loop_stat_fields{
     loop_stat_field{"displaced", &loop_stats::displaced, true},
     loop_stat_field{"sessions_refused_total", &loop_stats::sessions_refused_total, false},
     loop_stat_field{"sessions_refused_user", &loop_stats::sessions_refused_user, false},
+    loop_stat_field{"connects_handed", &loop_stats::connects_handed, false},
     loop_stat_field{"sessions_reused", &loop_stats::sessions_reused, false},
     loop_stat_field{"moves_reconnect", &loop_stats::moves_reconnect, false},
     loop_stat_field{"moves_activity", &loop_stats::moves_activity, false},

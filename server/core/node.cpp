@@ -47,6 +47,7 @@ node::node(parts p, const backplane_factory& make_backplane)
   caught_up_ = !backplane_->state().shared;  // alone, its history is the loops' own
   for (std::size_t i = 0; i < loops_.size(); ++i) {
     hub& h = loops_[i].sessions();
+    if (p.homes) h.share_homes(*p.homes, i);
     if (p.sessions) {
       h.share_budget(*p.sessions);
       h.displace_elsewhere_with([this, i] { displace_idle_session(i); });
@@ -66,10 +67,6 @@ node::~node() {
 
 void node::start() {
   asio::post(home().io(), [this] { backplane_->start(); });
-}
-
-std::size_t node::home_index(std::string_view user) const {
-  return std::hash<std::string_view>{}(user) % loops_.size();
 }
 
 void node::displace_from(std::size_t from, std::size_t asked) {
@@ -173,11 +170,12 @@ void node::close_user(std::string user) {
       [user = std::move(user)](const node_loop& l) { l.sessions().kick(user, l.now()); });
 }
 
+// Whichever loop holds the user's slot (home_slots.hpp) finds the session; the others find nothing.
+// An eviction comes once per session another node takes over.
 void node::evict(std::string key) {
-  const auto name = split_session_key(key);
-  if (!name) return;
-  const node_loop& l = loops_[home_index(name->user)];
-  asio::post(l.io(), [&l, key = std::move(key)] { l.sessions().evict(key, l.now()); });
+  if (!split_session_key(key)) return;
+  every_.invoke_on_all(
+      [key = std::move(key)](const node_loop& l) { l.sessions().evict(key, l.now()); });
 }
 
 // On the home loop: every loop holds the same messages, so it knows whether it is held.

@@ -18,6 +18,7 @@
 #include "core/backplane.hpp"
 #include "core/every_loop.hpp"
 #include "core/handover_messages.hpp"
+#include "core/home_slots.hpp"
 #include "core/node_health.hpp"
 #include "core/node_messages.hpp"
 #include "core/node_presence.hpp"
@@ -44,6 +45,7 @@ class node final : public node_messages,
     std::size_t max_sticky;        // --max-sticky
     presence_counts& presence;     // every hub reports to it; it outlives them
     session_budget* sessions;      // --max-sessions over every loop; null: each hub alone
+    home_slots* homes = nullptr;   // where each user's sessions live; null: hubs alone (tests)
   };
   node(parts p, const backplane_factory& make_backplane);
   // With the loops stopped or idle: no hub reports to the backplane any longer, then it goes.
@@ -104,10 +106,6 @@ class node final : public node_messages,
   }
   // Asks the loops after `from`, in turn, to drop their longest-idle session, until one had one.
   void displace_idle_session(std::size_t from) { displace_from(from, 1); }
-
-  // Which loop is the home of user's sessions: all of a user's sessions live in one hub, which
-  // bounds them (--max-sessions-per-user) without asking the other loops.
-  std::size_t home_index(std::string_view user) const;
 
   backplane& shared() { return *backplane_; }
 

@@ -99,6 +99,7 @@ class session final : public timed, private upgrade::session_record<timed::time_
   // It had a second connection (it resumed here or came from another node). Until then, a
   // session whose one connection was a long-poll lives --first-poll-ttl once it has none.
   bool came_back_ = false;
+  bool counted_home_ = false;  // it counts in its user's home slot (session_table::count_home)
 };
 
 }  // namespace ringcast

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/audience_index.hpp"
+#include "core/home_slots.hpp"
 #include "core/message_store.hpp"
 #include "core/pacer.hpp"
 #include "core/pacing.hpp"
@@ -47,6 +48,7 @@ session& session_table::create(std::string_view user, std::string_view sid) {
   slot = std::make_unique<session>(*this, std::string(user), std::string(sid), place);
   by_user_[slot->user()].idle.push_back(*slot);
   budget_->take();
+  count_home(*slot);
   ++stats_.sessions_created;
   return *slot;
 }
@@ -144,6 +146,7 @@ void session_table::drop(session& s, std::string_view reason) {
   leave_idle(s);
   if (same_user->second.size() == 0) by_user_.erase(same_user);
   budget_->give_back();
+  if (s.counted_home_) homes_->uncount_session(s.user());
   sessions_.erase(s.key());  // destroys s
 }
 
@@ -165,6 +168,14 @@ void session_table::user_list_idle(session& s) {
 void session_table::join_idle(session& s) {
   idle_.push_back(s);
   budget_->idle_in();
+}
+
+// A connect handed here by its user's slot holds the slot for this loop (client_start.cpp), so its
+// session always counts. A Pusher session is made where it was accepted and is never looked for by
+// its slot: where another loop holds the slot, it does not count.
+bool session_table::count_home(session& s) {
+  if (homes_) s.counted_home_ = homes_->count_session(s.user(), loop_);
+  return s.counted_home_ || !homes_;
 }
 
 void session_table::leave_idle(session& s) {

@@ -27,6 +27,7 @@
 namespace ringcast {
 
 class audience_index;
+class home_slots;
 class message_store;
 class pacer;
 class session_observers;
@@ -63,6 +64,11 @@ class session_table {
   enum class room { ok, over_total, over_user };
   room make_room(std::string_view user, std::string_view sid);
   void share_budget(session_budget& b) { budget_ = &b; }
+  // Each session counts in its user's home slot (home_slots.hpp) as a session of loop `loop`.
+  void share_homes(home_slots& homes, std::size_t loop) {
+    homes_ = &homes;
+    loop_ = loop;
+  }
   void displace_elsewhere_with(std::function<void()> ask) { displace_elsewhere_ = std::move(ask); }
   bool displace_longest_idle();
 
@@ -91,6 +97,9 @@ class session_table {
   bool displace_for_new_session(std::string_view user);
   // In and out of idle_, counted in the node's budget.
   void join_idle(session& s);
+  // Counts a new or restored session in its user's home slot; drop uncounts it. False if another
+  // loop holds the slot.
+  bool count_home(session& s);
   void leave_idle(session& s);
   // How long `s`, without a connection, is kept: --session-ttl, or --first-poll-ttl for a
   // session whose one connection was a long-poll answered at once (its client never came back).
@@ -117,6 +126,8 @@ class session_table {
   idle_list idle_;
   session_budget own_budget_;
   session_budget* budget_ = &own_budget_;
+  home_slots* homes_ = nullptr;  // none: a hub alone (tests), or a node of one loop
+  std::size_t loop_ = 0;
 };
 
 }  // namespace ringcast

@@ -45,9 +45,10 @@ void subscribe(connection_context& home, connection_parts parts, admission admit
 }
 
 // On the session's loop. With --redis the session may live on another node: take it over first,
-// so that node closes its connection and this one answers `resumed` truthfully.
+// so that node closes its connection and this one answers `resumed` truthfully. `held` keeps the
+// user's slot on this loop until the transport has attached (synchronously) and its session counts.
 void claim_and_subscribe(connection_context& home, connection_parts parts, admission admitted,
-                         http_resume resume, http_refusal answer) {
+                         home_slots::ticket held, http_resume resume, http_refusal answer) {
   // Before the claim: a connect refused here must not take the session from another node.
   if (auto refused = refusal(home, admitted)) {
     answer(home, std::move(parts), std::move(*refused));
@@ -56,12 +57,15 @@ void claim_and_subscribe(connection_context& home, connection_parts parts, admis
   struct waiting {
     connection_parts parts;
     admission admitted;
+    home_slots::ticket held;
   };
   // Shared, since the claim's callback is a std::function, which must be copyable.
-  auto w = std::make_shared<waiting>(waiting{std::move(parts), std::move(admitted)});
+  auto w =
+      std::make_shared<waiting>(waiting{std::move(parts), std::move(admitted), std::move(held)});
   home.claim_session(
       w->admitted.params.user, w->admitted.params.sid, [&home, w, resume](bool known_elsewhere) {
         subscribe(home, std::move(w->parts), std::move(w->admitted), known_elsewhere, resume);
+        w->held = {};  // the session, if the transport made one, counts in the slot itself
       });
 }
 
@@ -69,19 +73,23 @@ void claim_and_subscribe(connection_context& home, connection_parts parts, admis
 
 void start_client(connection_context& ctx, connection_parts parts, admission admitted,
                   http_resume resume, http_refusal answer) {
-  connection_context& home = ctx.home_of(admitted.params.user, admitted.params.sid);
+  auto [home, held] = ctx.home_of(admitted.params.user);
   if (&home == &ctx) {
-    claim_and_subscribe(home, std::move(parts), std::move(admitted), resume, answer);
+    claim_and_subscribe(home, std::move(parts), std::move(admitted), std::move(held), resume,
+                        answer);
     return;
   }
+  ++ctx.stats().connects_handed;
   auto detached = parts.detach();
   if (!detached) return;
-  boost::asio::post(home.io(), [&home, detached = std::move(*detached),
-                                admitted = std::move(admitted), resume, answer]() mutable {
-    if (auto adopted = connection_parts::adopt(home, std::move(detached))) {
-      claim_and_subscribe(home, std::move(*adopted), std::move(admitted), resume, answer);
-    }
-  });
+  boost::asio::post(home.io(),
+                    [&home, detached = std::move(*detached), admitted = std::move(admitted),
+                     held = std::move(held), resume, answer]() mutable {
+                      if (auto adopted = connection_parts::adopt(home, std::move(detached))) {
+                        claim_and_subscribe(home, std::move(*adopted), std::move(admitted),
+                                            std::move(held), resume, answer);
+                      }
+                    });
 }
 
 }  // namespace ringcast

@@ -1,5 +1,6 @@
-// An admitted connect becomes its transport's subscriber, on the loop that holds its session:
-// handed there first if another loop read it, and with --redis claimed from other nodes.
+// An admitted connect becomes its transport's subscriber, on the loop that holds its user's
+// sessions (core/home_slots.hpp): mostly the loop that read it; handed to another loop first if
+// that one holds the user's slot, and with --redis claimed from other nodes.
 #pragma once
 
 #include "net/admission.hpp"

@@ -21,6 +21,7 @@
 #include "core/hub.hpp"
 #include "net/address_limits.hpp"
 #include "net/connection_registry.hpp"
+#include "net/session_home.hpp"
 #include "upgrade/process_handover.hpp"
 
 namespace ringcast {
@@ -42,8 +43,8 @@ class connection_context : public request_context {
   // What a new connection speaks: TLS settings, or null for plaintext. SIGHUP may replace them;
   // a connection keeps the ones it started with.
   virtual std::shared_ptr<const tls_context> tls() const = 0;
-  // The loop that holds session (user, sid): this one, or the one to hand a connect to.
-  virtual connection_context& home_of(std::string_view user, std::string_view sid) = 0;
+  // The loop that holds `user`'s sessions: this one, or the one to hand a connect to.
+  virtual session_home home_of(std::string_view user) = 0;
   // With --redis, takes the session over from whichever node held it, then calls
   // `done(known_elsewhere)` on this loop; a single node calls done(false) at once.
   virtual void claim_session(const std::string& user, const std::string& sid,

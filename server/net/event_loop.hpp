@@ -34,9 +34,7 @@ class event_loop final : public connection_context {
   bool draining() const override { return node_.draining(); }
   std::shared_ptr<const tls_context> tls() const override { return node_.tls(); }
   const token_verifier* client_tokens() const override { return node_.client_tokens(); }
-  connection_context& home_of(std::string_view user, std::string_view sid) override {
-    return node_.home_loop(user, sid);
-  }
+  session_home home_of(std::string_view user) override { return node_.home_loop(user, index_); }
   void claim_session(const std::string& user, const std::string& sid,
                      std::function<void(bool)> done) override {
     node_.claim_session(user, sid, *this, std::move(done));

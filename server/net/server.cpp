@@ -41,6 +41,7 @@ server::server(config cfg, node_credentials credentials)
       connections_(cfg_.max_connections),
       addresses_({cfg_.max_connections_per_ip, cfg_.connect_rate_per_ip, cfg_.ipv6_prefix}),
       sessions_(cfg_.session_limit()),
+      homes_(cfg_.threads),
       loops_(make_loops()),
       every_([this] {
         std::vector<event_loop*> loops;

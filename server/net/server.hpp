@@ -64,8 +64,9 @@ class server final : public shared_by_loops, public node_snapshots {
   bool draining() const override { return draining_.load(std::memory_order_relaxed); }
   std::shared_ptr<const tls_context> tls() const override;
   const token_verifier* client_tokens() const override { return credentials_.client_tokens.get(); }
-  connection_context& home_loop(std::string_view user, std::string_view) override {
-    return loop_for(user);
+  session_home home_loop(std::string_view user, std::size_t here) override {
+    auto home = homes_.hold(user, here);
+    return {*loops_[home.loop], std::move(home.held)};
   }
   address_limits& client_addresses() override { return addresses_; }
   pusher_channels& pusher_channels_of_node() override { return pusher_channels_; }
@@ -79,7 +80,6 @@ class server final : public shared_by_loops, public node_snapshots {
                 std::function<void(server_snapshot)> done) override;
 
  private:
-  event_loop& loop_for(std::string_view user) { return *loops_[node_->home_index(user)]; }
   event_loop& home() { return *loops_[0]; }  // where the backplane and the listener live
   std::vector<std::unique_ptr<event_loop>> make_loops();
   std::unique_ptr<node> make_node();  // server_backplane.cpp
@@ -146,6 +146,7 @@ class server final : public shared_by_loops, public node_snapshots {
   connection_limit connections_;
   address_limits addresses_;  // before the loops: their connections hold its slots
   session_budget sessions_;   // --max-sessions, over every loop
+  home_slots homes_;          // which loop holds each user's sessions; before the loops
   presence_counts presence_;  // every loop's hub reports to it: it outlives them
   pusher_channels pusher_channels_{presence_};        // watches presence's occupancy
   std::unique_ptr<pusher_webhooks> pusher_webhooks_;  // with --pusher-webhook-url, on loop 0

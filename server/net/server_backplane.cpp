@@ -11,7 +11,8 @@ std::unique_ptr<node> server::make_node() {
                     .floor_id = floor_id_,
                     .max_sticky = cfg_.max_sticky,
                     .presence = presence_,
-                    .sessions = &sessions_};
+                    .sessions = &sessions_,
+                    .homes = &homes_};
   for (auto& l : loops_)
     parts.loops.push_back({&l->io(), &l->sessions(), &l->timers()});
   return std::make_unique<node>(

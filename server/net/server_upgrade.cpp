@@ -240,7 +240,9 @@ void server::adopt_streams() {
       ::close(m.fd);
       continue;
     }
-    event_loop& home = loop_for(m.user);
+    // Its session was restored on the loop that holds its user's slot; one that was not (its
+    // state refused) is made anew wherever the stream lands.
+    event_loop& home = *loops_[homes_.holder(m.user).value_or(0)];
     auto stream =
         net_stream::adopt(home.io(), {m.fd, m.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), {}});
     if (!stream) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "net/session_home.hpp"
+
 namespace ringcast {
 
 class address_limits;
@@ -26,8 +28,8 @@ class shared_by_loops {
   virtual bool draining() const = 0;
   virtual std::shared_ptr<const tls_context> tls() const = 0;
   virtual const token_verifier* client_tokens() const = 0;
-  // Every session lives on one loop, chosen by a hash of (user, sid).
-  virtual connection_context& home_loop(std::string_view user, std::string_view sid) = 0;
+  // Where `user`'s sessions live, for a connect read on loop `here` (home_slots.hpp).
+  virtual session_home home_loop(std::string_view user, std::size_t here) = 0;
   // See connection_context::claim_session; `done` runs on `origin`'s loop.
   virtual void claim_session(const std::string& user, const std::string& sid,
                              connection_context& origin, std::function<void(bool)> done) = 0;

@@ -54,18 +54,20 @@ class NodeTest : public ::testing::Test {
   NodeTest() {
     for (int i = 0; i < 3; ++i)
       loops.push_back(std::make_unique<test::test_loop>(cfg));
-    the_node = node_on(loops, counts);
+    the_node = node_on(loops, counts, nullptr, &homes);
   }
   // A node alone (the local backplane) on `on`.
-  // `budget`: --max-sessions over every loop (null: each hub alone).
+  // `budget`: --max-sessions over every loop (null: each hub alone); `homes`: where each user's
+  // sessions live (null: nobody asks).
   static std::unique_ptr<node> node_on(std::vector<std::unique_ptr<test::test_loop>>& on,
-                                       presence_counts& presence,
-                                       session_budget* budget = nullptr) {
+                                       presence_counts& presence, session_budget* budget = nullptr,
+                                       home_slots* homes = nullptr) {
     node::parts parts{.loops = {},
                       .floor_id = floor_id,
                       .max_sticky = max_sticky,
                       .presence = presence,
-                      .sessions = budget};
+                      .sessions = budget,
+                      .homes = homes};
     for (auto& l : on)
       parts.loops.push_back({&l->io(), &l->sessions(), &l->timers()});
     return std::make_unique<node>(std::move(parts),
@@ -132,6 +134,7 @@ class NodeTest : public ::testing::Test {
 
   config cfg = node_config();
   presence_counts counts;
+  home_slots homes{3};
   // Connections outlive the loops, whose hubs end them when they stop.
   std::deque<ended_connection> connections;
   std::vector<std::unique_ptr<test::test_loop>> loops;
@@ -308,11 +311,11 @@ TEST_F(NodeTest, KickEndsTheUsersConnectionsOnEveryLoopAndSumsThem) {
   EXPECT_TRUE(bob_1.endings.empty());
 }
 
-// Another node took session "bob/1" (the backplane's evict): the user's home loop ends its
-// connection with close/replaced and drops it; the user's other session and a key that names no
-// session are left alone.
+// Another node took session "bob/1" (the backplane's evict): the loop that holds the user's
+// sessions, whichever it is, ends its connection with close/replaced and drops it; the user's
+// other session and a key that names no session are left alone.
 TEST_F(NodeTest, EvictDropsTheSessionOnTheUsersHomeLoop) {
-  test::test_loop& home = *loops[the_node->home_index("bob")];
+  test::test_loop& home = *loops[2];
   ended_connection& first = connections.emplace_back();
   ended_connection& second = connections.emplace_back();
   attach_on(home, "bob", "1", first);
@@ -324,6 +327,21 @@ TEST_F(NodeTest, EvictDropsTheSessionOnTheUsersHomeLoop) {
   EXPECT_EQ(first.endings, std::vector<ending>{ending::close_replaced});
   EXPECT_TRUE(second.endings.empty());
   EXPECT_EQ(home.run([&home] { return home.stats().replaced; }), 1u);
+}
+
+// Each loop's sessions count in the node's home slots: the user's slot is held by the loop its
+// sessions were made on while one lasts, and free once the last is kicked.
+TEST_F(NodeTest, ALoopsSessionsHoldTheirUsersSlotWhileTheyLast) {
+  ended_connection& first = connections.emplace_back();
+  ended_connection& second = connections.emplace_back();
+  attach_on(*loops[1], "frank", "1", first);
+  attach_on(*loops[1], "frank", "2", second);
+  EXPECT_EQ(homes.holder("frank"), 1u);
+  std::promise<std::size_t> answered;
+  the_node->kick("frank", loops[0]->io().get_executor(),
+                 [&](std::size_t n) { answered.set_value(n); });
+  EXPECT_EQ(answered.get_future().get(), 2u);
+  EXPECT_EQ(homes.holder("frank"), std::nullopt);
 }
 
 // --max-sessions over the node: a loop whose sessions are all live has another loop drop its

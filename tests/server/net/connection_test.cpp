@@ -504,7 +504,7 @@ TEST(Admission, TheHandOffCarriesTheAdmission) {
       std::move(*token_verifier::with_secret("right", false).value)));
   home.set_tokens(std::make_shared<const token_verifier>(
       std::move(*token_verifier::with_secret("other", false).value)));
-  reader.set_home([&](std::string_view, std::string_view) -> connection_context& { return home; });
+  reader.set_home([&](std::string_view) -> connection_context& { return home; });
 
   const auto exp = reader.run([&] { return reader.timers().unix_ms(); }) / 1000 + 300;
   auto c = reader.connect();

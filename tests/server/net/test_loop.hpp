@@ -55,9 +55,7 @@ class test_loop final : public connection_context {
   bool draining() const override { return draining_; }
   std::shared_ptr<const tls_context> tls() const override { return nullptr; }
   const token_verifier* client_tokens() const override { return tokens_.get(); }
-  connection_context& home_of(std::string_view user, std::string_view sid) override {
-    return home_ ? home_(user, sid) : *this;
-  }
+  session_home home_of(std::string_view user) override { return {home_ ? home_(user) : *this, {}}; }
   void claim_session(const std::string&, const std::string&,
                      std::function<void(bool)> done) override {
     ++claims;
@@ -92,9 +90,7 @@ class test_loop final : public connection_context {
   boost::asio::ip::tcp::socket connect();
 
   void set_tokens(std::shared_ptr<const token_verifier> t) { tokens_ = std::move(t); }
-  void set_home(std::function<connection_context&(std::string_view, std::string_view)> h) {
-    home_ = std::move(h);
-  }
+  void set_home(std::function<connection_context&(std::string_view)> h) { home_ = std::move(h); }
   // Opens the Pusher door (/app/KEY) onto `door`, which outlives the loop's connections.
   void set_pusher(pusher_door* door) { pusher_ = door; }
   void set_draining(bool d) { draining_ = d; }
@@ -122,7 +118,7 @@ class test_loop final : public connection_context {
   route_table routes_ = test_routes(node_);
   address_limits addresses_;
   std::shared_ptr<const token_verifier> tokens_;
-  std::function<connection_context&(std::string_view, std::string_view)> home_;
+  std::function<connection_context&(std::string_view)> home_;
   std::atomic<bool> draining_{false};
   pusher_door* pusher_ = nullptr;
   connection_registry connections_;
