@@ -55,6 +55,13 @@ bool would_block(int e) {
   return e == EAGAIN || e == EWOULDBLOCK;
 }
 
+// The budgets' clock: whole seconds of the steady clock (wrapping after 136 years of uptime).
+std::uint32_t steady_seconds() {
+  return static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
 boost::system::error_code system_error(int e) {
   return {e, boost::system::system_category()};
 }
@@ -134,7 +141,7 @@ bool record_stream::on_handshake(int fd, std::span<const unsigned char> content,
     refuse(fd, alert::illegal_parameter, ec);
     return false;
   }
-  if (!key_update_within_budget()) {
+  if (!key_updates_.take(steady_seconds())) {
     refuse(fd, alert::unexpected_message, ec);
     ec = tls_errc::key_update_limit;
     return false;
@@ -147,18 +154,11 @@ bool record_stream::on_handshake(int fd, std::span<const unsigned char> content,
   return true;
 }
 
-bool record_stream::key_update_within_budget() {
-  const auto now =
-      static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                     std::chrono::steady_clock::now().time_since_epoch())
-                                     .count());
-  if (key_updates_ == 0 || now - key_update_window_ >= key_update_window_seconds) {
-    key_update_window_ = now;
-    key_updates_ = 0;
-  }
-  if (key_updates_ == key_updates_per_window) return false;
-  ++key_updates_;
-  return true;
+bool record_stream::on_empty_record(int fd, boost::system::error_code& ec) {
+  if (empty_records_.take()) return true;
+  refuse(fd, alert::unexpected_message, ec);
+  ec = tls_errc::empty_record_limit;
+  return false;
 }
 
 bool record_stream::fill(int fd, boost::system::error_code& ec) {
@@ -216,6 +216,12 @@ bool record_stream::fill(int fd, boost::system::error_code& ec) {
     const std::span<const unsigned char> content(in_->body.get(), record.size);
     switch (record.type) {
       case content_type::application_data:
+        if (record.size == 0) {
+          in_.reset();
+          if (!on_empty_record(fd, ec)) return false;
+          continue;
+        }
+        empty_records_.saw_application_bytes();
         in_->opened = true;
         in_->left = record.size;
         continue;
