@@ -90,7 +90,13 @@ class record_stream {
   bool on_empty_record(int fd, boost::system::error_code& ec);
   // Ends the connection: sends `a` as a fatal alert if no record is half sent.
   void refuse(int fd, tls13::alert a, boost::system::error_code& ec);
+
+  // Sending (record_stream_send.cpp).
   bool flush(int fd, boost::system::error_code& ec);  // the half sent record, if any
+  // A fatal alert or close_notify, sealed and sent if the socket takes it now; nothing else waits
+  // for it (the connection is ending).
+  void send_alert(int fd, tls13::alert a, bool fatal);
+  std::size_t unsent() const;  // bytes of the half sent record
 
   tls13::traffic_keys read_keys_;
   tls13::traffic_keys write_keys_;
