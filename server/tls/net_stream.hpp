@@ -15,7 +15,6 @@
 #include <boost/asio/compose.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
@@ -23,7 +22,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
 
 #include "tls/exact_size_allocator.hpp"
 #include "tls/heap_trim.hpp"
@@ -31,34 +29,9 @@
 #include "tls/stream_socket.hpp"
 #include "tls/tls_context.hpp"
 #include "tls/tls_engine.hpp"
+#include "tls/tls_op.hpp"
 
 namespace ringcast {
-
-namespace detail {
-
-// The outcome of one non-blocking OpenSSL call: finished (bytes, or an error), or wait until the
-// socket is readable or writable and call again with the same arguments.
-struct tls_step {
-  enum class next { done, wait_read, wait_write };
-  next then = next::done;
-  std::size_t bytes = 0;
-  boost::system::error_code ec;
-  bool fatal = false;  // OpenSSL forbids a close_notify after this
-};
-
-tls_step tls_read(ssl_st* ssl, void* data, std::size_t size);
-tls_step tls_write(ssl_st* ssl, const void* data, std::size_t size);
-// A server first peeks at the first byte, to tell a plaintext request from a TLS handshake.
-tls_step tls_handshake(ssl_st* ssl, int fd, bool& first_byte_checked);
-
-template <bool WithBytes, class Attempt>
-class tls_op;
-class write_attempt;
-
-// The most plaintext one TLS record carries.
-constexpr std::size_t max_tls_record = 16 * 1024;
-
-}  // namespace detail
 
 class net_stream {
  public:
@@ -144,7 +117,7 @@ class net_stream {
   friend void beast_close_socket(net_stream& s) { s.close(); }
 
  private:
-  template <bool, class>
+  template <class, bool, class>
   friend class detail::tls_op;
   friend class detail::write_attempt;
 
@@ -179,99 +152,6 @@ class net_stream {
   bool first_byte_checked_ = false;
 };
 
-namespace detail {
-
-// Retries `attempt` whenever the socket is ready, then completes; a result that is there at once
-// is posted, never delivered inside the initiating call.
-template <bool WithBytes, class Attempt>
-class tls_op {
- public:
-  tls_op(net_stream& stream, Attempt attempt) : stream_(stream), attempt_(std::move(attempt)) {}
-
-  template <class Self>
-  void operator()(Self& self, boost::system::error_code wait_ec = {}) {
-    using socket = net_stream::socket_type;
-    if (state_ == state::posted) return finish(self);
-    if (wait_ec) {
-      step_ = {tls_step::next::done, 0, wait_ec, false};
-      return finish(self);
-    }
-    step_ = attempt_(stream_);
-    if (step_.fatal) stream_.tls_failed_ = true;
-    if (step_.then != tls_step::next::done) {
-      state_ = state::waiting;
-      stream_.socket_.async_wait(
-          step_.then == tls_step::next::wait_read ? socket::wait_read : socket::wait_write,
-          std::move(self));
-      return;
-    }
-    if (state_ == state::starting) {
-      state_ = state::posted;
-      boost::asio::post(std::move(self));
-      return;
-    }
-    finish(self);
-  }
-
- private:
-  enum class state { starting, waiting, posted };
-
-  template <class Self>
-  void finish(Self& self) {
-    if constexpr (WithBytes) {
-      self.complete(step_.ec, step_.bytes);
-    } else {
-      self.complete(step_.ec);
-    }
-  }
-
-  net_stream& stream_;
-  Attempt attempt_;
-  state state_ = state::starting;
-  tls_step step_;
-};
-
-template <class MutableBuffers>
-boost::asio::mutable_buffer first_nonempty(const MutableBuffers& buffers) {
-  for (auto it = boost::asio::buffer_sequence_begin(buffers);
-       it != boost::asio::buffer_sequence_end(buffers); ++it) {
-    const boost::asio::mutable_buffer b(*it);
-    if (b.size() > 0) return b;
-  }
-  return {};
-}
-
-// A write of several buffers (a WebSocket frame header and its payload, an SSE event in three
-// parts) is copied into one TLS record rather than sent as one record per buffer.
-class write_attempt {
- public:
-  template <class ConstBuffers>
-  explicit write_attempt(const ConstBuffers& buffers) {
-    std::size_t parts = 0;
-    for (auto it = boost::asio::buffer_sequence_begin(buffers);
-         it != boost::asio::buffer_sequence_end(buffers); ++it) {
-      const boost::asio::const_buffer b(*it);
-      if (b.size() == 0) continue;
-      if (++parts == 1) single_ = b;
-      if (parts == 2) {
-        gathered_.assign(static_cast<const char*>(single_.data()),
-                         std::min(single_.size(), max_tls_record));
-      }
-      if (parts >= 2 && gathered_.size() < max_tls_record) {
-        gathered_.append(static_cast<const char*>(b.data()),
-                         std::min(b.size(), max_tls_record - gathered_.size()));
-      }
-    }
-  }
-  tls_step operator()(net_stream& s);
-
- private:
-  boost::asio::const_buffer single_;
-  std::string gathered_;  // empty when there is a single buffer
-};
-
-}  // namespace detail
-
 template <class MutableBuffers, class Token>
 auto net_stream::async_read_some(const MutableBuffers& buffers, Token&& token) {
   using signature = void(boost::system::error_code, std::size_t);
@@ -285,7 +165,8 @@ auto net_stream::async_read_some(const MutableBuffers& buffers, Token&& token) {
           return s.read_step(buffer);
         };
         boost::asio::async_compose<decltype(handler), signature>(
-            detail::tls_op<true, decltype(attempt)>(*this, std::move(attempt)), handler, socket_);
+            detail::tls_op<net_stream, true, decltype(attempt)>(*this, std::move(attempt)), handler,
+            socket_);
       },
       token, buffers);
 }
@@ -300,8 +181,9 @@ auto net_stream::async_write_some(const ConstBuffers& buffers, Token&& token) {
           return;
         }
         boost::asio::async_compose<decltype(handler), signature>(
-            detail::tls_op<true, detail::write_attempt>(*this, detail::write_attempt(b)), handler,
-            socket_);
+            detail::tls_op<net_stream, true, detail::write_attempt>(*this,
+                                                                    detail::write_attempt(b)),
+            handler, socket_);
       },
       token, buffers);
 }
@@ -319,7 +201,7 @@ auto net_stream::async_handshake(Token&& token) {
     return step;
   };
   return boost::asio::async_compose<Token, signature>(
-      detail::tls_op<false, decltype(attempt)>(*this, attempt), token, socket_);
+      detail::tls_op<net_stream, false, decltype(attempt)>(*this, attempt), token, socket_);
 }
 
 template <class ConstBuffers>

@@ -1,3 +1,5 @@
+// One TLS 1.3 connection's record layer: reading (records opened, alerts, KeyUpdate, empty records
+// against their budgets) and the connection's life; sending is in record_stream_send.cpp.
 #include "tls/record_stream.hpp"
 
 #include <boost/asio/error.hpp>
@@ -5,7 +7,6 @@
 #include <openssl/crypto.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -29,24 +30,9 @@ struct record_stream::inbound {
   std::unique_ptr<unsigned char[]> body;
 };
 
-struct record_stream::outbound {
-  outbound(const unsigned char* data, std::size_t n, std::size_t plain)
-      : size(n), plaintext(plain), bytes(new unsigned char[n]) {
-    std::memcpy(bytes.get(), data, n);
-  }
-  std::size_t size;
-  std::size_t sent = 0;
-  std::size_t plaintext;  // what the caller's write is told once the record is out
-  std::unique_ptr<unsigned char[]> bytes;
-};
-
 void record_stream::inbound_free::operator()(inbound* in) const noexcept {
   OPENSSL_cleanse(in->body.get(), in->size);
   delete in;
-}
-
-void record_stream::outbound_free::operator()(outbound* out) const noexcept {
-  delete out;
 }
 
 namespace {
@@ -55,19 +41,15 @@ bool would_block(int e) {
   return e == EAGAIN || e == EWOULDBLOCK;
 }
 
-boost::system::error_code system_error(int e) {
-  return {e, boost::system::system_category()};
+// The budgets' clock: whole seconds of the steady clock (wrapping after 136 years of uptime).
+std::uint32_t steady_seconds() {
+  return static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
 }
 
-// A fatal alert or close_notify, sealed and sent if the socket takes it now; nothing else waits
-// for it (the connection is ending).
-void send_alert(int fd, tls13::traffic_keys& keys, alert a, bool fatal) {
-  const std::array<unsigned char, 2> body = {static_cast<unsigned char>(fatal ? 2 : 1),
-                                             static_cast<unsigned char>(a)};
-  const std::span<const unsigned char> part(body);
-  std::array<unsigned char, tls13::header_size + 2 + 1 + tls13::tag_size> record{};
-  const std::size_t n = tls13::seal(keys, content_type::alert, std::span(&part, 1), record.data());
-  if (n > 0) (void)::send(fd, record.data(), n, MSG_NOSIGNAL | MSG_DONTWAIT);
+boost::system::error_code system_error(int e) {
+  return {e, boost::system::system_category()};
 }
 
 }  // namespace
@@ -89,11 +71,11 @@ record_stream::~record_stream() {
 }
 
 std::size_t record_stream::buffered() const {
-  return (in_ ? in_->size : 0) + (out_ ? out_->size : 0);
+  return (in_ ? in_->size : 0) + unsent();
 }
 
 void record_stream::refuse(int fd, alert a, boost::system::error_code& ec) {
-  if (!out_ && !failed_) send_alert(fd, write_keys_, a, true);
+  if (!out_ && !failed_) send_alert(fd, a, true);
   failed_ = true;
   in_.reset();
   ec = tls_errc::record_refused;
@@ -134,7 +116,7 @@ bool record_stream::on_handshake(int fd, std::span<const unsigned char> content,
     refuse(fd, alert::illegal_parameter, ec);
     return false;
   }
-  if (!key_update_within_budget()) {
+  if (!key_updates_.take(steady_seconds())) {
     refuse(fd, alert::unexpected_message, ec);
     ec = tls_errc::key_update_limit;
     return false;
@@ -147,18 +129,11 @@ bool record_stream::on_handshake(int fd, std::span<const unsigned char> content,
   return true;
 }
 
-bool record_stream::key_update_within_budget() {
-  const auto now =
-      static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                     std::chrono::steady_clock::now().time_since_epoch())
-                                     .count());
-  if (key_updates_ == 0 || now - key_update_window_ >= key_update_window_seconds) {
-    key_update_window_ = now;
-    key_updates_ = 0;
-  }
-  if (key_updates_ == key_updates_per_window) return false;
-  ++key_updates_;
-  return true;
+bool record_stream::on_empty_record(int fd, boost::system::error_code& ec) {
+  if (empty_records_.take()) return true;
+  refuse(fd, alert::unexpected_message, ec);
+  ec = tls_errc::empty_record_limit;
+  return false;
 }
 
 bool record_stream::fill(int fd, boost::system::error_code& ec) {
@@ -216,6 +191,12 @@ bool record_stream::fill(int fd, boost::system::error_code& ec) {
     const std::span<const unsigned char> content(in_->body.get(), record.size);
     switch (record.type) {
       case content_type::application_data:
+        if (record.size == 0) {
+          in_.reset();
+          if (!on_empty_record(fd, ec)) return false;
+          continue;
+        }
+        empty_records_.saw_application_bytes();
         in_->opened = true;
         in_->left = record.size;
         continue;
@@ -265,94 +246,6 @@ bool record_stream::socket_refused(int error, boost::system::error_code& ec) {
     ec = system_error(error);
   }
   return false;
-}
-
-bool record_stream::flush(int fd, boost::system::error_code& ec) {
-  while (out_ && out_->sent < out_->size) {
-    const ssize_t n =
-        ::send(fd, out_->bytes.get() + out_->sent, out_->size - out_->sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return socket_refused(errno, ec);
-    out_->sent += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-std::size_t record_stream::write(int fd, std::span<const std::span<const unsigned char>> parts,
-                                 boost::system::error_code& ec) {
-  ec.clear();
-  if (failed_) {
-    ec = tls_errc::record_refused;
-    return 0;
-  }
-  if (close_sent_) {
-    ec = boost::asio::error::shut_down;
-    return 0;
-  }
-  if (out_) {
-    if (!flush(fd, ec)) return 0;
-    const std::size_t n = out_->plaintext;
-    out_.reset();
-    return n;
-  }
-  // The first max_plaintext bytes of `parts`.
-  std::array<std::span<const unsigned char>, 16> taken;
-  std::size_t count = 0, plain = 0;
-  for (const auto& p : parts) {
-    if (p.empty()) continue;
-    if (count == taken.size() || plain == tls13::max_plaintext) break;
-    taken[count++] = p.first(std::min(p.size(), tls13::max_plaintext - plain));
-    plain += taken[count - 1].size();
-  }
-  if (plain == 0) return 0;
-
-  constexpr std::size_t key_update_record = tls13::header_size + 5 + 1 + tls13::tag_size;
-  std::array<unsigned char, key_update_record + tls13::max_sealed> buffer;
-  std::size_t size = 0;
-  if (key_update_due_) {
-    // Ours, update_not_requested, under the old key; then the new key for what follows.
-    static constexpr std::array<unsigned char, 5> key_update = {24, 0, 0, 1, 0};
-    const std::span<const unsigned char> message(key_update);
-    size = tls13::seal(write_keys_, content_type::handshake, std::span(&message, 1), buffer.data());
-    if (size == 0 || !tls13::update_traffic_secret(write_keys_)) {
-      failed_ = true;
-      ec = tls_errc::record_refused;
-      return 0;
-    }
-    key_update_due_ = false;
-  }
-  const std::size_t sealed = tls13::seal(write_keys_, content_type::application_data,
-                                         std::span(taken.data(), count), buffer.data() + size);
-  if (sealed == 0) {
-    failed_ = true;
-    ec = tls_errc::record_refused;
-    return 0;
-  }
-  size += sealed;
-  ssize_t n = 0;
-  do {
-    n = ::send(fd, buffer.data(), size, MSG_NOSIGNAL);
-  } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(size)) return plain;
-  if (n < 0 && !would_block(errno)) {
-    failed_ = true;
-    ec = system_error(errno);
-    return 0;
-  }
-  // The record is sealed under its sequence number: it goes out as it is, never sealed again.
-  const std::size_t sent = n > 0 ? static_cast<std::size_t>(n) : 0;
-  out_.reset(new outbound(buffer.data() + sent, size - sent, plain));
-  ec = boost::asio::error::would_block;
-  return 0;
-}
-
-void record_stream::send_close_notify(int fd) {
-  if (failed_ || close_sent_) return;
-  close_sent_ = true;
-  boost::system::error_code ec;
-  if (out_ && !flush(fd, ec)) return;  // a half sent record cannot be cut into
-  out_.reset();
-  send_alert(fd, write_keys_, alert::close_notify, false);
 }
 
 }  // namespace ringcast

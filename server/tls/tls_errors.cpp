@@ -29,6 +29,8 @@ class tls_error_category final : public boost::system::error_category {
         return "the peer sent a fatal TLS alert";
       case tls_errc::key_update_limit:
         return "too many TLS KeyUpdates from the peer";
+      case tls_errc::empty_record_limit:
+        return "too many empty TLS records in a row from the peer";
     }
     const char* reason = ERR_reason_error_string(static_cast<unsigned long>(value));
     return reason ? reason : fmt::format("OpenSSL error {:#x}", value);

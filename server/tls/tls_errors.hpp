@@ -17,6 +17,8 @@ enum class tls_errc {
   peer_alert,        // the peer ended the connection with a fatal alert
   key_update_limit,  // the peer sent KeyUpdates faster than record_stream takes them (it was sent
                      // an unexpected_message alert)
+  empty_record_limit,  // the peer sent more records in a row with no application bytes than
+                       // record_stream takes (it was sent an unexpected_message alert)
 };
 boost::system::error_code make_error_code(tls_errc e);
 

@@ -318,7 +318,7 @@ TEST_F(RecordLayerTest, KeyUpdateBothWays) {
 }
 
 // A client may send KeyUpdates as fast as it likes, each a key derivation on the loop: the first
-// record_stream::key_updates_per_window in a minute are taken, and the next ends the connection
+// key_update_budget::per_window in a minute are taken, and the next ends the connection
 // with an unexpected_message alert (fails on the layer that took them without bound: all 100).
 TEST_F(RecordLayerTest, KeyUpdatesBeyondTheBudgetEndTheConnection) {
   connect();
@@ -328,7 +328,7 @@ TEST_F(RecordLayerTest, KeyUpdatesBeyondTheBudgetEndTheConnection) {
     client_write("after update " + std::to_string(taken));
     if (server_read() != "after update " + std::to_string(taken)) break;
   }
-  EXPECT_EQ(taken, record_stream::key_updates_per_window);
+  EXPECT_EQ(taken, key_update_budget::per_window);
   EXPECT_EQ(last_read_error, tls_errc::key_update_limit);
   EXPECT_TRUE(records->failed());
   client_read();
@@ -343,7 +343,7 @@ TEST_F(RecordLayerTest, TheKeyUpdateBudgetIsPerConnection) {
     TearDown();
     SetUp();
     connect();
-    for (int round = 0; round < record_stream::key_updates_per_window; ++round) {
+    for (int round = 0; round < key_update_budget::per_window; ++round) {
       ASSERT_EQ(SSL_key_update(client, SSL_KEY_UPDATE_REQUESTED), 1);
       client_write("r" + std::to_string(round));
       ASSERT_EQ(server_read(), "r" + std::to_string(round));
@@ -425,6 +425,41 @@ TEST_F(RecordLayerTest, PaddingIsStrippedAndAllPaddingIsUnexpected) {
   EXPECT_EQ(server_read(), "hi");
   client_send_raw(tls13::content_type::invalid, bytes(8, 0));  // no content type at all
   EXPECT_EQ(server_read(), "");
+  client_read();
+  EXPECT_EQ(client_reason, SSL_R_SSLV3_ALERT_UNEXPECTED_MESSAGE);
+}
+
+// Each record is an AEAD open, and one with no application bytes gives the reader nothing: records
+// with no content, or only padding, are taken empty_record_budget::most_in_a_row at a time
+// between records with data, and the next ends the connection with an unexpected_message alert
+// (fails on the layer that skipped them without bound: it read "late").
+TEST_F(RecordLayerTest, EmptyRecordsBeyondTheBoundInARowEndTheConnection) {
+  connect();
+  const auto send_empty = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      if (i % 2 == 0) {
+        client_send_raw(tls13::content_type::invalid, bytes{23});  // no content
+      } else {
+        client_send_raw(tls13::content_type::invalid, bytes{23, 0, 0, 0});  // only padding
+      }
+    }
+  };
+  const auto send_text = [&](std::string_view text) {
+    bytes content(text.begin(), text.end());
+    client_send_raw(tls13::content_type::application_data, content);
+  };
+  for (const char* text : {"first", "second"}) {
+    send_empty(empty_record_budget::most_in_a_row);
+    send_text(text);
+    EXPECT_EQ(server_read(), text);
+    EXPECT_EQ(last_read_error, boost::asio::error::would_block);
+  }
+  send_empty(empty_record_budget::most_in_a_row + 1);
+  send_text("late");
+  EXPECT_EQ(server_read(), "");
+  EXPECT_EQ(last_read_error, tls_errc::empty_record_limit);
+  EXPECT_EQ(last_read_error.message(), "too many empty TLS records in a row from the peer");
+  EXPECT_TRUE(records->failed());
   client_read();
   EXPECT_EQ(client_reason, SSL_R_SSLV3_ALERT_UNEXPECTED_MESSAGE);
 }
