@@ -139,36 +139,56 @@ void http_connection::read_request() {
   read_header_bytes();
 }
 
+// Reads what the socket holds and parses the header as soon as it is whole, on this turn of the
+// loop: an asynchronous read that completes at once, or Beast's header read of bytes already
+// here, would each post its completion and wait behind a turn of the reactor (docs/performance.md
+// §20). Only a socket with nothing to read is waited for.
 void http_connection::read_header_bytes() {
-  const std::string_view bytes(static_cast<const char*>(buffer_.data().data()),
-                               buffer_.data().size());
-  if (const auto end = header_block_end(bytes, scanned_)) {
-    // Whole in the buffer already (pipelined, or handed over by an upgrade): Beast does not
-    // measure a header it need not wait for, so the limit is ours to apply.
-    if (*end > header_limit + header_allowance_) return refuse_header_too_large();
-    if (has_obs_fold(bytes.substr(0, *end)))
-      return refuse_request(http_status::bad_request, "bad_request",
-                            "a header line folded onto the next (obs-fold)");
-    http::async_read_header(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
-    return;
-  }
   const std::size_t limit = header_limit + header_allowance_;
-  if (bytes.size() >= limit) return refuse_header_too_large();
-  scanned_ = bytes.size();
-  stream_.async_read_some(buffer_.prepare(limit - bytes.size()),
-                          [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                            self->buffer_.commit(n);
-                            // Cut short by begin_handover, or read just as it began: parked
-                            // with what was read, which the new binary parses.
-                            const bool parks = self->ctx_.connections().handing_over() &&
-                                               !self->stream_.secure() &&
-                                               (!ec || ec == asio::error::operation_aborted);
-                            if (parks && !self->closing_) return self->park();
-                            if (ec || self->closing_) return self->on_read(ec);
-                            self->read_header_bytes();
-                          });
+  for (;;) {
+    const std::string_view bytes(static_cast<const char*>(buffer_.data().data()),
+                                 buffer_.data().size());
+    if (const auto end = header_block_end(bytes, scanned_)) {
+      // Whole in the buffer: Beast does not measure a header it need not wait for, so the limit
+      // is ours to apply.
+      if (*end > limit) return refuse_header_too_large();
+      if (has_obs_fold(bytes.substr(0, *end)))
+        return refuse_request(http_status::bad_request, "bad_request",
+                              "a header line folded onto the next (obs-fold)");
+      return parse_header();
+    }
+    if (bytes.size() >= limit) return refuse_header_too_large();
+    scanned_ = bytes.size();
+    beast::error_code ec;
+    const std::size_t n = stream_.read_now(buffer_.prepare(limit - bytes.size()), ec);
+    buffer_.commit(n);
+    if (ec == asio::error::would_block) return wait_for_header_bytes();
+    if (ec) return on_read(ec);
+  }
+}
+
+void http_connection::wait_for_header_bytes() {
+  stream_.async_wait_readable([self = shared_from_this()](beast::error_code ec) {
+    // Cut short by begin_handover: parked with what was read, which the new binary parses.
+    const bool parks = self->ctx_.connections().handing_over() && !self->stream_.secure() &&
+                       (!ec || ec == asio::error::operation_aborted);
+    if (parks && !self->closing_) return self->park();
+    if (ec || self->closing_) return self->on_read(ec);
+    self->read_header_bytes();
+  });
+}
+
+// The header block is whole in the buffer (read_header_bytes): Beast's parser takes it here, as
+// its header read would from the buffer without reading the socket.
+void http_connection::parse_header() {
+  beast::error_code ec;
+  while (!ec && !parser_->is_header_done()) {
+    const std::size_t used = parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    if (ec == http::error::need_more && used > 0) ec = {};
+    if (used == 0 && !ec) ec = http::error::need_more;  // cannot be: the block is whole
+  }
+  on_header(ec);
 }
 
 void http_connection::on_header(beast::error_code ec) {

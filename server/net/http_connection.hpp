@@ -74,6 +74,8 @@ class http_connection final : public loop_timer,
   void wait_for_first_request();  // a plain connection, just accepted
   void read_request();
   void read_header_bytes();
+  void wait_for_header_bytes();
+  void parse_header();
   // One with nothing of a request read yet closes at once; one in the middle of a request reads it
   // and answers it 503.
   void on_drain();
