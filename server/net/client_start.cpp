@@ -73,7 +73,9 @@ void claim_and_subscribe(connection_context& home, connection_parts parts, admis
 
 void start_client(connection_context& ctx, connection_parts parts, admission admitted,
                   http_resume resume, http_refusal answer) {
-  auto [home, held] = ctx.home_of(admitted.params.user);
+  session_home where = ctx.home_of(admitted.params.user);
+  connection_context& home = where.loop;
+  home_slots::ticket held = std::move(where.held);
   if (&home == &ctx) {
     claim_and_subscribe(home, std::move(parts), std::move(admitted), std::move(held), resume,
                         answer);
