@@ -81,11 +81,11 @@ void record_stream::refuse(int fd, alert a, boost::system::error_code& ec) {
   ec = tls_errc::record_refused;
 }
 
-bool record_stream::on_alert(std::span<const unsigned char> content,
+bool record_stream::on_alert(int fd, std::span<const unsigned char> content,
                              boost::system::error_code& ec) {
   if (content.size() != 2) {
-    failed_ = true;  // a malformed alert ends the connection as well; no alert answers an alert
-    ec = tls_errc::record_refused;
+    // Not an alert at all (RFC 8446 section 6: a message that cannot be parsed): decode_error.
+    refuse(fd, alert::decode_error, ec);
     return false;
   }
   if (content[1] == static_cast<unsigned char>(alert::close_notify)) {
@@ -201,7 +201,7 @@ bool record_stream::fill(int fd, boost::system::error_code& ec) {
         in_->left = record.size;
         continue;
       case content_type::alert: {
-        const bool go_on = on_alert(content, ec);
+        const bool go_on = on_alert(fd, content, ec);
         in_.reset();
         if (!go_on) return false;
         continue;

@@ -83,7 +83,7 @@ class record_stream {
   // `ec`: would_block, eof or the failure).
   bool fill(int fd, boost::system::error_code& ec);
   // One opened record's content, other than application data.
-  bool on_alert(std::span<const unsigned char> content, boost::system::error_code& ec);
+  bool on_alert(int fd, std::span<const unsigned char> content, boost::system::error_code& ec);
   bool on_handshake(int fd, std::span<const unsigned char> content, boost::system::error_code& ec);
   // An application data record with no content (or only padding): false, the connection ended,
   // once it is one too many in a row.

@@ -400,6 +400,18 @@ TEST_F(RecordLayerTest, AnOversizeRecordEndsTheConnectionWithRecordOverflow) {
   EXPECT_EQ(client_reason, SSL_R_TLSV1_ALERT_RECORD_OVERFLOW);
 }
 
+// RFC 8446 section 6: a message that cannot be parsed is answered decode_error. An alert record
+// is two bytes; three are none.
+TEST_F(RecordLayerTest, AMalformedAlertEndsTheConnectionWithDecodeError) {
+  connect();
+  client_send_raw(tls13::content_type::alert, {1, 0, 0});
+  EXPECT_EQ(server_read(), "");
+  EXPECT_EQ(last_read_error, tls_errc::record_refused);
+  EXPECT_TRUE(records->failed());
+  client_read();
+  EXPECT_EQ(client_reason, SSL_R_TLSV1_ALERT_DECODE_ERROR);
+}
+
 TEST_F(RecordLayerTest, OtherHandshakeMessagesAreUnexpected) {
   connect();
   // A NewSessionTicket (type 4) from the client.
