@@ -662,6 +662,8 @@ export interface components {
             sessions: {
                 total: number;
                 connected: number;
+                /** @description Connects read on one event loop and handed to the loop that holds their user's sessions. */
+                handed: components["schemas"]["Count"];
                 refused: {
                     max_sessions: components["schemas"]["Count"];
                     max_sessions_per_user: components["schemas"]["Count"];
