@@ -27,14 +27,14 @@ class loop_acceptor {
 
  private:
   void accept();
-  void on_accept(boost::system::error_code ec, stream_socket socket);
+  void on_ready(boost::system::error_code ec);
+  void on_accept(int fd, const tcp::endpoint& peer);
 
   connection_context& loop_;
   connection_limit& limit_;
   tcp::acceptor acceptor_;
   boost::asio::steady_timer backoff_;    // out of file descriptors: wait instead of spinning
   repeated_warning out_of_descriptors_;  // logged at most once a second while it lasts
-  tcp::endpoint peer_;                   // of the accept in flight (one at a time)
 };
 
 }  // namespace ringcast
