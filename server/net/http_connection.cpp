@@ -37,7 +37,10 @@ void http_connection::start(connection_context& ctx, stream_socket socket, slot_
         std::make_shared<http_connection>(ctx, net_stream(std::move(socket)), std::move(slot),
                                           std::move(how.address), how.peer, beast::flat_buffer{});
     c->arm_deadline(waiting::first_request);
-    c->wait_for_first_request();
+    // Read at once: the request is usually here already. The client writes it as soon as its
+    // connect() returns, while the loop is still being woken for the listening socket (measured
+    // in docs/performance.md §21); when it is not, read_header_bytes waits for it.
+    c->read_request();
     return;
   }
   tls_session session = tls->new_session(socket.native_handle());
@@ -114,16 +117,6 @@ void http_connection::on_handshake(beast::error_code ec) {
     return;
   }
   read_request();
-}
-
-// accept() returns before the client's request has come (it arrives a round trip after the
-// handshake's last ACK): a read now would find nothing and cost a recvfrom() per connection. A wait
-// is only queued (the socket is in epoll from the accept on), and the read that follows finds the
-// request. Cut short by begin_handover (cancel), it parks in read_request.
-void http_connection::wait_for_first_request() {
-  stream_.async_wait_readable([self = shared_from_this()](beast::error_code) {
-    if (!self->closing_) self->read_request();
-  });
 }
 
 // The header block is gathered whole first, so that its raw bytes can be checked (obs-fold)

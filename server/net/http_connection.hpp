@@ -71,7 +71,6 @@ class http_connection final : public loop_timer,
   void on_handshake(boost::system::error_code ec);
   void refuse_plaintext();  // plain HTTP arrived on the TLS port
   void discard_until_eof();
-  void wait_for_first_request();  // a plain connection, just accepted
   void read_request();
   void read_header_bytes();
   void wait_for_header_bytes();
