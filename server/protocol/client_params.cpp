@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 
+#include <boost/url/decode_view.hpp>
 #include <boost/url/parse.hpp>
 
 #include "protocol/duration.hpp"
@@ -83,31 +84,38 @@ parsed<client_params> parse_client_params(std::string_view target, bool user_req
 
   client_params params;
   std::array<bool, known_params.size()> seen{};
-  for (const auto& param : url->params()) {
-    const auto known = std::find(known_params.begin(), known_params.end(), param.key);
+  // Decoded as url_view::params() would ('+' as a space), but only the known keys' values are
+  // decoded into strings: params() makes a string of every key and value, a tenth of a connect's
+  // user time (docs/performance.md §21).
+  const boost::urls::encoding_opts as_form{/*space_as_plus=*/true, false, false};
+  for (const auto& param : url->encoded_params()) {
+    const boost::urls::decode_view key(param.key, as_form);
+    const auto known = std::find_if(known_params.begin(), known_params.end(),
+                                    [&](std::string_view name) { return key == name; });
     if (known == known_params.end()) continue;
+    const std::string_view name = *known;
     auto& was_seen = seen[static_cast<std::size_t>(known - known_params.begin())];
-    if (was_seen) return result::fail(param.key + ": given more than once");
+    if (was_seen) return result::fail(std::string{name} + ": given more than once");
     was_seen = true;
 
-    const std::string_view value = param.value;
-    if (param.key == "user") {
+    std::string value = param.value.decode(as_form);
+    if (name == "user") {
       if (!valid_identifier(value)) return result::fail(rule_for("user"));
-      params.user = value;
-    } else if (param.key == "sid") {
+      params.user = std::move(value);
+    } else if (name == "sid") {
       if (!valid_identifier(value)) return result::fail(rule_for("sid"));
-      params.sid = value;
+      params.sid = std::move(value);
       params.sid_given = true;
-    } else if (param.key == "since") {
+    } else if (name == "since") {
       params.since = parse_message_id(value);
       if (!params.since)
         return result::fail("since: expected a message id (0-18446744073709551615)");
-    } else if (param.key == "channels") {
+    } else if (name == "channels") {
       if (auto error = split_channels(value, params.channels); !error.empty())
         return result::fail(std::move(error));
-    } else if (param.key == "token") {
-      params.token = value;
-    } else if (param.key == "rewind") {
+    } else if (name == "token") {
+      params.token = std::move(value);
+    } else if (name == "rewind") {
       if (auto error = parse_rewind(value, params); !error.empty())
         return result::fail(std::move(error));
     }
