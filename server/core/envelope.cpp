@@ -1,5 +1,6 @@
 #include "core/envelope.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <boost/json/serialize.hpp>
 #include <boost/json/string.hpp>
@@ -45,11 +46,13 @@ ending_notice make_ending(ending why, std::uint32_t retry_ms, std::uint64_t last
   return n;
 }
 
+// The format compiled at build time: every connect sends a hello, and parsing the format at run
+// time made it 2.3 times as slow (155 against 68 ns, hot; docs/performance.md §21).
 std::string hello_json(const hello_fields& h) {
-  return fmt::format(R"({{"type":"hello","session":"{}/{}","resumed":{},"last_id":{},"gap":{},)"
-                     R"("heartbeat_s":{},"idle_timeout_s":{},"session_ttl_s":{}}})",
-                     h.user, h.sid, h.resumed, h.last_id, h.gap, h.heartbeat_s, h.idle_timeout_s,
-                     h.session_ttl_s);
+  return fmt::format(
+      FMT_COMPILE(R"({{"type":"hello","session":"{}/{}","resumed":{},"last_id":{},"gap":{},)"
+                  R"("heartbeat_s":{},"idle_timeout_s":{},"session_ttl_s":{}}})"),
+      h.user, h.sid, h.resumed, h.last_id, h.gap, h.heartbeat_s, h.idle_timeout_s, h.session_ttl_s);
 }
 
 std::string pong_json() {
