@@ -16,6 +16,7 @@ std::optional<accepted> accept_socket(stream_socket& socket, const config& setti
   // Pushes are small writes that must go out at once, not wait behind Nagle for an ACK (a TLS
   // handshake's session tickets followed by the first response would stall ~40 ms).
   socket.set_option(tcp::no_delay(true), ec);
+  socket.non_blocking(true, ec);  // accept_socket_from expects it, as accept4() gives it
   return accept_socket_from(socket, peer.address(), settings, addresses, now);
 }
 
@@ -39,8 +40,6 @@ std::optional<accepted> accept_socket_from(stream_socket& socket, const asio::ip
   if (settings.send_buffer > 0)
     socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(settings.send_buffer)),
                       ec);
-  // Once, here: asio would set it at the first read, and the write path again (its own flag).
-  socket.non_blocking(true, ec);
   return out;
 }
 

@@ -26,9 +26,10 @@ struct accepted {
 std::optional<accepted> accept_socket(stream_socket& socket, const config& settings,
                                       address_limits& addresses, address_limits::time_point now);
 
-// As accept_socket, for a socket accepted from a listening socket that has TCP_NODELAY set
-// (accepted sockets inherit it), with the peer's address as accept() returned it: two system
-// calls fewer per connection (the listener's, docs/performance.md section 16).
+// As accept_socket, for a socket accepted non-blocking (accept4() with SOCK_NONBLOCK) from a
+// listening socket that has TCP_NODELAY set (accepted sockets inherit it), with the peer's address
+// as accept() returned it: three system calls fewer per connection (the listener's,
+// docs/performance.md sections 16 and 21).
 std::optional<accepted> accept_socket_from(stream_socket& socket,
                                            const boost::asio::ip::address& peer,
                                            const config& settings, address_limits& addresses,
