@@ -225,7 +225,10 @@ std::size_t net_stream::read_now(boost::asio::mutable_buffer buffer,
 std::size_t net_stream::write_plain_now(const boost::asio::const_buffer* parts, std::size_t count,
                                         boost::system::error_code& ec) {
   ec = {};
-  if (count == 0) return 0;
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < count; ++i)
+    bytes += parts[i].size();
+  if (bytes == 0) return 0;  // nothing to write: no system call (as asio's write_some)
   const int fd = socket_.native_handle();
   constexpr int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
   ssize_t n;

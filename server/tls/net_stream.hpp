@@ -18,10 +18,13 @@
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <type_traits>
 
 #include "tls/exact_size_allocator.hpp"
 #include "tls/heap_trim.hpp"
@@ -212,15 +215,20 @@ template <class ConstBuffers>
 std::size_t net_stream::write_now(const ConstBuffers& buffers, boost::system::error_code& ec) {
   if (!secure()) {
     // As many buffers as one sendmsg() takes here (asio's limit too); the caller goes on from
-    // what was written.
-    std::array<boost::asio::const_buffer, detail::max_plain_send_buffers> parts;
-    std::size_t count = 0;
-    for (auto it = boost::asio::buffer_sequence_begin(buffers);
-         it != boost::asio::buffer_sequence_end(buffers) && count < parts.size(); ++it) {
-      const boost::asio::const_buffer b(*it);
-      if (b.size() != 0) parts[count++] = b;
+    // what was written. A contiguous sequence (a delivery's frame parts) is passed as it is.
+    if constexpr (std::is_convertible_v<const ConstBuffers&,
+                                        std::span<const boost::asio::const_buffer>>) {
+      const std::span<const boost::asio::const_buffer> parts = buffers;
+      return write_plain_now(parts.data(), std::min(parts.size(), detail::max_plain_send_buffers),
+                             ec);
+    } else {
+      std::array<boost::asio::const_buffer, detail::max_plain_send_buffers> parts;
+      std::size_t count = 0;
+      for (auto it = boost::asio::buffer_sequence_begin(buffers);
+           it != boost::asio::buffer_sequence_end(buffers) && count < parts.size(); ++it)
+        parts[count++] = boost::asio::const_buffer(*it);
+      return write_plain_now(parts.data(), count, ec);
     }
-    return write_plain_now(parts.data(), count, ec);
   }
   // The first buffers, as many as one record takes (copied into one on the stack, not the heap).
   std::array<boost::asio::const_buffer, 16> parts;
