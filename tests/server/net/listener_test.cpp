@@ -17,11 +17,14 @@
 #include <thread>
 
 #include <fstream>
+#include <future>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <boost/asio/post.hpp>
 
 #include "config/config.hpp"
 #include "net/connection_limit.hpp"
@@ -166,6 +169,48 @@ TEST(Listener, AnAcceptedSocketHasNoDelayTheSendBufferAndNonBlockingMode) {
   EXPECT_EQ(value, 2 * 64 * 1024);
   EXPECT_NE(::fcntl(accepted, F_GETFL) & O_NONBLOCK, 0);
   ::close(client);
+  loop.run([&] {
+    l.close();
+    return 0;
+  });
+  loop.run([] { return 0; });
+  loop.run([] { return 0; });
+}
+
+// A loop takes one connection per readiness report of its listening socket and then waits on it
+// again, which re-arms it in epoll: connections queued while the loop was busy elsewhere are all
+// accepted, none left waiting for the next connection to wake the loop.
+TEST(Listener, ConnectionsQueuedWhileTheLoopIsBusyAreAllAccepted) {
+  config settings;
+  test::test_loop loop{settings};
+  connection_limit connections(100);
+  listener l({&loop}, connections);
+  ASSERT_TRUE(loop.run([&] { return l.open("127.0.0.1", 0); }));
+  const auto& address = l.address();
+  sockaddr_in server{};
+  server.sin_family = AF_INET;
+  server.sin_port =
+      htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.find(':') + 1))));
+  server.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+
+  std::promise<void> release;
+  boost::asio::post(loop.io(), [busy = release.get_future()]() mutable { busy.wait(); });
+  constexpr int queued = 20;
+  std::vector<int> clients;
+  for (int i = 0; i < queued; ++i) {
+    clients.push_back(::socket(AF_INET, SOCK_STREAM, 0));
+    ASSERT_EQ(::connect(clients.back(), reinterpret_cast<sockaddr*>(&server), sizeof server), 0);
+  }
+  release.set_value();
+
+  std::size_t accepted = 0;
+  for (int i = 0; i < 400 && accepted < queued; ++i) {
+    accepted = loop.run([&] { return loop.idle_connections(); });
+    if (accepted < queued) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(accepted, queued);
+  for (const int fd : clients)
+    ::close(fd);
   loop.run([&] {
     l.close();
     return 0;
