@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 #include "net/accepted_socket.hpp"
 #include "net/http_connection.hpp"
+#include "tls/net_stream.hpp"
 
 namespace ringcast {
 
@@ -70,8 +71,11 @@ void loop_acceptor::on_accept(int fd, const tcp::endpoint& peer) {
   socket.assign(peer.protocol(), fd, ec);
   if (ec) {
     ::close(fd);  // epoll refused it (out of memory): the client sees a reset
-  } else if (auto accepted = accept_socket_from(socket, peer.address(), loop_.settings(),
-                                                loop_.client_addresses(), loop_.now())) {
+    return accept();
+  }
+  net_stream::known_non_blocking(socket);  // accept4() made it so: no ioctl()
+  if (auto accepted = accept_socket_from(socket, peer.address(), loop_.settings(),
+                                         loop_.client_addresses(), loop_.now())) {
     http_connection::start(loop_, std::move(socket), limit_.try_open(), std::move(*accepted));
   }  // else refused over its address's limit, and closed
   accept();

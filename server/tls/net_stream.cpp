@@ -11,7 +11,6 @@
 #include <cstring>
 
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 namespace ringcast {
@@ -188,71 +187,18 @@ std::size_t net_stream::finish_now(const detail::tls_step& step, boost::system::
   return 0;
 }
 
-namespace {
-
-// What a failed recv()/send() reports (errno), with EAGAIN as asio's would_block.
-boost::system::error_code io_error() {
-  const int error = errno;
-  return error == EAGAIN || error == EWOULDBLOCK
-             ? boost::system::error_code(boost::asio::error::would_block)
-             : boost::system::error_code(error, boost::system::system_category());
-}
-
-}  // namespace
-
 std::size_t net_stream::read_now(boost::asio::mutable_buffer buffer,
                                  boost::system::error_code& ec) {
   if (!secure()) {
-    ec = {};
-    if (buffer.size() == 0) return 0;
-    ssize_t n;
-    do {
-      n = ::recv(socket_.native_handle(), buffer.data(), buffer.size(), MSG_DONTWAIT);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      ec = io_error();
-      if (ec == boost::asio::error::would_block) read_waits_for_ = socket_type::wait_read;
-      return 0;
+    if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
+    const std::size_t n = socket_.read_some(buffer, ec);
+    if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
+      ec = boost::asio::error::would_block;
+      read_waits_for_ = socket_type::wait_read;
     }
-    if (n == 0) ec = boost::asio::error::eof;
-    return static_cast<std::size_t>(n);
+    return n;
   }
   return finish_now(read_step(buffer), ec, read_waits_for_);
-}
-
-// One buffer (a message's frame, delivered as it comes) goes out with send(), not sendmsg(): the
-// kernel then imports no iovec array.
-std::size_t net_stream::write_plain_now(const boost::asio::const_buffer* parts, std::size_t count,
-                                        boost::system::error_code& ec) {
-  ec = {};
-  std::size_t bytes = 0;
-  for (std::size_t i = 0; i < count; ++i)
-    bytes += parts[i].size();
-  if (bytes == 0) return 0;  // nothing to write: no system call (as asio's write_some)
-  const int fd = socket_.native_handle();
-  constexpr int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
-  ssize_t n;
-  if (count == 1) {
-    do {
-      n = ::send(fd, parts[0].data(), parts[0].size(), flags);
-    } while (n < 0 && errno == EINTR);
-  } else {
-    std::array<iovec, detail::max_plain_send_buffers> vectors;
-    for (std::size_t i = 0; i < count; ++i)
-      vectors[i] = {const_cast<void*>(parts[i].data()), parts[i].size()};
-    msghdr message{};
-    message.msg_iov = vectors.data();
-    message.msg_iovlen = count;
-    do {
-      n = ::sendmsg(fd, &message, flags);
-    } while (n < 0 && errno == EINTR);
-  }
-  if (n < 0) {
-    ec = io_error();
-    if (ec == boost::asio::error::would_block) write_waits_for_ = socket_type::wait_write;
-    return 0;
-  }
-  return static_cast<std::size_t>(n);
 }
 
 std::size_t net_stream::write_record_now(const boost::asio::const_buffer* parts, std::size_t count,
@@ -338,6 +284,10 @@ struct socket_state : net_stream::socket_type {
 
 }  // namespace
 
+void net_stream::known_non_blocking(socket_type& socket) {
+  socket_state::mark_non_blocking(socket);
+}
+
 std::optional<net_stream> net_stream::adopt(boost::asio::io_context& ctx, detached d) {
   socket_type socket(ctx);
   boost::system::error_code ec;
@@ -346,7 +296,7 @@ std::optional<net_stream> net_stream::adopt(boost::asio::io_context& ctx, detach
     ::close(d.fd);
     return std::nullopt;
   }
-  if (d.non_blocking) socket_state::mark_non_blocking(socket);
+  if (d.non_blocking) known_non_blocking(socket);
   if (!d.tls) return net_stream(std::move(socket));
   return net_stream(std::move(socket), std::move(d.tls));
 }

@@ -18,13 +18,10 @@
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
-#include <type_traits>
 
 #include "tls/exact_size_allocator.hpp"
 #include "tls/heap_trim.hpp"
@@ -73,8 +70,6 @@ class net_stream {
   std::size_t read_now(boost::asio::mutable_buffer buffer, boost::system::error_code& ec);
   template <class ConstBuffers>
   std::size_t write_now(const ConstBuffers& buffers, boost::system::error_code& ec);
-  // Without TLS, reads and writes pass MSG_DONTWAIT themselves: asio's read_some and write_some
-  // would wait in poll() unless its own non-blocking flag were set, an ioctl() per connection.
   // The wait is the one operation an idle connection keeps pending: it takes a block of its own
   // size (tls/exact_size_allocator.hpp). Recycled by Asio's thread cache, it would take the block
   // its thread freed last (a request's read, a hand-off to the session's loop: up to ~1 KB) and
@@ -118,6 +113,9 @@ class net_stream {
   detached detach(const boost::asio::ip::address& peer, boost::system::error_code& ec);
   // Closes the descriptor if it cannot be adopted.
   static std::optional<net_stream> adopt(boost::asio::io_context& ctx, detached d);
+  // Tells asio that `socket`'s descriptor is non-blocking already (accept4() with SOCK_NONBLOCK,
+  // or made so before a hand-off), which asio would otherwise learn only by an ioctl() of its own.
+  static void known_non_blocking(socket_type& socket);
 
   friend void beast_close_socket(net_stream& s) { s.close(); }
 
@@ -142,8 +140,6 @@ class net_stream {
                          compact_wait& waits_for);
   std::size_t write_record_now(const boost::asio::const_buffer* parts, std::size_t count,
                                boost::system::error_code& ec);
-  std::size_t write_plain_now(const boost::asio::const_buffer* parts, std::size_t count,
-                              boost::system::error_code& ec);
   // One non-blocking read or write by whichever carries the records (OpenSSL or record_stream).
   detail::tls_step read_step(boost::asio::mutable_buffer buffer);
   detail::tls_step write_step(const boost::asio::const_buffer* parts, std::size_t count);
@@ -214,21 +210,19 @@ auto net_stream::async_handshake(Token&& token) {
 template <class ConstBuffers>
 std::size_t net_stream::write_now(const ConstBuffers& buffers, boost::system::error_code& ec) {
   if (!secure()) {
-    // As many buffers as one sendmsg() takes here (asio's limit too); the caller goes on from
-    // what was written. A contiguous sequence (a delivery's frame parts) is passed as it is.
-    if constexpr (std::is_convertible_v<const ConstBuffers&,
-                                        std::span<const boost::asio::const_buffer>>) {
-      const std::span<const boost::asio::const_buffer> parts = buffers;
-      return write_plain_now(parts.data(), std::min(parts.size(), detail::max_plain_send_buffers),
-                             ec);
-    } else {
-      std::array<boost::asio::const_buffer, detail::max_plain_send_buffers> parts;
-      std::size_t count = 0;
-      for (auto it = boost::asio::buffer_sequence_begin(buffers);
-           it != boost::asio::buffer_sequence_end(buffers) && count < parts.size(); ++it)
-        parts[count++] = boost::asio::const_buffer(*it);
-      return write_plain_now(parts.data(), count, ec);
+    if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
+    // One buffer (a message's frame, delivered as it comes) goes out with send(), not sendmsg():
+    // asio picks send() for a single buffer, and the kernel then imports no iovec array.
+    const auto first = boost::asio::buffer_sequence_begin(buffers);
+    const auto last = boost::asio::buffer_sequence_end(buffers);
+    const std::size_t n = first != last && std::next(first) == last
+                              ? socket_.write_some(boost::asio::const_buffer(*first), ec)
+                              : socket_.write_some(buffers, ec);
+    if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
+      ec = boost::asio::error::would_block;
+      write_waits_for_ = socket_type::wait_write;
     }
+    return n;
   }
   // The first buffers, as many as one record takes (copied into one on the stack, not the heap).
   std::array<boost::asio::const_buffer, 16> parts;

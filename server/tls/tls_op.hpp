@@ -37,8 +37,6 @@ tls_step tls_handshake(ssl_st* ssl, int fd, bool& first_byte_checked);
 
 // The most plaintext one TLS record carries.
 constexpr std::size_t max_tls_record = 16 * 1024;
-// The most buffers one plain write_now hands the kernel (asio's limit for one sendmsg()).
-constexpr std::size_t max_plain_send_buffers = 64;
 
 // Retries `attempt` whenever the socket is ready, then completes; a result that is there at once
 // is posted, never delivered inside the initiating call.
