@@ -1,9 +1,15 @@
 #include "stamped_stream.hpp"
 
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <stdexcept>
+#include <thread>
 
 namespace ringcast::load {
 
@@ -46,13 +52,77 @@ std::size_t stamped_stream::receive(boost::asio::mutable_buffer buffer,
   return static_cast<std::size_t>(n);
 }
 
-kernel_stamping::kernel_stamping() : fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
+namespace {
+
+// The receive time of the bytes one read takes, 0 if they came unstamped or did not come.
+std::int64_t received_stamp_us(int fd) {
+  char bytes[16];
+  iovec iov{bytes, sizeof bytes};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (recvmsg(fd, &msg, 0) <= 0) return 0;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec ts{};
+    std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
+  }
+  return 0;
+}
+
+// A connected loopback TCP pair: [0] stamps what it receives, [1] sends. TCP, because a
+// datagram read before stamping is on is stamped with the read's time instead.
+bool loopback_pair(int (&fds)[2]) {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
   const int on = 1;
-  if (fd_ >= 0) setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+  const timeval wait{0, 100'000};  // bounds a read that nothing answers
+  fds[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const bool made = listener >= 0 && fds[0] >= 0 &&
+                    bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                    listen(listener, 1) == 0 &&
+                    getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0 &&
+                    setsockopt(fds[0], SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) == 0 &&
+                    setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) == 0 &&
+                    connect(fds[0], reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                    (fds[1] = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;
+  if (listener >= 0) close(listener);
+  return made;
+}
+
+void close_pair(int (&fds)[2]) {
+  for (const int fd : fds)
+    if (fd >= 0) close(fd);
+}
+
+}  // namespace
+
+kernel_stamping::kernel_stamping() {
+  if (!loopback_pair(fds_)) {
+    const int error = errno;
+    close_pair(fds_);
+    throw std::runtime_error(fmt::format("--arrival kernel: no loopback pair to probe stamping: {}",
+                                         std::strerror(error)));
+  }
+  // Asking is not enough: the first replies would still come unstamped. A byte every 5 ms
+  // shows when stamping is on (in a few milliseconds on an idle machine).
+  for (int probe = 0; probe < 400; ++probe) {
+    if (send(fds_[1], "p", 1, MSG_NOSIGNAL) == 1 && received_stamp_us(fds_[0]) != 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  close_pair(fds_);
+  throw std::runtime_error("--arrival kernel: the kernel did not stamp received packets in 2 s");
 }
 
 kernel_stamping::~kernel_stamping() {
-  if (fd_ >= 0) close(fd_);
+  close_pair(fds_);
 }
 
 }  // namespace ringcast::load

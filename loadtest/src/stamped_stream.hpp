@@ -84,8 +84,8 @@ class stamped_stream {
 
 // Linux stamps received packets only while some socket asks for it, and turns stamping on a
 // moment after the first one asks (deferred work): the first replies of a run would come
-// unstamped. Held by a worker for its whole run (--arrival kernel), a socket of its own keeps it
-// on.
+// unstamped. Made, it has seen bytes of its own stamped (or thrown after 2 s); held by a worker
+// for its whole run (--arrival kernel), it keeps stamping on.
 class kernel_stamping {
  public:
   kernel_stamping();
@@ -94,7 +94,7 @@ class kernel_stamping {
   kernel_stamping& operator=(const kernel_stamping&) = delete;
 
  private:
-  int fd_ = -1;
+  int fds_[2] = {-1, -1};  // a loopback pair: its socket keeps stamping on
 };
 
 }  // namespace ringcast::load
