@@ -54,6 +54,10 @@ void claim_and_subscribe(connection_context& home, connection_parts parts, admis
     answer(home, std::move(parts), std::move(*refused));
     return;
   }
+  if (!home.sessions_shared()) {  // no other node to claim from
+    subscribe(home, std::move(parts), std::move(admitted), /*known_elsewhere=*/false, resume);
+    return;  // `held` goes now: the session, if the transport made one, counts in the slot itself
+  }
   struct waiting {
     connection_parts parts;
     admission admitted;

@@ -45,6 +45,9 @@ class connection_context : public request_context {
   virtual std::shared_ptr<const tls_context> tls() const = 0;
   // The loop that holds `user`'s sessions: this one, or the one to hand a connect to.
   virtual session_home home_of(std::string_view user) = 0;
+  // With --redis a session may be held by another node, and a connect claims it first
+  // (claim_session); a single node holds all of its sessions and claims none.
+  virtual bool sessions_shared() const = 0;
   // With --redis, takes the session over from whichever node held it, then calls
   // `done(known_elsewhere)` on this loop; a single node calls done(false) at once.
   virtual void claim_session(const std::string& user, const std::string& sid,

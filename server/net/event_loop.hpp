@@ -35,6 +35,7 @@ class event_loop final : public connection_context {
   std::shared_ptr<const tls_context> tls() const override { return node_.tls(); }
   const token_verifier* client_tokens() const override { return node_.client_tokens(); }
   session_home home_of(std::string_view user) override { return node_.home_loop(user, index_); }
+  bool sessions_shared() const override { return node_.sessions_shared(); }
   void claim_session(const std::string& user, const std::string& sid,
                      std::function<void(bool)> done) override {
     node_.claim_session(user, sid, *this, std::move(done));

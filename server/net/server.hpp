@@ -71,6 +71,7 @@ class server final : public shared_by_loops, public node_snapshots {
   address_limits& client_addresses() override { return addresses_; }
   pusher_channels& pusher_channels_of_node() override { return pusher_channels_; }
   pusher_door* pusher_door_of_node() override { return pusher_door_.get(); }
+  bool sessions_shared() const override { return cfg_.redis.has_value(); }
   void claim_session(const std::string& user, const std::string& sid, connection_context& origin,
                      std::function<void(bool)> done) override {
     node_->claim_session(session_key(user, sid), origin.io().get_executor(), std::move(done));

@@ -30,7 +30,8 @@ class shared_by_loops {
   virtual const token_verifier* client_tokens() const = 0;
   // Where `user`'s sessions live, for a connect read on loop `here` (home_slots.hpp).
   virtual session_home home_loop(std::string_view user, std::size_t here) = 0;
-  // See connection_context::claim_session; `done` runs on `origin`'s loop.
+  // See connection_context::sessions_shared and claim_session; `done` runs on `origin`'s loop.
+  virtual bool sessions_shared() const = 0;
   virtual void claim_session(const std::string& user, const std::string& sid,
                              connection_context& origin, std::function<void(bool)> done) = 0;
   virtual address_limits& client_addresses() = 0;

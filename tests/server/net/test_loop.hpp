@@ -56,6 +56,7 @@ class test_loop final : public connection_context {
   std::shared_ptr<const tls_context> tls() const override { return nullptr; }
   const token_verifier* client_tokens() const override { return tokens_.get(); }
   session_home home_of(std::string_view user) override { return {home_ ? home_(user) : *this, {}}; }
+  bool sessions_shared() const override { return true; }  // claims as a --redis node's loop
   void claim_session(const std::string&, const std::string&,
                      std::function<void(bool)> done) override {
     ++claims;
