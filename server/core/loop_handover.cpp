@@ -80,12 +80,13 @@ void hub::restore(const upgrade::loop_state& state, const handover_messages& mes
   if (pacer_.log_.any_in_flight()) pacer_.timer_.arm_at(now);
 
   for (const auto& st : state.sessions) {
-    const std::string key = session_key(st.record.user_, st.record.sid_);
-    auto [slot, fresh] = table_.sessions_.try_emplace(key);
-    if (!fresh) continue;  // a hub restores into nothing: the codec refuses a key twice
-    slot->second =
-        std::make_unique<session>(table_, st.record.user_, st.record.sid_, pacing::place_of(key));
-    session& s = *slot->second;
+    // A hub restores into nothing: the codec refuses a key twice.
+    if (table_.find(st.record.user_, st.record.sid_)) continue;
+    session& s = **table_.sessions_
+                       .insert(std::make_unique<session>(
+                           table_, st.record.user_, st.record.sid_,
+                           pacing::place_of(session_key(st.record.user_, st.record.sid_))))
+                       .first;
     upgrade::carry(st.record, static_cast<session::record&>(s), from);
     for (const auto& c : s.channels_)
       audience_.by_channel_[c].insert(&s);

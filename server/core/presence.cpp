@@ -39,7 +39,7 @@ channel_presence presence_counts::channel(std::string_view name) const {
 
 std::size_t presence_counts::user_sessions(std::string_view user) const {
   std::lock_guard lock(mutex_);
-  const auto it = users_.find(std::string(user));
+  const auto it = users_.find(user);
   return it == users_.end() ? 0 : it->second;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -13,7 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include <boost/unordered/unordered_flat_map.hpp>
+
 #include "core/session_events.hpp"
+#include "core/string_hash.hpp"
 #include "protocol/presence_query.hpp"
 
 namespace ringcast {
@@ -87,7 +91,8 @@ class presence_counts final : public session_events {
   mutable std::mutex mutex_;
   std::uint64_t changes_ = 0;
   std::unordered_map<std::string, channel_count> channels_;
-  std::unordered_map<std::string, std::size_t> users_;  // user -> online sessions
+  // user -> online sessions; open addressing: a new user's lookup reads one group of metadata
+  boost::unordered_flat_map<std::string, std::size_t, string_hash, std::equal_to<>> users_;
   channel_occupancy_events* occupancy_ = nullptr;
 };
 

@@ -30,27 +30,26 @@ session_table::~session_table() {
     list.idle.clear();
   }
   idle_.clear();
-  for (auto& [key, s] : sessions_)
+  for (const auto& s : sessions_)
     timers_.disarm(*s);  // sessions keep the bare node: the table disarms them
 }
 
 session* session_table::find(std::string_view user, std::string_view sid) const {
-  const auto it = sessions_.find(session_key(user, sid));
-  return it == sessions_.end() ? nullptr : it->second.get();
+  const auto it = sessions_.find(session_name{user, sid});
+  return it == sessions_.end() ? nullptr : it->get();
 }
 
 session& session_table::create(std::string_view user, std::string_view sid) {
   displace_for_new_session(user);
   if (budget_->full()) displace_longest_idle();
-  std::string key = session_key(user, sid);
-  const auto place = pacing::place_of(key);
-  auto& slot = sessions_[std::move(key)];
-  slot = std::make_unique<session>(*this, std::string(user), std::string(sid), place);
-  by_user_[slot->user()].idle.push_back(*slot);
+  auto owned = std::make_unique<session>(*this, std::string(user), std::string(sid),
+                                         pacing::place_of(session_key(user, sid)));
+  session& s = **sessions_.insert(std::move(owned)).first;
+  by_user_[s.user()].idle.push_back(s);
   budget_->take();
-  count_home(*slot);
+  count_home(s);
   ++stats_.sessions_created;
-  return *slot;
+  return s;
 }
 
 std::uint64_t& session_table::live_count(transport kind) {
@@ -98,7 +97,7 @@ void session_table::end_connection(session& s, ending why, time_point now) {
 }
 
 std::size_t session_table::kick(std::string_view user, time_point now) {
-  auto it = by_user_.find(std::string(user));
+  auto it = by_user_.find(user);
   if (it == by_user_.end()) return 0;
   std::vector<session*> victims;  // drop() edits the lists
   for (auto* list : {&it->second.live, &it->second.idle})
@@ -119,14 +118,15 @@ std::size_t session_table::kick(std::string_view user, time_point now) {
 void session_table::drain(time_point now) {
   while (session* s = audience_.last_live())
     end_connection(*s, ending::reconnect_shutdown, now);
-  for (auto& [key, s] : sessions_)
+  for (const auto& s : sessions_)
     observers_.go_offline(*s, "shutdown");  // long-poll sessions between two polls
 }
 
 void session_table::evict(std::string_view key, time_point now) {
-  auto it = sessions_.find(std::string(key));
-  if (it == sessions_.end()) return;
-  session& s = *it->second;
+  const auto names = split_session_key(key);
+  session* found = names ? find(names->user, names->sid) : nullptr;
+  if (!found) return;
+  session& s = *found;
   if (s.conn_) {
     ++stats_.replaced;
     end_connection(
@@ -147,7 +147,7 @@ void session_table::drop(session& s, std::string_view reason) {
   if (same_user->second.size() == 0) by_user_.erase(same_user);
   budget_->give_back();
   if (s.counted_home_) homes_->uncount_session(s.user());
-  sessions_.erase(s.key());  // destroys s
+  sessions_.erase(sessions_.find(session_name{s.user(), s.sid()}));  // destroys s
 }
 
 // A session gains its connection only while it has none (attach ends the one it replaces first).
@@ -185,7 +185,7 @@ void session_table::leave_idle(session& s) {
 }
 
 bool session_table::displace_for_new_session(std::string_view user) {
-  auto it = by_user_.find(std::string(user));
+  auto it = by_user_.find(user);
   if (it == by_user_.end() || it->second.size() < cfg_.max_sessions_per_user) return true;
   if (it->second.idle.empty()) return false;
   ++stats_.displaced;

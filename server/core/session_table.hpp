@@ -6,15 +6,14 @@
 // evict, drain.
 #pragma once
 
+#include <boost/intrusive/list.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <random>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-
-#include <boost/intrusive/list.hpp>
 
 #include "config/config.hpp"
 #include "core/loop_stats.hpp"
@@ -117,8 +116,28 @@ class session_table {
   std::function<void()> displace_elsewhere_;
   std::minstd_rand rng_;
 
-  std::unordered_map<std::string, std::unique_ptr<session>> sessions_;  // key "user/sid"
-  sessions_by_user by_user_;                                            // live and idle, by user
+  // Found by (user, sid) with no key string made: hashed and compared by the two names. Open
+  // addressing: looking up a session that is not there (every new one) reads one group of
+  // metadata, not a bucket and a chain of nodes (docs/performance.md §22).
+  struct by_names {
+    using is_transparent = void;
+    static session_name names(session_name n) { return n; }
+    static session_name names(const std::unique_ptr<session>& s) { return {s->user(), s->sid()}; }
+    template <class N>
+    std::size_t operator()(const N& n) const {
+      const session_name both = names(n);
+      std::size_t h = std::hash<std::string_view>{}(both.user);
+      return h ^
+             (std::hash<std::string_view>{}(both.sid) + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2));
+    }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      const session_name x = names(a), y = names(b);
+      return x.user == y.user && x.sid == y.sid;
+    }
+  };
+  boost::unordered_flat_set<std::unique_ptr<session>, by_names, by_names> sessions_;
+  sessions_by_user by_user_;  // live and idle, by user
   // Every session without a connection, of any user, in the order they lost it (intrusive too).
   using idle_list = boost::intrusive::list<
       session, boost::intrusive::member_hook<session, boost::intrusive::list_member_hook<>,

@@ -102,7 +102,7 @@ session* session_table::adopt(std::string_view user, std::string_view sid, subsc
 
 void session_table::end_adoption(time_point now) {
   std::vector<session*> lost;
-  for (auto& [key, s] : sessions_) {
+  for (const auto& s : sessions_) {
     if (s->adopting_) lost.push_back(s.get());
   }
   for (session* s : lost) {
@@ -119,7 +119,7 @@ void session_table::end_adoption(time_point now) {
 }
 
 void session_table::tell_online(session_events& o) const {
-  for (const auto& [key, s] : sessions_) {
+  for (const auto& s : sessions_) {
     if (s->online_) o.on_connect(*s, true);
   }
 }

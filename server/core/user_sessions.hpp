@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
-#include <unordered_map>
 
 #include <boost/intrusive/list.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
 
 #include "core/session.hpp"
+#include "core/string_hash.hpp"
 
 namespace ringcast {
 
@@ -20,6 +22,9 @@ struct user_sessions {
   list live, idle;
   std::size_t size() const { return live.size() + idle.size(); }
 };
-using sessions_by_user = std::unordered_map<std::string, user_sessions>;
+// Open addressing: the lookup of a new user reads one group of metadata, not a bucket and a
+// chain of nodes (docs/performance.md §22).
+using sessions_by_user =
+    boost::unordered_flat_map<std::string, user_sessions, string_hash, std::equal_to<>>;
 
 }  // namespace ringcast
