@@ -12,6 +12,31 @@
 #include <thread>
 
 namespace ringcast::load {
+namespace {
+
+// One recvmsg() into [data, data + size) with `flags`: its result. When it took bytes, `stamp_us`
+// is their receive time (0 if they came unstamped); else it is left as it was.
+ssize_t receive_stamped(int fd, void* data, std::size_t size, int flags, std::int64_t& stamp_us) {
+  iovec iov{data, size};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  const ssize_t n = recvmsg(fd, &msg, flags);
+  if (n <= 0) return n;
+  stamp_us = 0;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec ts{};
+    std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+    stamp_us = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
+  }
+  return n;
+}
+
+}  // namespace
 
 bool stamped_stream::stamp_arrivals() {
   const int on = 1;
@@ -23,14 +48,8 @@ bool stamped_stream::stamp_arrivals() {
 
 std::size_t stamped_stream::receive(boost::asio::mutable_buffer buffer,
                                     boost::system::error_code& ec) {
-  iovec iov{buffer.data(), buffer.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  const ssize_t n = recvmsg(next_.socket().native_handle(), &msg, MSG_DONTWAIT);
+  const ssize_t n = receive_stamped(next_.socket().native_handle(), buffer.data(), buffer.size(),
+                                    MSG_DONTWAIT, last_arrival_us_);
   if (n < 0) {
     ec = errno == EAGAIN || errno == EWOULDBLOCK
              ? make_error_code(boost::asio::error::would_block)
@@ -41,38 +60,11 @@ std::size_t stamped_stream::receive(boost::asio::mutable_buffer buffer,
     ec = boost::asio::error::eof;
     return 0;
   }
-  last_arrival_us_ = 0;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
-    timespec ts{};
-    std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
-    last_arrival_us_ = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
-  }
   ec = {};
   return static_cast<std::size_t>(n);
 }
 
 namespace {
-
-// The receive time of the bytes one read takes, 0 if they came unstamped or did not come.
-std::int64_t received_stamp_us(int fd) {
-  char bytes[16];
-  iovec iov{bytes, sizeof bytes};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  if (recvmsg(fd, &msg, 0) <= 0) return 0;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
-    timespec ts{};
-    std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
-  }
-  return 0;
-}
 
 // A connected loopback TCP pair: [0] stamps what it receives, [1] sends. TCP, because a
 // datagram read before stamping is on is stamped with the read's time instead.
@@ -114,7 +106,11 @@ kernel_stamping::kernel_stamping() {
   // Asking is not enough: the first replies would still come unstamped. A byte every 5 ms
   // shows when stamping is on (in a few milliseconds on an idle machine).
   for (int probe = 0; probe < 400; ++probe) {
-    if (send(fds_[1], "p", 1, MSG_NOSIGNAL) == 1 && received_stamp_us(fds_[0]) != 0) return;
+    char byte = 0;
+    std::int64_t stamp_us = 0;
+    if (send(fds_[1], "p", 1, MSG_NOSIGNAL) == 1 &&
+        receive_stamped(fds_[0], &byte, 1, 0, stamp_us) == 1 && stamp_us != 0)
+      return;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   close_pair(fds_);
