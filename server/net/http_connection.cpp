@@ -5,6 +5,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include <algorithm>
+#include <array>
 
 #include "api/route_table.hpp"
 #include "core/log.hpp"
@@ -137,6 +138,7 @@ void http_connection::read_request() {
 // here, would each post its completion and wait behind a turn of the reactor (docs/performance.md
 // §20). Only a socket with nothing to read is waited for.
 void http_connection::read_header_bytes() {
+  if (buffer_.size() == 0 && header_allowance_ == 0 && read_header_in_place()) return;
   const std::size_t limit = header_limit + header_allowance_;
   for (;;) {
     const std::string_view bytes(static_cast<const char*>(buffer_.data().data()),
@@ -148,7 +150,9 @@ void http_connection::read_header_bytes() {
       if (has_obs_fold(bytes.substr(0, *end)))
         return refuse_request(http_status::bad_request, "bad_request",
                               "a header line folded onto the next (obs-fold)");
-      return parse_header();
+      beast::error_code ec;
+      buffer_.consume(parse_header(buffer_.data(), ec));
+      return on_header(ec);
     }
     if (bytes.size() >= limit) return refuse_header_too_large();
     scanned_ = bytes.size();
@@ -158,6 +162,37 @@ void http_connection::read_header_bytes() {
     if (ec == asio::error::would_block) return wait_for_header_bytes();
     if (ec) return on_read(ec);
   }
+}
+
+// A request head usually arrives whole, in the first read of a request. That read goes to the
+// loop thread's scratch, where the head is parsed, so that such a connection needs no read buffer
+// of its own: a fresh 8 KB one per connect was cold memory, and most of the heap's growth and page
+// faults on the connect path (docs/performance.md §23). Only bytes after the head (a body, a
+// pipelined request) are kept, in buffer_. False when the head is not whole: what was read is
+// then in buffer_, for read_header_bytes to go on with.
+bool http_connection::read_header_in_place() {
+  thread_local std::array<char, header_limit> scratch;  // each loop's thread, used synchronously
+  beast::error_code ec;
+  const std::size_t n = stream_.read_now(asio::buffer(scratch), ec);
+  if (ec == asio::error::would_block) {
+    wait_for_header_bytes();
+    return true;
+  }
+  if (ec) {
+    on_read(ec);
+    return true;
+  }
+  const std::string_view bytes(scratch.data(), n);
+  const auto end = header_block_end(bytes);
+  if (!end || has_obs_fold(bytes.substr(0, *end))) {
+    // Not whole, or refused by the buffered path as it reads it again.
+    buffer_.commit(asio::buffer_copy(buffer_.prepare(n), asio::buffer(bytes)));
+    return false;
+  }
+  const auto rest = bytes.substr(parse_header(asio::buffer(bytes), ec));
+  buffer_.commit(asio::buffer_copy(buffer_.prepare(rest.size()), asio::buffer(rest)));
+  on_header(ec);
+  return true;
 }
 
 void http_connection::wait_for_header_bytes() {
@@ -171,17 +206,17 @@ void http_connection::wait_for_header_bytes() {
   });
 }
 
-// The header block is whole in the buffer (read_header_bytes): Beast's parser takes it here, as
-// its header read would from the buffer without reading the socket.
-void http_connection::parse_header() {
-  beast::error_code ec;
+// The header block is whole in `bytes` (read_header_bytes): Beast's parser takes it here, as its
+// header read would from the buffer without reading the socket. Returns the bytes it used.
+std::size_t http_connection::parse_header(asio::const_buffer bytes, beast::error_code& ec) {
+  std::size_t used = 0;
   while (!ec && !parser_->is_header_done()) {
-    const std::size_t used = parser_->put(buffer_.data(), ec);
-    buffer_.consume(used);
-    if (ec == http::error::need_more && used > 0) ec = {};
-    if (used == 0 && !ec) ec = http::error::need_more;  // cannot be: the block is whole
+    const std::size_t n = parser_->put(bytes + used, ec);
+    used += n;
+    if (ec == http::error::need_more && n > 0) ec = {};
+    if (n == 0 && !ec) ec = http::error::need_more;  // cannot be: the block is whole
   }
-  on_header(ec);
+  return used;
 }
 
 void http_connection::on_header(beast::error_code ec) {

@@ -73,8 +73,9 @@ class http_connection final : public loop_timer,
   void discard_until_eof();
   void read_request();
   void read_header_bytes();
+  bool read_header_in_place();
   void wait_for_header_bytes();
-  void parse_header();
+  std::size_t parse_header(boost::asio::const_buffer bytes, boost::system::error_code& ec);
   // One with nothing of a request read yet closes at once; one in the middle of a request reads it
   // and answers it 503.
   void on_drain();
