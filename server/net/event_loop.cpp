@@ -3,8 +3,16 @@
 #include "net/http_connection.hpp"
 #include "net/poll_connection.hpp"
 #include "net/stream_connection.hpp"
+#include "net/thread_heap.hpp"
 
 namespace ringcast {
+
+namespace {
+
+// About 25,000 idle connections' worth of a loop's heap (thread_heap.hpp); address space only.
+constexpr std::size_t loop_heap_reserve = 32 * 1024 * 1024;
+
+}  // namespace
 
 event_loop::event_loop(shared_by_loops& shared, const config& cfg, unsigned index,
                        const loop_clock& clock, time_point epoch, std::uint64_t floor_id)
@@ -30,7 +38,10 @@ void event_loop::start_connect_hook(const connect_hook_settings& settings) {
 }
 
 void event_loop::start() {
-  thread_ = std::thread([this] { ctx_.run(); });
+  thread_ = std::thread([this] {
+    reserve_thread_heap(loop_heap_reserve);
+    ctx_.run();
+  });
 }
 
 void event_loop::join() {
