@@ -177,23 +177,32 @@ test('a failover with the old master still up (SENTINEL FAILOVER): the nodes fol
   // Redis's own pace, not ringcast's: a Sentinel sees the returned master at its next INFO (every
   // 10 s for a master it does not follow), converts it, then the full resync runs. Under a
   // sanitizer stage on a loaded machine that took over 15 s (CI run of d999022) and over 30 s
-  // (CI run of 5553d32); the wait says where it stood when it gives up.
-  let replication = '';
-  await waitFor(() => /role:slave[\s\S]*master_link_status:up/.test(replication = tryCli(master.port, 'INFO', 'replication')),
-    60000, 'old master is a replica in sync', 200).catch((e) => {
-    throw new Error(`${e.message}; its INFO replication: ${replication}`);
+  // (CI run of 5553d32), and once the Sentinels made the returned server the master again, the
+  // other its replica (CI run of f113539). Either way one of the two ends a replica in sync of the
+  // other, and the manual failover below promotes that one; the wait says where both stood if it
+  // gives up.
+  const inSync = (server) => /role:slave[\s\S]*master_link_status:up/.test(tryCli(server.port, 'INFO', 'replication'));
+  let demoted;
+  let serving;
+  await waitFor(() => {
+    if (inSync(master)) [demoted, serving] = [master, replica];
+    else if (inSync(replica)) [demoted, serving] = [replica, master];
+    return demoted !== undefined;
+  }, 60000, 'one server a replica in sync of the other', 200).catch((e) => {
+    throw new Error(`${e.message}; the returned server's INFO replication: ${tryCli(master.port, 'INFO', 'replication')}` +
+      `; the other's: ${tryCli(replica.port, 'INFO', 'replication')}`);
   });
   const clients = [];
   for (const n of nodes) clients.push(await n.wsHello({ user: uid('manual') }));
   const switches = nodes.map((n) => (n.log.match(/announces \+switch-master/g) ?? []).length);
   // Asked until it is taken: a Sentinel refuses while the last failover is too recent.
-  const promoted = () => tryCli(sentinels[0].port, 'SENTINEL', 'get-master-addr-by-name', 'mymaster').split('\n')[1] === String(master.port);
+  const promoted = () => tryCli(sentinels[0].port, 'SENTINEL', 'get-master-addr-by-name', 'mymaster').split('\n')[1] === String(demoted.port);
   await waitFor(async () => {
     if (promoted()) return true;
     tryCli(sentinels[1].port, 'SENTINEL', 'FAILOVER', 'mymaster');
     await sleep(1000);
     return promoted();
-  }, 30000, 'the old master promoted again', 0);
+  }, 30000, 'the replica promoted', 0);
   // The demoted server stays up and refuses writes: only the announcement moves the nodes.
   for (const [i, n] of nodes.entries()) {
     await waitFor(() => (n.log.match(/announces \+switch-master/g) ?? []).length > switches[i], 5000, '+switch-master seen');
@@ -210,8 +219,8 @@ test('a failover with the old master still up (SENTINEL FAILOVER): the nodes fol
   } catch (err) {
     // Failed once in CI (never alone): say what the nodes and the servers saw.
     err.message += `\nlast refusal: ${JSON.stringify(refused)}` +
-      `\nold master: ${tryCli(master.port, 'INFO', 'replication').split('\n').slice(0, 4).join(' ')}` +
-      `\nformer replica: ${tryCli(replica.port, 'INFO', 'replication').split('\n').slice(0, 4).join(' ')}` +
+      `\npromoted: ${tryCli(demoted.port, 'INFO', 'replication').split('\n').slice(0, 4).join(' ')}` +
+      `\nformer master: ${tryCli(serving.port, 'INFO', 'replication').split('\n').slice(0, 4).join(' ')}` +
       nodes.map((n, i) => `\nnode ${i} log:\n${n.logTail(25)}`).join('');
     throw err;
   }
@@ -223,5 +232,5 @@ test('a failover with the old master still up (SENTINEL FAILOVER): the nodes fol
   }
   // The server the nodes had been using is still up (Sentinel reconfigures it as a replica a
   // little later): the nodes moved because of the announcement, not because it went away.
-  assert.equal(cli(replica.port, 'PING'), 'PONG');
+  assert.equal(cli(serving.port, 'PING'), 'PONG');
 });
